@@ -1,0 +1,58 @@
+"""The scratch/ layout: everything downloaded, built or produced lives under one root."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRATCH_ENV = "ETHOSU_ORCH_SCRATCH"
+SUBDIRS = ("downloads", "tools", "src", "build", "models", "runs")
+
+
+def repo_root() -> Path:
+    """The checkout this package was imported from (the default parent of scratch/)."""
+    return Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """Paths of the scratch tree; nothing is created until `ensure()` is called."""
+
+    root: Path
+
+    @property
+    def downloads(self) -> Path:
+        return self.root / "downloads"
+
+    @property
+    def tools(self) -> Path:
+        return self.root / "tools"
+
+    @property
+    def src(self) -> Path:
+        return self.root / "src"
+
+    @property
+    def build(self) -> Path:
+        return self.root / "build"
+
+    @property
+    def models(self) -> Path:
+        return self.root / "models"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs"
+
+    def ensure(self) -> Scratch:
+        """Create the root and its standard sub-directories; return self."""
+        for name in SUBDIRS:
+            (self.root / name).mkdir(parents=True, exist_ok=True)
+        return self
+
+
+def scratch(root: str | os.PathLike[str] | None = None) -> Scratch:
+    """The scratch tree: `root`, else $ETHOSU_ORCH_SCRATCH, else <repo>/scratch."""
+    chosen = root or os.environ.get(SCRATCH_ENV) or repo_root() / "scratch"
+    return Scratch(Path(chosen).expanduser().resolve())

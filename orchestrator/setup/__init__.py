@@ -1,0 +1,1 @@
+"""Setup: pinned downloads, safe installs, toolchain/FVP/source providers, the lock file."""

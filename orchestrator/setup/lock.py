@@ -1,0 +1,72 @@
+"""The setup lock file: exactly what `invoke setup` installed, read by every later stage.
+
+Later stages resolve tools through this file (absolute paths), never through PATH order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch
+
+LOCK_NAME = "setup.lock.json"
+LOCK_SCHEMA = 1
+
+
+def lock_path(scratch: Scratch) -> Path:
+    """Where the lock file lives."""
+    return scratch.root / LOCK_NAME
+
+
+def read_lock(scratch: Scratch) -> dict[str, dict[str, Any]]:
+    """Installed artifacts by name ({} when setup never ran)."""
+    path = lock_path(scratch)
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    return dict(data.get("artifacts", {}))
+
+
+def write_lock_entry(scratch: Scratch, name: str, entry: dict[str, Any]) -> None:
+    """Record (or replace) one artifact atomically: write a temp file, then rename."""
+    artifacts = read_lock(scratch)
+    artifacts[name] = entry
+    _write_artifacts(scratch, artifacts)
+
+
+def remove_lock_entry(scratch: Scratch, name: str) -> None:
+    """Forget one artifact (used before a forced reinstall)."""
+    artifacts = read_lock(scratch)
+    if artifacts.pop(name, None) is not None:
+        _write_artifacts(scratch, artifacts)
+
+
+def _write_artifacts(scratch: Scratch, artifacts: dict[str, dict[str, Any]]) -> None:
+    """Atomically replace the lock file with `artifacts`."""
+    path = lock_path(scratch)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {"schema": LOCK_SCHEMA, "artifacts": dict(sorted(artifacts.items()))}
+    fd, tmp = tempfile.mkstemp(prefix=".lock-", dir=path.parent)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(document, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def installed_binary(scratch: Scratch, artifact: str, binary: str,
+                     setup_hint: str | None = None) -> Path:
+    """Absolute path of `binary` recorded for `artifact`, or an error naming the setup command."""
+    hint = setup_hint or f"invoke setup --only {artifact}"
+    entry = read_lock(scratch).get(artifact)
+    if entry is None:
+        raise OrchestratorError(f"{artifact} is not set up in {scratch.root}", hint)
+    path = entry.get("binaries", {}).get(binary)
+    if not path or not Path(path).is_file():
+        raise OrchestratorError(f"{binary} recorded by setup for {artifact} is missing ({path})",
+                                f"{hint} --force")
+    return Path(path)

@@ -1,0 +1,25 @@
+"""The target catalogue: every supported target, read from data and validated on load."""
+
+from __future__ import annotations
+
+from orchestrator.targets.catalogue import (
+    Catalogue,
+    CatalogueError,
+    NpuFamily,
+    Platform,
+    Region,
+    Simulator,
+    Target,
+    load_catalogue,
+)
+
+__all__ = [
+    "Catalogue",
+    "CatalogueError",
+    "NpuFamily",
+    "Platform",
+    "Region",
+    "Simulator",
+    "Target",
+    "load_catalogue",
+]

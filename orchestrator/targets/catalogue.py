@@ -1,0 +1,236 @@
+"""Load and validate the target catalogue (orchestrator/data/targets.toml)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.errors import OrchestratorError
+from orchestrator.targets.model import (
+    Capabilities,
+    NpuFamily,
+    Platform,
+    Region,
+    Simulator,
+    Target,
+)
+
+CATALOGUE_PATH = DATA_DIR / "targets.toml"
+SCHEMA_VERSION = 1
+
+# Required keys and their types per section; optional keys follow with their types.
+_PLATFORM_KEYS = {"description": str, "cpu": str, "gcc_cpu": str, "uart0": int,
+                  "regions": list, "npu_families": list}
+_PLATFORM_OPTIONAL = {"npu_base": int, "npu_irq": int}
+_SIMULATOR_KEYS = {"kind": str, "binary": str, "platforms": list, "capabilities": dict}
+_SIMULATOR_OPTIONAL = {"machine": str, "npu_prefix": str, "board_prefix": str,
+                       "cpu_prefix": str, "extra_params": list}
+_CAPABILITY_KEYS = {"npu": bool, "cycle_source": str, "semihosting": bool,
+                    "data_loading": bool, "deterministic": bool}
+_FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "system_config": str,
+                "memory_mode": str, "system_configs": list, "memory_modes": list,
+                "quantization": list, "pmu_counters": int, "pmu_events": list}
+_CPU_TARGET_KEYS = {"platform": str, "simulators": list, "quantization": list}
+_REGION_KEYS = {"name": str, "origin": int, "length": int}
+_SIMULATOR_KINDS = ("qemu", "fvp")
+
+
+class CatalogueError(OrchestratorError):
+    """The catalogue data is invalid; the message names the entry and the rule."""
+
+
+def _check_keys(entry: str, table: Mapping[str, Any], required: Mapping[str, type],
+                optional: Mapping[str, type] | None = None) -> None:
+    optional = optional or {}
+    for key, kind in required.items():
+        if key not in table:
+            raise CatalogueError(f"catalogue entry {entry}: missing key '{key}'",
+                                 f"fix {CATALOGUE_PATH.name}")
+        _check_type(entry, key, table[key], kind)
+    for key, value in table.items():
+        if key in required:
+            continue
+        if key not in optional:
+            raise CatalogueError(f"catalogue entry {entry}: unknown key '{key}'",
+                                 f"fix {CATALOGUE_PATH.name}")
+        _check_type(entry, key, value, optional[key])
+
+
+def _check_type(entry: str, key: str, value: Any, kind: type) -> None:
+    if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+        raise CatalogueError(
+            f"catalogue entry {entry}: key '{key}' must be {kind.__name__}, "
+            f"got {type(value).__name__}", f"fix {CATALOGUE_PATH.name}")
+
+
+def _require(condition: bool, entry: str, rule: str) -> None:
+    if not condition:
+        raise CatalogueError(f"catalogue entry {entry}: {rule}", f"fix {CATALOGUE_PATH.name}")
+
+
+def _parse_platform(name: str, table: Mapping[str, Any]) -> Platform:
+    entry = f"platforms.{name}"
+    _check_keys(entry, table, _PLATFORM_KEYS, _PLATFORM_OPTIONAL)
+    regions = []
+    for index, raw in enumerate(table["regions"]):
+        _check_keys(f"{entry}.regions[{index}]", raw, _REGION_KEYS)
+        regions.append(Region(raw["name"], raw["origin"], raw["length"]))
+    names = [region.name for region in regions]
+    _require(len(set(names)) == len(names), entry, "duplicate region name")
+    ordered = sorted(regions, key=lambda region: region.origin)
+    for low, high in zip(ordered, ordered[1:], strict=False):
+        _require(low.end <= high.origin, entry, f"regions {low.name} and {high.name} overlap")
+    if table["npu_families"]:
+        _require("npu_base" in table and "npu_irq" in table, entry,
+                 "a platform with NPU families needs npu_base and npu_irq")
+    return Platform(name=name, description=table["description"], cpu=table["cpu"],
+                    gcc_cpu=table["gcc_cpu"], uart0=table["uart0"], regions=tuple(regions),
+                    npu_families=tuple(table["npu_families"]),
+                    npu_base=table.get("npu_base"), npu_irq=table.get("npu_irq"))
+
+
+def _parse_simulator(name: str, table: Mapping[str, Any]) -> Simulator:
+    entry = f"simulators.{name}"
+    _check_keys(entry, table, _SIMULATOR_KEYS, _SIMULATOR_OPTIONAL)
+    _check_keys(f"{entry}.capabilities", table["capabilities"], _CAPABILITY_KEYS)
+    _require(table["kind"] in _SIMULATOR_KINDS, entry,
+             f"kind must be one of {', '.join(_SIMULATOR_KINDS)}")
+    if table["kind"] == "fvp":
+        for key in ("npu_prefix", "board_prefix", "cpu_prefix"):
+            _require(key in table, entry, f"an FVP needs '{key}'")
+    else:
+        _require("machine" in table, entry, "a QEMU simulator needs 'machine'")
+    return Simulator(name=name, kind=table["kind"], binary=table["binary"],
+                     platforms=tuple(table["platforms"]),
+                     capabilities=Capabilities(**table["capabilities"]),
+                     machine=table.get("machine"), npu_prefix=table.get("npu_prefix"),
+                     board_prefix=table.get("board_prefix"), cpu_prefix=table.get("cpu_prefix"),
+                     extra_params=tuple(table.get("extra_params", ())))
+
+
+def _parse_family(name: str, table: Mapping[str, Any]) -> NpuFamily:
+    entry = f"npu_families.{name}"
+    _check_keys(entry, table, _FAMILY_KEYS)
+    _require(bool(table["macs"]), entry, "needs at least one MAC configuration")
+    _require(len(table["pmu_events"]) <= table["pmu_counters"], entry,
+             "more PMU events than counters")
+    _require(table["system_config"] in table["system_configs"], entry,
+             "default system_config is not in system_configs")
+    _require(table["memory_mode"] in table["memory_modes"], entry,
+             "default memory_mode is not in memory_modes")
+    return NpuFamily(name=name, macs=tuple(table["macs"]), platform=table["platform"],
+                     simulator=table["simulator"], system_config=table["system_config"],
+                     memory_mode=table["memory_mode"],
+                     system_configs=tuple(table["system_configs"]),
+                     memory_modes=tuple(table["memory_modes"]),
+                     quantization=tuple(table["quantization"]),
+                     pmu_counters=table["pmu_counters"], pmu_events=tuple(table["pmu_events"]))
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """All platforms, simulators and targets, cross-checked."""
+
+    platforms: Mapping[str, Platform]
+    simulators: Mapping[str, Simulator]
+    families: Mapping[str, NpuFamily]
+    targets: Mapping[str, Target]
+
+    def __iter__(self) -> Iterator[Target]:
+        return iter(self.targets.values())
+
+    def names(self) -> list[str]:
+        """Every target name, in catalogue order."""
+        return list(self.targets)
+
+    def target(self, name: str) -> Target:
+        """The target called `name`, or one line naming the closest valid names."""
+        try:
+            return self.targets[name]
+        except KeyError:
+            raise unknown_name_error("target", name, self.names(), "invoke targets") from None
+
+    def simulator(self, name: str) -> Simulator:
+        """The simulator called `name`."""
+        try:
+            return self.simulators[name]
+        except KeyError:
+            raise unknown_name_error("simulator", name, list(self.simulators),
+                                     "invoke targets") from None
+
+
+def unknown_name_error(kind: str, name: str, valid: list[str], listing: str) -> OrchestratorError:
+    """One line for an unknown name, naming the closest valid ones."""
+    close = difflib.get_close_matches(name, valid, n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(close)}?" if close else f"valid: {', '.join(valid)}"
+    return OrchestratorError(f"unknown {kind} '{name}' ({hint})", f"{listing} lists them all")
+
+
+def _lookup(entry: str, table: Mapping[str, Any], name: str, what: str) -> Any:
+    _require(name in table, entry, f"refers to unknown {what} '{name}'")
+    return table[name]
+
+
+def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
+                   simulators: Mapping[str, Simulator],
+                   families: Mapping[str, NpuFamily]) -> dict[str, Target]:
+    targets: dict[str, Target] = {}
+
+    def add(target: Target) -> None:
+        _require(target.name not in targets, f"targets.{target.name}", "duplicate target name")
+        for sim in target.simulators:
+            _require(target.platform.name in sim.platforms, f"targets.{target.name}",
+                     f"simulator {sim.name} cannot run platform {target.platform.name}")
+        targets[target.name] = target
+
+    for name, family in families.items():
+        entry = f"npu_families.{name}"
+        platform = _lookup(entry, platforms, family.platform, "platform")
+        simulator = _lookup(entry, simulators, family.simulator, "simulator")
+        _require(name in platform.npu_families, entry,
+                 f"platform {platform.name} does not list this family")
+        _require(len(set(family.macs)) == len(family.macs), entry, "duplicate MAC configuration")
+        for macs in family.macs:
+            add(Target(name=f"{name}-{macs}", cpu=platform.cpu, platform=platform,
+                       simulators=(simulator,), quantization=family.quantization,
+                       npu=family, macs=macs))
+    for name, table in data.get("cpu_targets", {}).items():
+        entry = f"cpu_targets.{name}"
+        _check_keys(entry, table, _CPU_TARGET_KEYS)
+        platform = _lookup(entry, platforms, table["platform"], "platform")
+        sims = tuple(_lookup(entry, simulators, sim, "simulator") for sim in table["simulators"])
+        add(Target(name=name, cpu=name, platform=platform, simulators=sims,
+                   quantization=tuple(table["quantization"])))
+    return targets
+
+
+def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
+    """Validate parsed catalogue data and resolve it into typed records."""
+    _require(data.get("schema") == SCHEMA_VERSION, "schema",
+             f"expected schema = {SCHEMA_VERSION}")
+    platforms = {name: _parse_platform(name, t) for name, t in data.get("platforms", {}).items()}
+    simulators = {name: _parse_simulator(name, t)
+                  for name, t in data.get("simulators", {}).items()}
+    for sim in simulators.values():
+        for platform in sim.platforms:
+            _lookup(f"simulators.{sim.name}", platforms, platform, "platform")
+    families = {name: _parse_family(name, t) for name, t in data.get("npu_families", {}).items()}
+    targets = _build_targets(data, platforms, simulators, families)
+    _require(bool(targets), "targets", "the catalogue defines no targets")
+    return Catalogue(platforms=platforms, simulators=simulators, families=families,
+                     targets=targets)
+
+
+_CACHE: dict[Path, Catalogue] = {}
+
+
+def load_catalogue(path: Path | None = None) -> Catalogue:
+    """Load (once per path) and validate the catalogue."""
+    path = path or CATALOGUE_PATH
+    if path not in _CACHE:
+        _CACHE[path] = parse_catalogue(load_toml(path))
+    return _CACHE[path]

@@ -1,0 +1,118 @@
+"""Typed records of the catalogue: platforms, simulators, NPU families and targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Region:
+    """One memory region of a platform (Secure alias)."""
+
+    name: str
+    origin: int
+    length: int
+
+    @property
+    def end(self) -> int:
+        return self.origin + self.length
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A board the firmware is linked for."""
+
+    name: str
+    description: str
+    cpu: str
+    gcc_cpu: str
+    uart0: int
+    regions: tuple[Region, ...]
+    npu_families: tuple[str, ...]
+    npu_base: int | None = None
+    npu_irq: int | None = None
+
+    def region(self, name: str) -> Region:
+        """The region called `name` (KeyError if the platform has none)."""
+        for region in self.regions:
+            if region.name == name:
+                return region
+        raise KeyError(f"platform {self.name} has no region {name}")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a simulator can do; a run that needs more is refused, never faked."""
+
+    npu: bool
+    cycle_source: str
+    semihosting: bool
+    data_loading: bool
+    deterministic: bool
+
+
+@dataclass(frozen=True)
+class Simulator:
+    """A simulator binary and how to talk to it."""
+
+    name: str
+    kind: str
+    binary: str
+    platforms: tuple[str, ...]
+    capabilities: Capabilities
+    machine: str | None = None
+    npu_prefix: str | None = None
+    board_prefix: str | None = None
+    cpu_prefix: str | None = None
+    extra_params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NpuFamily:
+    """An Ethos-U generation: MAC configs, Vela defaults and its PMU event set."""
+
+    name: str
+    macs: tuple[int, ...]
+    platform: str
+    simulator: str
+    system_config: str
+    memory_mode: str
+    system_configs: tuple[str, ...]
+    memory_modes: tuple[str, ...]
+    quantization: tuple[str, ...]
+    pmu_counters: int
+    pmu_events: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target name a user can ask for, with everything resolved."""
+
+    name: str
+    cpu: str
+    platform: Platform
+    simulators: tuple[Simulator, ...]
+    quantization: tuple[str, ...]
+    npu: NpuFamily | None = None
+    macs: int | None = None
+    extra: dict[str, object] = field(default_factory=dict, compare=False)
+
+    @property
+    def has_npu(self) -> bool:
+        return self.npu is not None
+
+    @property
+    def system_config(self) -> str | None:
+        return self.npu.system_config if self.npu else None
+
+    @property
+    def memory_mode(self) -> str | None:
+        return self.npu.memory_mode if self.npu else None
+
+    @property
+    def pmu_events(self) -> tuple[str, ...]:
+        return self.npu.pmu_events if self.npu else ()
+
+    def simulator(self, kind: str) -> Simulator | None:
+        """The first simulator of `kind` ('qemu' or 'fvp') that can run this target."""
+        return next((sim for sim in self.simulators if sim.kind == kind), None)
