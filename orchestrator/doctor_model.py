@@ -22,8 +22,10 @@ class Check:
     found: str = ""
     version: str = ""
     fix: str = ""
-    needed_by: tuple[str, ...] = ()   # target names or "*" (every target) or a stage name
+    needed_by: tuple[str, ...] = ()   # target names, or "*" for every target
     detail: str = ""
+    category: str = ""   # "python", "tool", "simulator", "source", "disk"; simulators of a
+    #                      target are alternatives: one working simulator is enough
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,51 @@
+"""Glue between invoke tasks and the library: lazy import, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from orchestrator.errors import OrchestratorError
+
+EXIT_USER_ERROR = 2
+
+
+def resolve(reference: str) -> Callable[..., int | None]:
+    """Import 'package.module:function' only when the task runs (keeps `invoke --list` fast)."""
+    module_name, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def run(reference: str, **kwargs: Any) -> None:
+    """Call a stage's command; print OrchestratorError as one line and exit non-zero."""
+    try:
+        code = resolve(reference)(**kwargs)
+    except OrchestratorError as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        raise SystemExit(EXIT_USER_ERROR) from None
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    if code:
+        raise SystemExit(code)
+
+
+def print_json(document: Any) -> None:
+    """Print a JSON document for machines (stable key order)."""
+    print(json.dumps(document, indent=2, sort_keys=True, default=str))
+
+
+def console() -> Any:
+    """A rich console; wide enough for tables when output is piped to a file or CI log."""
+    from rich.console import Console
+
+    probe = Console()
+    return probe if probe.is_terminal else Console(width=160)
+
+
+def split_list(value: str | None) -> list[str]:
+    """'a,b, c' -> ['a', 'b', 'c']; None or '' -> []."""
+    return [item.strip() for item in (value or "").split(",") if item.strip()]

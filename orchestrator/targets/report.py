@@ -1,0 +1,50 @@
+"""`invoke targets`: the catalogue as a table or as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.cli import console, print_json
+from orchestrator.targets.catalogue import load_catalogue
+from orchestrator.targets.model import Target
+
+
+def target_summary(target: Target) -> dict[str, Any]:
+    """One target as plain data (what `--json` prints)."""
+    return {
+        "name": target.name,
+        "cpu": target.cpu,
+        "npu": target.npu.name if target.npu else None,
+        "macs": target.macs,
+        "platform": target.platform.name,
+        "simulators": [sim.name for sim in target.simulators],
+        "fvp_binary": next((s.binary for s in target.simulators if s.kind == "fvp"), None),
+        "system_config": target.system_config,
+        "memory_mode": target.memory_mode,
+        "quantization": list(target.quantization),
+        "pmu_events": list(target.pmu_events),
+        "memory_map": [
+            {"name": r.name, "origin": f"0x{r.origin:08x}", "length": r.length}
+            for r in target.platform.regions
+        ],
+    }
+
+
+def targets_command(json: bool = False) -> int:
+    """Print every target in the catalogue."""
+    summaries = [target_summary(target) for target in load_catalogue()]
+    if json:
+        print_json(summaries)
+        return 0
+    from rich.table import Table
+
+    table = Table(title="Targets")
+    for column in ("target", "cpu", "npu", "MACs", "platform", "simulators",
+                   "system config", "memory mode"):
+        table.add_column(column)
+    for item in summaries:
+        table.add_row(item["name"], item["cpu"], item["npu"] or "-", str(item["macs"] or "-"),
+                      item["platform"], ", ".join(item["simulators"]),
+                      item["system_config"] or "-", item["memory_mode"] or "-")
+    console().print(table)
+    return 0
