@@ -1,0 +1,280 @@
+"""RunResult: the one versioned, machine-readable record of a run (ours or upstream's log)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+from orchestrator import __version__
+
+SCHEMA_VERSION = "1.0.0"
+
+FVP_CPU_CYCLES_NOTE = (
+    "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
+    "CPU cycle values and ratios need an FPGA with identical CPU/NPU frequency"
+)
+PRINTED_FLOAT_PRECISION = "printf %f: 6 decimals, no exponent"
+
+
+class Status(str, Enum):
+    """What a user should conclude from the run."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    SKIPPED = "skipped"
+
+
+class Kind(str, Enum):
+    """Why the run ended the way it did (each kind has a next step, see classify)."""
+
+    SUCCESS = "success"
+    LAUNCH_FAILURE = "launch_failure"
+    TIMEOUT = "timeout"
+    CPU_TIME_LIMIT = "cpu_time_limit"
+    CYCLE_LIMIT = "cycle_limit"
+    HARD_FAULT = "hard_fault"
+    ALLOC_FAILURE = "alloc_failure"
+    MISSING_KERNEL = "missing_kernel"
+    METHOD_LOAD_FAILURE = "method_load_failure"
+    EXECUTION_FAILURE = "execution_failure"
+    ASSERTION = "assertion"
+    NPU_ERROR = "npu_error"
+    OUTPUT_MISMATCH = "output_mismatch"
+    NO_OUTPUT = "no_output"
+    INCOMPLETE = "incomplete"
+    NOT_RUN = "not_run"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class Classification:
+    """The decided cause, the lines that decided it, its details and the next step."""
+
+    kind: Kind
+    summary: str
+    next_step: str
+    evidence: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Versions:
+    """Every component version that produced the result (None when unknown)."""
+
+    tool: str = __version__
+    executorch: str | None = None
+    vela: str | None = None
+    toolchain: str | None = None
+    simulator: str | None = None
+    simulator_version: str | None = None
+    runtime_commit: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class TargetInfo:
+    """Which target ran and with what options (Vela config, MACs, fast mode, ...)."""
+
+    name: str | None = None
+    simulator: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OutputTensor:
+    """One output: exact values with dtype/shape, or values as printed (precision noted)."""
+
+    index: int
+    dtype: str | None = None
+    shape: list[int] | None = None
+    values: list[Any] = field(default_factory=list)
+    exact: bool = False
+    precision: str | None = None
+    indices: list[int] | None = None
+    elided: bool = False
+    not_tensor: bool = False
+
+
+@dataclass
+class Comparison:
+    """How the outputs compare with a reference (BundleIO on target or host-side)."""
+
+    reference: str
+    passed: bool | None = None
+    mean_absolute_error: float | None = None
+    max_absolute_error: float | None = None
+    mean_relative_error: float | None = None
+    max_relative_error: float | None = None
+    atol: float | None = None
+    rtol: float | None = None
+    testset: int | None = None
+
+
+@dataclass
+class PmuCounter:
+    """One Ethos-U PMU event counter, labelled with its event name when known."""
+
+    index: int
+    value: int
+    event: str | None = None
+
+
+@dataclass
+class NpuPmu:
+    """Ethos-U PMU report: active cycles plus event counters."""
+
+    cycles: int | None = None
+    counters: list[PmuCounter] = field(default_factory=list)
+    inferences: int | None = None
+    delegations: int | None = None
+    event_source: str | None = None
+
+
+@dataclass
+class CpuCycles:
+    """CPU cycle counts with where they came from and what they mean."""
+
+    source: str
+    note: str
+    total: int | None = None
+    operators_total: int | None = None
+    per_operator: dict[str, int] = field(default_factory=dict)
+    npu_wait: int | None = None
+    cpu_ratio_percent: float | None = None
+    npu_ratio_percent: float | None = None
+
+
+@dataclass
+class VelaEstimate:
+    """Vela's compile-time estimates, kept beside the measured numbers."""
+
+    accelerator: str | None = None
+    system_config: str | None = None
+    memory_mode: str | None = None
+    clock_mhz: float | None = None
+    npu_operators: int | None = None
+    cpu_operators: int | None = None
+    npu_cycles: int | None = None
+    total_cycles: int | None = None
+    access_cycles: dict[str, int] = field(default_factory=dict)
+    inference_time_ms: float | None = None
+    inferences_per_second: float | None = None
+    macs: int | None = None
+    sram_used_kib: float | None = None
+    offchip_flash_used_kib: float | None = None
+    per_operator: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class PoolUse:
+    """One allocator pool: bytes used out of its size."""
+
+    used: int | None = None
+    size: int | None = None
+
+
+@dataclass
+class MemoryUse:
+    """Program size, allocator pools and per-purpose allocations, image sections."""
+
+    pte_size: int | None = None
+    pte_loaded_size: int | None = None
+    pools: dict[str, PoolUse] = field(default_factory=dict)
+    allocations: dict[str, int] = field(default_factory=dict)
+    planned_buffers: list[int] = field(default_factory=list)
+    image_sections: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Simulation:
+    """How the simulator ran and stopped (its exit code alone never means success)."""
+
+    exit_code: int | None = None
+    stop_reason: str | None = None
+    simulated_time: str | None = None
+    end_of_transmission: bool = False
+    completed: bool = False
+    host_timeout_s: float | None = None
+    wrapper_verdict: str | None = None
+    wrapper_exit_code: int | None = None
+
+
+@dataclass
+class LogInfo:
+    """What the parser saw: formats, line counts, error lines and unrecognised lines."""
+
+    formats: list[str] = field(default_factory=list)
+    lines: int = 0
+    unknown_count: int = 0
+    unknown: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def new_run_id() -> str:
+    """A fresh run id: UTC time plus a short random suffix (sortable, unique)."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}-{uuid.uuid4().hex[:8]}"
+
+
+def utc_now() -> str:
+    """Current time as an ISO 8601 UTC string."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class RunResult:
+    """The versioned result document of one run."""
+
+    status: Status
+    reason: str
+    classification: Classification
+    schema_version: str = SCHEMA_VERSION
+    run_id: str = field(default_factory=new_run_id)
+    source: str = "orchestrator"
+    created_at: str = field(default_factory=utc_now)
+    started_at: str | None = None
+    finished_at: str | None = None
+    model: str | None = None
+    target: TargetInfo = field(default_factory=TargetInfo)
+    versions: Versions = field(default_factory=Versions)
+    outputs: list[OutputTensor] = field(default_factory=list)
+    comparison: Comparison | None = None
+    npu: NpuPmu | None = None
+    cpu: CpuCycles | None = None
+    vela: VelaEstimate | None = None
+    memory: MemoryUse | None = None
+    simulation: Simulation = field(default_factory=Simulation)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    log: LogInfo = field(default_factory=LogInfo)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (enums as their values)."""
+        from orchestrator.results.codec import to_plain
+
+        return to_plain(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The JSON document (stable key order)."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, document: dict[str, Any]) -> RunResult:
+        """Rebuild from a dict produced by to_dict (unknown keys rejected)."""
+        from orchestrator.results.codec import from_plain
+
+        return from_plain(cls, document)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunResult:
+        """Rebuild from a JSON document produced by to_json."""
+        import json
+
+        return cls.from_dict(json.loads(text))
