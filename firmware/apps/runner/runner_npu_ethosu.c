@@ -1,0 +1,90 @@
+/* Ethos-U: driver init at the platform's NPU base and IRQ, the PMU programmed with the
+ * catalogue's event set around every inference, counts accumulated across delegations. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ethosu_driver.h>
+#include <pmu_ethosu.h>
+
+#include "eor/platform.h"
+#include "eor/protocol.h"
+#include "runner_npu.h"
+#include "runner_pmu_events.h" /* generated: RUNNER_PMU_EVENT(name) per catalogue event */
+#include "runner_report.h"
+
+static struct ethosu_driver npu;
+
+static const enum ethosu_pmu_event_type events[] = {
+#define RUNNER_PMU_EVENT(name) name,
+  RUNNER_PMU_EVENTS
+#undef RUNNER_PMU_EVENT
+};
+static const char *const event_names[] = {
+#define RUNNER_PMU_EVENT(name) #name,
+  RUNNER_PMU_EVENTS
+#undef RUNNER_PMU_EVENT
+};
+#define N_EVENTS (sizeof(events) / sizeof(events[0]))
+
+static uint64_t npu_cycles;
+static uint64_t event_counts[N_EVENTS];
+static uint32_t npu_inferences;
+
+#if RUNNER_FAST_SCRATCH_SIZE > 0
+static uint8_t fast_scratch[RUNNER_FAST_SCRATCH_SIZE]
+    __attribute__((section(".eor.fast_bss"), aligned(16)));
+unsigned char *ethosu_fast_scratch = fast_scratch;
+size_t ethosu_fast_scratch_size = RUNNER_FAST_SCRATCH_SIZE;
+#endif
+
+static void npu_irq(void) { ethosu_irq_handler(&npu); }
+
+int runner_npu_init(void) {
+  eor_irq_install(RUNNER_NPU_IRQ, npu_irq);
+  return ethosu_init(&npu, (void *)RUNNER_NPU_BASE, NULL, 0, 1, 1);
+}
+
+void runner_npu_pmu_reset(void) {
+  npu_cycles = 0;
+  npu_inferences = 0;
+  for (size_t i = 0; i < N_EVENTS; ++i) event_counts[i] = 0;
+}
+
+/* Driver callbacks (weak in the driver): count only while a command stream runs. */
+void ethosu_inference_begin(struct ethosu_driver *drv, void *user_arg) {
+  (void)user_arg;
+  ETHOSU_PMU_Enable(drv);
+  for (size_t i = 0; i < N_EVENTS && i < ETHOSU_PMU_NCOUNTERS; ++i) {
+    ETHOSU_PMU_Set_EVTYPER(drv, (uint32_t)i, events[i]);
+  }
+  ETHOSU_PMU_CYCCNT_Reset(drv);
+  ETHOSU_PMU_EVCNTR_ALL_Reset(drv);
+  ETHOSU_PMU_PMCCNTR_CFG_Set_Start_Event(drv, ETHOSU_PMU_NPU_ACTIVE);
+  ETHOSU_PMU_PMCCNTR_CFG_Set_Stop_Event(drv, ETHOSU_PMU_NPU_IDLE);
+  ETHOSU_PMU_CNTR_Enable(drv, ETHOSU_PMU_CCNT_Msk | ((1u << N_EVENTS) - 1u));
+}
+
+void ethosu_inference_end(struct ethosu_driver *drv, void *user_arg) {
+  (void)user_arg;
+  npu_cycles += ETHOSU_PMU_Get_CCNTR(drv);
+  for (size_t i = 0; i < N_EVENTS && i < ETHOSU_PMU_NCOUNTERS; ++i) {
+    event_counts[i] += ETHOSU_PMU_Get_EVCNTR(drv, (uint32_t)i);
+  }
+  ETHOSU_PMU_Disable(drv);
+  ++npu_inferences;
+}
+
+void runner_npu_pmu_report(uint32_t runs) {
+  (void)runs;
+  runner_report_counter("npu_delegations", npu_inferences, "ethosu_driver");
+  eor_protocol_metric("npu_cycles", npu_cycles, "cycles", "ethosu_pmu");
+  for (size_t i = 0; i < N_EVENTS; ++i) {
+    runner_report_counter(event_names[i], event_counts[i], "ethosu_pmu");
+  }
+}
+
+void runner_npu_pool_report(void) {
+#if RUNNER_FAST_SCRATCH_SIZE > 0
+  runner_report_pool("fast_scratch", RUNNER_FAST_SCRATCH_SIZE, RUNNER_FAST_SCRATCH_SIZE);
+#endif
+}
