@@ -1,0 +1,156 @@
+"""Decide why a run ended (one Classification with its next step) from the parsed facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.parse.facts import LogFacts, Problem
+from orchestrator.results.model import Classification, Kind, Status
+
+CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
+MAX_EVIDENCE = 8
+COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot")
+FALSE_GREEN = " (run_fvp.sh still printed 'No problems found!': its verdict is not a pass)"
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """How a kind reads to a user: the run status it implies and the next step template."""
+
+    status: Status
+    next_step: str
+
+
+@cache
+def kind_rules() -> dict[Kind, KindRule]:
+    """Every kind's rule, in precedence order (data/classifications.toml)."""
+    table = load_toml(CLASSIFICATIONS_PATH)
+    return {
+        Kind(name): KindRule(Status(row["status"]), row["next_step"]) for name, row in table.items()
+    }
+
+
+def status_of(kind: Kind) -> Status:
+    """The run status a classification kind implies."""
+    return kind_rules()[kind].status
+
+
+class _Blank(dict):
+    """Format mapping that shows 'unknown' for details a log did not print."""
+
+    def __missing__(self, key: str) -> str:
+        return "unknown"
+
+
+def next_step_for(kind: Kind, details: dict[str, Any]) -> str:
+    """The next step for `kind`, filled in with the details that are known."""
+    values = _Blank(details)
+    pc = details.get("registers", {}).get("pc")
+    if pc is not None:
+        values["pc_hex"] = f"0x{pc:08x}"
+    return kind_rules()[kind].next_step.format_map(values)
+
+
+def make(
+    kind: Kind,
+    summary: str,
+    evidence: list[str],
+    details: dict[str, Any] | None = None,
+    next_step: str | None = None,
+) -> Classification:
+    """A Classification with its next step filled in."""
+    details = details or {}
+    return Classification(
+        kind=kind,
+        summary=summary,
+        next_step=next_step or next_step_for(kind, details),
+        evidence=evidence[:MAX_EVIDENCE],
+        details=details,
+    )
+
+
+def completed_at(facts: LogFacts) -> int | None:
+    """Line number where the runner reported it finished (None if it never did)."""
+    return facts.first(*COMPLETION_MARKERS)
+
+
+def _root_problem(problems: list[Problem]) -> Problem | None:
+    """The problem that explains the others (earliest kind in precedence order)."""
+    order = list(kind_rules())
+    ranked = sorted(problems, key=lambda p: (order.index(p.kind), p.number))
+    return ranked[0] if ranked else None
+
+
+def _from_problems(facts: LogFacts) -> Classification | None:
+    """Classify by the most telling failure line, if any."""
+    root = _root_problem(facts.problems)
+    if root is None:
+        return None
+    evidence = [root.line] + [p.line for p in facts.problems if p is not root]
+    details = dict(root.details)
+    others = sorted({p.kind.value for p in facts.problems if p.kind is not root.kind})
+    if others:
+        details["also"] = others
+    summary = root.summary
+    if facts.simulation.wrapper_verdict == "No problems found!":
+        summary += FALSE_GREEN
+    return make(root.kind, summary, evidence, details, root.next_step)
+
+
+def _from_stop(facts: LogFacts) -> Classification | None:
+    """A simulator limit that ended the run before the runner finished."""
+    stop = facts.markers.get("stop_limit")
+    if stop is None:
+        return None
+    done = completed_at(facts)
+    if done is not None and done < stop:
+        return None
+    reason = facts.simulation.stop_reason or "limit reached"
+    kind = Kind.CYCLE_LIMIT if "cycle" in reason.lower() else Kind.CPU_TIME_LIMIT
+    where = (
+        "after the runner started"
+        if "runner" in facts.markers
+        else "before the runner printed anything"
+    )
+    summary = f"the simulator stopped {where}: {reason}"
+    return make(
+        kind, summary, [f"Info: Simulation is stopping. Reason: {reason}."], {"stop_reason": reason}
+    )
+
+
+def _from_progress(facts: LogFacts) -> Classification:
+    """Classify a log without failure lines by how far the runner got."""
+    done = completed_at(facts)
+    if done is not None:
+        summary = "the runner completed"
+        if "stop_limit" in facts.markers:
+            summary += "; then the simulator hit its time limit (this runner does not stop it)"
+        return make(Kind.SUCCESS, summary, [])
+    if facts.simulation.host_timeout_s is not None:
+        deadline = facts.simulation.host_timeout_s
+        summary = f"no end-of-run marker within the host deadline of {deadline:g} s"
+        return make(Kind.TIMEOUT, summary, [])
+    if "runner" in facts.markers or facts.outputs:
+        return make(Kind.INCOMPLETE, "the log ends before the runner reported completion", [])
+    summary = "no runner output at all"
+    if facts.vela is not None:
+        summary += " (the log holds a Vela compile report only)"
+    elif "simulator" in facts.markers:
+        summary += " (the simulator started but the runner printed nothing)"
+    if facts.simulation.wrapper_verdict == "No problems found!":
+        summary += FALSE_GREEN
+    return make(Kind.NO_OUTPUT, summary, [])
+
+
+def classify(facts: LogFacts) -> Classification:
+    """The cause of the run's end: failures first, then limits, then how far the runner got."""
+    found = _from_problems(facts)
+    if found is None and facts.log.errors:
+        first = facts.log.errors[0]
+        found = make(Kind.UNKNOWN, f"an unrecognised error line: {first}", facts.log.errors)
+    if found is None and "run_failed" in facts.markers:
+        found = make(Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", [])
+    return found or _from_stop(facts) or _from_progress(facts)

@@ -1,0 +1,113 @@
+"""Everything the line consumers learn from a log, gathered in one mutable record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestrator.results.model import (
+    FVP_CPU_CYCLES_NOTE,
+    Comparison,
+    CpuCycles,
+    Kind,
+    LogInfo,
+    MemoryUse,
+    NpuPmu,
+    OutputTensor,
+    PoolUse,
+    Simulation,
+    TargetInfo,
+    VelaEstimate,
+    Versions,
+)
+
+MAX_KEPT_LINES = 200
+
+
+@dataclass
+class Problem:
+    """A failure seen in the log, with the line that shows it and its details."""
+
+    kind: Kind
+    summary: str
+    line: str
+    number: int
+    details: dict[str, Any] = field(default_factory=dict)
+    next_step: str | None = None
+
+
+@dataclass
+class LogFacts:
+    """Facts gathered from a log so far (the live state of a stream)."""
+
+    markers: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    outputs: list[OutputTensor] = field(default_factory=list)
+    expected_outputs: int | None = None
+    npu: NpuPmu | None = None
+    cpu: CpuCycles | None = None
+    memory: MemoryUse | None = None
+    vela: VelaEstimate | None = None
+    comparison: Comparison | None = None
+    simulation: Simulation = field(default_factory=Simulation)
+    versions: Versions = field(default_factory=Versions)
+    target: TargetInfo = field(default_factory=TargetInfo)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    runner: dict[str, Any] = field(default_factory=dict)
+    log: LogInfo = field(default_factory=LogInfo)
+
+    def mark(self, name: str, number: int) -> None:
+        """Record that `name` happened, keeping the first line number it happened at."""
+        self.markers.setdefault(name, number)
+
+    def problem(self, kind: Kind, summary: str, line: Any, **details: Any) -> Problem:
+        """Record a failure seen on `line` (a LogLine)."""
+        found = Problem(kind, summary, line.text, line.number, details)
+        self.problems.append(found)
+        return found
+
+    def error_line(self, text: str) -> None:
+        """Keep an error-looking line (bounded)."""
+        if len(self.log.errors) < MAX_KEPT_LINES:
+            self.log.errors.append(text)
+
+    def unknown_line(self, text: str) -> None:
+        """Count and keep (bounded) a line no consumer recognised."""
+        self.log.unknown_count += 1
+        if len(self.log.unknown) < MAX_KEPT_LINES:
+            self.log.unknown.append(text)
+
+    def memory_use(self) -> MemoryUse:
+        """The memory record, created on first use."""
+        if self.memory is None:
+            self.memory = MemoryUse()
+        return self.memory
+
+    def pool(self, name: str) -> PoolUse:
+        """The named allocator pool record, created on first use."""
+        return self.memory_use().pools.setdefault(name, PoolUse())
+
+    def npu_pmu(self) -> NpuPmu:
+        """The NPU PMU record, created on first use."""
+        if self.npu is None:
+            self.npu = NpuPmu()
+        return self.npu
+
+    def cpu_cycles(self) -> CpuCycles:
+        """The CPU cycle record (arm_perf_monitor, Cortex-M PMU CCNTR), created on first use."""
+        if self.cpu is None:
+            self.cpu = CpuCycles(
+                source="arm_perf_monitor CPU PMU (CCNTR)", note=FVP_CPU_CYCLES_NOTE
+            )
+        return self.cpu
+
+    def vela_estimate(self) -> VelaEstimate:
+        """The Vela estimate record, created on first use."""
+        if self.vela is None:
+            self.vela = VelaEstimate()
+        return self.vela
+
+    def first(self, *names: str) -> int | None:
+        """The earliest line number among the given markers (None if none happened)."""
+        seen = [self.markers[name] for name in names if name in self.markers]
+        return min(seen) if seen else None

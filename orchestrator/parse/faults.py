@@ -1,0 +1,128 @@
+"""Crashes and runtime failures: hard faults, asserts, missing kernels, NPU errors."""
+
+from __future__ import annotations
+
+import re
+
+from orchestrator.parse.consumer import RuleConsumer, rule
+from orchestrator.parse.facts import LogFacts, Problem
+from orchestrator.parse.lines import LogLine
+from orchestrator.results.model import Kind
+
+REGISTER = re.compile(r"\b([a-z][a-z0-9]*)(?:/[a-z0-9]+)?[=:]\s*(-?0x[0-9a-fA-F]+|-?\d+)\b")
+ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
+
+
+def registers(text: str) -> dict[str, int]:
+    """Register values written as name=0x.. / name: 0x.. (decimal for irq)."""
+    values = {}
+    for name, value in REGISTER.findall(text):
+        negative = value.startswith("-")
+        digits = value.lstrip("-")
+        parsed = int(digits, 16) if digits.lower().startswith("0x") else int(digits)
+        values[name] = -parsed if negative else parsed
+    return values
+
+
+def _last_fault(facts: LogFacts) -> Problem | None:
+    """The most recent hard fault problem, if any."""
+    faults = [p for p in facts.problems if p.kind is Kind.HARD_FAULT]
+    return faults[-1] if faults else None
+
+
+@rule(r"^Hard fault\.?(.*)$")
+def _hard_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    found = registers(match[1])
+    where = f" at pc=0x{found['pc']:08x}" if "pc" in found else ""
+    facts.problem(Kind.HARD_FAULT, f"the CPU took a hard fault{where}", line, registers=found)
+
+
+@rule(r"\*{3,} ?((?:HARD|BUS|MPU|USAGE|MEMORY MANAGEMENT|SECURE) FAULT) ?\*{3,}")
+def _zephyr_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    fault = match[1].lower()
+    summary = f"the CPU took a {fault}"
+    facts.problem(Kind.HARD_FAULT, summary, line, registers={}, fault_type=fault)
+
+
+@rule(r"^\s+(?:cfsr|bfar|mmfar)=|r0/a1:|Faulting instruction address")
+def _fault_registers(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    fault = _last_fault(facts)
+    if fault is None:
+        facts.error_line(line.text)
+        return
+    found = registers(line.text)
+    pc = ZEPHYR_PC.search(line.text)
+    if pc:
+        found = {"pc": int(pc[1], 16)}
+        fault.summary = f"{fault.summary} at pc={pc[1]}"
+    fault.details.setdefault("registers", {}).update(found)
+
+
+@rule(
+    r"In function (\w*)\(\), assert failed(?: \((.*?)\))?: ?(.*)$|ASSERTION FAIL|"
+    r"assertion \"(.*)\" failed"
+)
+def _assertion(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    details = {"function": match[1]} if match[1] else {}
+    condition = match[2] or match[3] or match[4]
+    if condition:
+        details["condition"] = condition
+    facts.problem(
+        Kind.ASSERTION, f"a runtime check failed: {condition or line.message}", line, **details
+    )
+
+
+@rule(r"Missing operator: \[(-?\d+)\] (\S+)|kernel '([^']+)' not found")
+def _missing_kernel(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    kernel = match[2] or match[3]
+    existing = [p for p in facts.problems if p.kind is Kind.MISSING_KERNEL]
+    if existing:
+        kernels = existing[0].details.setdefault("kernels", [existing[0].details["kernel"]])
+        if kernel not in kernels:
+            kernels.append(kernel)
+        return
+    facts.problem(
+        Kind.MISSING_KERNEL, f"no kernel is linked for operator {kernel}", line, kernel=kernel
+    )
+
+
+@rule(r"There are (\d+) instructions don't have corresponding operator registered")
+def _missing_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    for problem in facts.problems:
+        if problem.kind is Kind.MISSING_KERNEL:
+            problem.details["instructions_without_kernel"] = int(match[1])
+
+
+@rule(
+    r"Ethos-U invocation failed error \((-?\d+)\)|ethosu_reserve_driver_ex failed|"
+    r"Malformed vela_bin_stream|vela_read: error|Ethos-U Linux driver invocation failed|"
+    r"(?i:NPU config mismatch|command stream)"
+)
+def _npu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    generic = match[0].lower() in ("npu config mismatch", "command stream")
+    if generic and not (line.is_problem_level or line.text.startswith("E:")):
+        return
+    details = {"driver_status": int(match[1])} if match[1] else {}
+    facts.problem(
+        Kind.NPU_ERROR, f"the Ethos-U NPU rejected the work: {line.message}", line, **details
+    )
+
+
+class FaultLines(RuleConsumer):
+    """Failures of the firmware or runtime; keeps every ET Error/Fatal and [critical] line."""
+
+    rules = (
+        _hard_fault,
+        _zephyr_fault,
+        _fault_registers,
+        _assertion,
+        _missing_kernel,
+        _missing_count,
+        _npu_error,
+    )
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Keep error-level lines, then apply the fault rules."""
+        if line.is_problem_level or line.text.startswith(("[critical]", "Hard fault")):
+            facts.error_line(line.text)
+        return super().feed(line, facts)

@@ -1,0 +1,80 @@
+"""One console line, split into ExecuTorch log fields when it has an ET_LOG prefix of any era."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Every ET_LOG prefix generation (see tests/fixtures/transcripts/INDEX.md):
+#   I executorch:runner.cpp:64] msg                      v0.1-v0.4, no bracket
+#   I [executorch:arm_executor_runner.cpp:364] msg        late 2024 - early 2025
+#   I [executorch:arm_executor_runner.cpp:489 main()] msg v0.6+
+#   I [executorch:arm_executor_runner.cpp:zu ()] main     newlib-nano %zu bug
+#   I [executorch:main.cpp] msg                           Zephyr sample, no line number
+ET_PREFIX = re.compile(
+    r"^(?P<level>[DIEF?]) (?P<bracket>\[)?executorch:(?P<file>[^\s:\]]+)"
+    r"(?::(?P<line>\d+|zu))?(?: (?P<function>[^\]\s]*)\(\))?\]"
+    r"(?: ?(?P<message>.*))?$",
+    re.IGNORECASE,
+)
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+EOT = "\x04"
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """A console line; ET_LOG lines also carry level, source file, line, function, message."""
+
+    number: int
+    text: str
+    message: str
+    level: str | None = None
+    source: str | None = None
+    source_line: int | None = None
+    function: str | None = None
+    format: str | None = None
+
+    @property
+    def is_et(self) -> bool:
+        """True for an ExecuTorch ET_LOG line."""
+        return self.level is not None
+
+    @property
+    def is_problem_level(self) -> bool:
+        """True for ET_LOG Error and Fatal lines."""
+        return self.level in ("E", "F")
+
+
+def clean(raw: str) -> str:
+    """Drop the line ending, carriage returns and ANSI colour codes."""
+    return ANSI_ESCAPE.sub("", raw.rstrip("\n").replace("\r", ""))
+
+
+def prefix_format(match: re.Match[str]) -> str:
+    """Name the ET_LOG prefix generation of a matched line."""
+    if not match["bracket"]:
+        return "no-bracket"
+    if match["line"] is None:
+        return "zephyr-no-line"
+    if match["line"].lower() == "zu":
+        return "newlib-zu"
+    return "bracket-function" if match["function"] else "bracket"
+
+
+def split_line(number: int, raw: str) -> LogLine:
+    """Parse one raw console line (never raises)."""
+    text = clean(raw)
+    match = ET_PREFIX.match(text)
+    if match is None:
+        return LogLine(number=number, text=text, message=text)
+    line = match["line"]
+    return LogLine(
+        number=number,
+        text=text,
+        message=(match["message"] or "").rstrip(),
+        level=match["level"].upper(),
+        source=match["file"],
+        source_line=int(line) if line and line.isdigit() else None,
+        function=match["function"] or None,
+        format=prefix_format(match),
+    )

@@ -1,0 +1,156 @@
+"""arm_executor_runner lifecycle lines: model load, method load, run, completion, failures."""
+
+from __future__ import annotations
+
+import re
+
+from orchestrator.parse.consumer import RuleConsumer, flag, number, rule
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.lines import EOT, LogLine
+from orchestrator.parse.status_codes import status_details
+from orchestrator.results.model import Kind
+
+
+@rule(r"^(?:Model in|PTE @) (0x[0-9a-fA-F]+|[0-9a-fA-F]+)")
+def _model_address(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner.setdefault("model_address", match[1])
+    facts.mark("runner", line.number)
+
+
+@rule(r"^(?:Model PTE file loaded|PTE Model data loaded)\. Size: (\d+) bytes")
+def _pte_size(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.memory_use().pte_size = int(match[1])
+    facts.mark("model_loaded", line.number)
+
+
+@rule(r"^Model buffer loaded, has (\d+) methods")
+def _methods(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner["methods"] = int(match[1])
+
+
+@rule(r"^Running method (\S+)")
+def _method_name(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner["method"] = match[1]
+
+
+@rule(r"^Setup Method allocator pool\. Size: (\d+) bytes")
+def _method_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.pool("method_allocator").size = int(match[1])
+
+
+@rule(r"^Setup planned FAST_MEMORY_REGION pool\. Size: (\d+) bytes")
+def _fast_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.pool("planned_fast_allocator").size = int(match[1])
+
+
+@rule(r"^Setting up planned buffer (?:with mem_id=)?\d+, size (\d+)")
+def _planned_buffer(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.memory_use().planned_buffers.append(int(match[1]))
+
+
+@rule(r"^Loading of method (\S+) failed with status (0x[0-9a-fA-F]+)")
+def _load_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    code = number(match[2])
+    summary = f"loading method {match[1]} failed with status {match[2]}"
+    facts.problem(Kind.METHOD_LOAD_FAILURE, summary, line, method=match[1], **status_details(code))
+
+
+@rule(r"^Program loading failed @ \S+: (0x[0-9a-fA-F]+)")
+def _program_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    code = number(match[1])
+    summary = f"loading the program failed with status {match[1]}"
+    facts.problem(Kind.METHOD_LOAD_FAILURE, summary, line, **status_details(code))
+
+
+@rule(r"^(?:Failed to prepare inputs|load_bundled_input failed with status) (0x[0-9a-fA-F]+)")
+def _inputs_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    code = number(match[1])
+    summary = f"preparing the inputs failed with status {match[1]}"
+    facts.problem(Kind.EXECUTION_FAILURE, summary, line, **status_details(code))
+
+
+@rule(r"^Execution of method (\S+) failed with status (0x[0-9a-fA-F]+)")
+def _execution_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    code = number(match[2])
+    summary = f"executing method {match[1]} failed with status {match[2]}"
+    facts.problem(Kind.EXECUTION_FAILURE, summary, line, method=match[1], **status_details(code))
+
+
+@rule(r"^Problem running model")
+def _problem_running(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.problem(Kind.EXECUTION_FAILURE, "the runner reported a problem running the model", line)
+
+
+@rule(r"^Model run: (\d+)")
+def _model_run(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner["model_run"] = int(match[1])
+    facts.mark("executed" if match[1] != "0" else "run_failed", line.number)
+
+
+@rule(r"^(\d+) outputs:")
+def _output_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.expected_outputs = int(match[1])
+
+
+@rule(r"^Starting running (\d+) inferences")
+def _inferences(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner["inferences"] = int(match[1])
+    facts.mark("started", line.number)
+
+
+def _end_of_transmission(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.simulation.end_of_transmission = True
+    facts.mark("eot", line.number)
+
+
+class RunnerLifecycle(RuleConsumer):
+    """Model and method loading, execution progress and completion of arm_executor_runner."""
+
+    et_only = True
+    rules = (
+        _model_address,
+        _pte_size,
+        _methods,
+        _method_name,
+        _method_pool,
+        _fast_pool,
+        _planned_buffer,
+        _load_failed,
+        _program_failed,
+        _inputs_failed,
+        _execution_failed,
+        _problem_running,
+        _model_run,
+        _output_count,
+        _inferences,
+        flag(r"^Method (?:'\S+' )?loaded\.", "method_loaded"),
+        flag(r"^(?:Preparing inputs|Input prepared|Input testset)", "inputs"),
+        flag(r"^Starting the model execution", "started"),
+        flag(r"^(?:Model executed successfully|\d+ inferences finished)", "executed"),
+        flag(r"^Program complete, exiting", "complete"),
+        flag(r"^ArmBackend::|^Tensor input(?:/output)? \d+ will be permuted", "npu"),
+        flag(r"^Running executor with parameter|^Reading (?:input tensor|pte model)", "runner"),
+        flag(r"^Writing output to file", "outputs"),
+        (re.compile(rf"^{EOT}?$"), _end_of_transmission),
+    )
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Every ET_LOG line proves the runner started; then apply the rules."""
+        if line.is_et:
+            facts.mark("runner", line.number)
+        return super().feed(line, facts)
+
+
+@rule(r"^Application exit code: (-?\d+)")
+def _exit_code(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.runner["exit_code"] = int(match[1])
+    facts.mark("app_exit" if match[1] == "0" else "app_exit_nonzero", line.number)
+
+
+class RunnerPlainLines(RuleConsumer):
+    """Runner lines printed without an ET_LOG prefix (old core_platform runner exit)."""
+
+    rules = (
+        _exit_code,
+        flag(r"^EXITTHESIM$", "exit_the_sim"),
+    )

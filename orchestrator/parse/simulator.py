@@ -1,0 +1,134 @@
+"""Simulator lines: FVP banner, version, stop reasons, simulated time, and launch failures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from orchestrator.parse.consumer import RuleConsumer, flag, rule
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.lines import LogLine
+from orchestrator.results.model import Kind
+
+SIMULATOR_NAME = re.compile(r"\b((?:FVP|VHT)_[A-Za-z0-9_-]+|qemu-system-\w+)")
+LIMIT_WORDS = re.compile(r"cpu time|cycle|time ?limit|simulated time", re.IGNORECASE)
+EXECSTACK_NEXT_STEP = (
+    "glibc 2.41+ refuses the FVP's executable-stack libraries: start it with "
+    "GLIBC_TUNABLES=glibc.rtld.execstack=2 (or clear the flag with `execstack -c` on "
+    "libarmctmodel.so), then run `invoke doctor`"
+)
+
+
+def note_simulator(text: str, facts: LogFacts) -> str | None:
+    """Record the simulator named in `text` (FVP_*, VHT_*, qemu-system-*) and return it."""
+    found = SIMULATOR_NAME.search(text)
+    if found and facts.versions.simulator is None:
+        facts.versions.simulator = PurePosixPath(found[1]).name
+    return found[1] if found else None
+
+
+@rule(r"^\s*Ethos-U rev (\w+) --- (.+?)\s*$")
+def _ethosu_banner(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.versions.extra["ethosu_model"] = f"rev {match[1]} ({match[2]})"
+    facts.mark("simulator", line.number)
+
+
+@rule(r"Fast Models \[([^\]]+)\]")
+def _fast_models(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.versions.simulator_version = f"Fast Models {match[1]}"
+    facts.mark("simulator", line.number)
+
+
+@rule(r"^Info: Simulation is stopping\. Reason: (.+?)\.?\s*$")
+def _stopping(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.simulation.stop_reason = match[1]
+    if LIMIT_WORDS.search(match[1]):
+        facts.mark("stop_limit", line.number)
+    facts.mark("stopped", line.number)
+
+
+@rule(r"^Info: /OSCI/SystemC: Simulation stopped by user")
+def _stopped_by_user(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if facts.simulation.stop_reason is None:
+        facts.simulation.stop_reason = "Simulation stopped by user"
+    facts.mark("stopped", line.number)
+
+
+@rule(r"^\[\w+\s*\]\[[^\]]*\]\[([\d.]+ ?[munp]?s)\] (.*)$")
+def _timestamped(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.simulation.simulated_time = match[1]
+
+
+@rule(r"^\s*Simulated time\s*:\s*(\S+)")
+def _stat_time(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    facts.simulation.simulated_time = match[1]
+
+
+@rule(r"^(\S*?):\s*cannot execute binary file")
+def _wrong_binary(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    name = note_simulator(match[1], facts) or match[1]
+    summary = f"{PurePosixPath(name).name} could not execute on this host (wrong architecture)"
+    facts.problem(Kind.LAUNCH_FAILURE, summary, line, simulator=PurePosixPath(name).name)
+
+
+@rule(r"^Error: \((E\d+)\) (.*)$")
+def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if "runner" in facts.markers:
+        facts.error_line(line.text)
+        return
+    problem = facts.problem(
+        Kind.LAUNCH_FAILURE, f"the FVP failed to start ({match[1]})", line, fvp_error=match[1]
+    )
+    if "executable stack" in match[2]:
+        problem.summary = "the FVP could not load libarmctmodel.so: executable stack refused"
+        problem.next_step = EXECSTACK_NEXT_STEP
+
+
+@rule(
+    r"error while loading shared libraries: (\S+?):|Exec format error|"
+    r"(?:FVP_|VHT_|qemu-system-)\S*: (?:command )?not found|"
+    r"(?:FVP_|VHT_|qemu-system-)\S*: No such file or directory"
+)
+def _cannot_start(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    note_simulator(line.text, facts)
+    facts.problem(Kind.LAUNCH_FAILURE, "the simulator could not be started", line)
+
+
+@rule(r"^(qemu-system-\w+): (.*)$")
+def _qemu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    note_simulator(match[1], facts)
+    if "runner" in facts.markers:
+        facts.error_line(line.text)
+        return
+    facts.problem(Kind.LAUNCH_FAILURE, f"QEMU refused to start: {match[2]}", line)
+
+
+def _command_line(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    note_simulator(line.text, facts)
+    facts.runner["simulator_command"] = line.text
+
+
+class SimulatorLines(RuleConsumer):
+    """What the FVP or QEMU itself prints, including why it could not start or why it stopped."""
+
+    rules = (
+        _ethosu_banner,
+        _fast_models,
+        _stopping,
+        _stopped_by_user,
+        _timestamped,
+        _stat_time,
+        _wrong_binary,
+        _fvp_error,
+        _cannot_start,
+        _qemu_error,
+        flag(
+            r"^\s*\(C\) COPYRIGHT \d{4}(?:-\d{4})? Arm Limited|^\s*ALL RIGHTS RESERVED", "simulator"
+        ),
+        flag(r"^telnetterminal\d+: Listening for serial connection on port \d+", "simulator"),
+        flag(r"Failed to initialize timing-adapter|Timing adapter has no effect", "simulator"),
+        (
+            re.compile(r"(?:FVP|VHT)_\w+\S*(?:\s.*)?\s-[aC]\s|qemu-system-\w+\s.*-machine"),
+            _command_line,
+        ),
+    )

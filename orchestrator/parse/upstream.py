@@ -1,0 +1,94 @@
+"""UpstreamLogParser: feeds each console line to every consumer; works on files and live streams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from orchestrator.parse.bundleio import BundleIO
+from orchestrator.parse.consumer import Consumer
+from orchestrator.parse.etdump import EtdumpBlocks
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.faults import FaultLines
+from orchestrator.parse.lines import split_line
+from orchestrator.parse.memory import AllocatorStats, ImageSections
+from orchestrator.parse.outputs import OutputLines
+from orchestrator.parse.pmu import PerfMonitor
+from orchestrator.parse.runner import RunnerLifecycle, RunnerPlainLines
+from orchestrator.parse.simulator import SimulatorLines
+from orchestrator.parse.vela import VelaOperatorTable, VelaSummary
+from orchestrator.parse.wrapper import WrapperLines
+
+
+def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
+    """One consumer per concern, in the order they see each line."""
+    return [
+        EtdumpBlocks(etdump_dir),
+        FaultLines(),
+        RunnerLifecycle(),
+        RunnerPlainLines(),
+        OutputLines(),
+        PerfMonitor(),
+        AllocatorStats(),
+        BundleIO(),
+        SimulatorLines(),
+        WrapperLines(),
+        ImageSections(),
+        VelaOperatorTable(),
+        VelaSummary(),
+    ]
+
+
+class UpstreamLogParser:
+    """Parses arm_executor_runner / run_fvp.sh / FVP / Zephyr / Vela output line by line."""
+
+    def __init__(
+        self, etdump_dir: Path | None = None, consumers: list[Consumer] | None = None
+    ) -> None:
+        self.facts = LogFacts()
+        self.consumers = consumers if consumers is not None else default_consumers(etdump_dir)
+        self._pending = ""
+
+    def feed(self, raw: str) -> None:
+        """Consume one line (with or without its newline); never raises on odd input."""
+        self.facts.log.lines += 1
+        line = split_line(self.facts.log.lines, raw)
+        if line.format and line.format not in self.facts.log.formats:
+            self.facts.log.formats.append(line.format)
+        recognised = [consumer.feed(line, self.facts) for consumer in self.consumers]
+        if not any(recognised) and line.text.strip():
+            self.facts.unknown_line(line.text)
+
+    def feed_lines(self, lines: Iterable[str]) -> LogFacts:
+        """Consume many lines; return the facts so far."""
+        for raw in lines:
+            self.feed(raw)
+        return self.facts
+
+    def feed_chunk(self, chunk: str | bytes) -> None:
+        """Consume a chunk of a live stream; a trailing partial line waits for the next chunk."""
+        if isinstance(chunk, bytes):
+            chunk = chunk.decode("utf-8", errors="replace")
+        parts = (self._pending + chunk).split("\n")
+        self._pending = parts.pop()
+        for part in parts:
+            self.feed(part)
+
+    def finish(self) -> LogFacts:
+        """Flush a trailing partial line and return the facts."""
+        if self._pending:
+            self.feed(self._pending)
+            self._pending = ""
+        return self.facts
+
+
+def parse_text(text: str, etdump_dir: Path | None = None) -> LogFacts:
+    """Facts of a whole log given as text."""
+    parser = UpstreamLogParser(etdump_dir)
+    parser.feed_chunk(text)
+    return parser.finish()
+
+
+def parse_file(path: Path, etdump_dir: Path | None = None) -> LogFacts:
+    """Facts of a log file (read as UTF-8, undecodable bytes replaced)."""
+    return parse_text(path.read_bytes().decode("utf-8", errors="replace"), etdump_dir)

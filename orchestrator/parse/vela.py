@@ -1,0 +1,121 @@
+"""Vela compiler reports: the network summary (estimates) and the per-operator table."""
+
+from __future__ import annotations
+
+import re
+
+from orchestrator.parse.consumer import RuleConsumer, flag, rule
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.lines import LogLine
+
+TEXT_FIELDS = {
+    "Accelerator configuration": "accelerator",
+    "System configuration": "system_config",
+    "Memory mode": "memory_mode",
+}
+NUMBER_FIELDS = {
+    "Accelerator clock": ("clock_mhz", float),
+    "Total SRAM used": ("sram_used_kib", float),
+    "Total Off-chip Flash used": ("offchip_flash_used_kib", float),
+    "Neural network macs": ("macs", int),
+    "NPU cycles": ("npu_cycles", int),
+    "Total cycles": ("total_cycles", int),
+}
+SUMMARY = re.compile(
+    rf"^({'|'.join(map(re.escape, [*TEXT_FIELDS, *NUMBER_FIELDS]))})\s{{2,}}([\d.]+|\S+)"
+)
+
+
+@rule(SUMMARY.pattern)
+def _summary(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    vela = facts.vela_estimate()
+    if match[1] in TEXT_FIELDS:
+        setattr(vela, TEXT_FIELDS[match[1]], match[2])
+        return
+    name, kind = NUMBER_FIELDS[match[1]]
+    setattr(vela, name, kind(match[2]))
+
+
+@rule(r"^(CPU|NPU) operators = (\d+)")
+def _operators(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    setattr(facts.vela_estimate(), f"{match[1].lower()}_operators", int(match[2]))
+
+
+@rule(r"^(SRAM|DRAM|On-chip Flash|Off-chip Flash) Access cycles\s+(\d+)")
+def _access(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    key = match[1].lower().replace("-", "").replace(" ", "_")
+    facts.vela_estimate().access_cycles[key] = int(match[2])
+
+
+@rule(r"^Batch Inference time\s+([\d.]+) ms,\s+([\d.]+) inferences/s")
+def _inference_time(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    vela = facts.vela_estimate()
+    vela.inference_time_ms, vela.inferences_per_second = float(match[1]), float(match[2])
+
+
+class VelaSummary(RuleConsumer):
+    """The `Network summary` block Vela prints (all numbers are compile-time estimates)."""
+
+    rules = (
+        _summary,
+        _operators,
+        _access,
+        _inference_time,
+        flag(
+            r"^(?:Network summary for|Design peak|Average .* bandwidth|"
+            r"(?:Input|Weight|Output|Total)\s+.*bandwidth|Original Weights Size|"
+            r"NPU Encoded Weights Size|Network Tops/s|"
+            r"Info: The numbers below are internal compiler estimates|"
+            r"For performance numbers the compiled network should be run)",
+            "vela",
+        ),
+    )
+
+
+def column_key(title: str) -> str:
+    """'Peak% (Staging)' -> 'peak_staging'."""
+    return re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
+
+
+def cell_value(text: str) -> int | float | str:
+    """A table cell as a number when it is one."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+class VelaOperatorTable:
+    """Vela's per-operator performance table, columns cut by its dashed ruler line."""
+
+    def __init__(self) -> None:
+        self._header: str | None = None
+        self._spans: list[tuple[int, int]] | None = None
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Consume the header, the ruler and each row until a blank line."""
+        text = line.text
+        if text.startswith("Original Operator") and "NNG Operator" in text:
+            self._header, self._spans = text, None
+            return True
+        if self._header is None:
+            return False
+        if self._spans is None and text.strip() and set(text.strip()) <= {"-", " "}:
+            self._spans = [found.span() for found in re.finditer(r"-+", text)]
+            return True
+        if self._spans is None or not text.strip():
+            self._header = self._spans = None
+            return False
+        facts.vela_estimate().per_operator.append(self._row(text))
+        return True
+
+    def _row(self, text: str) -> dict[str, int | float | str]:
+        """One table row as {column_key: value}; the last column takes the rest of the line."""
+        assert self._header is not None and self._spans is not None
+        cuts = [(start, end) for start, end in self._spans[:-1]] + [(self._spans[-1][0], None)]
+        return {
+            column_key(self._header[start:end]): cell_value(text[start:end].strip())
+            for start, end in cuts
+        }
