@@ -22,3 +22,23 @@ def targets(c, json=False):
 def doctor(c, target=None, json=False):
     """Check everything the tool needs and print the command that fixes each problem."""
     run("orchestrator.doctor:doctor_command", target=target, json=json)
+
+
+@task(
+    help={
+        "logfile": "a saved console log of arm_executor_runner / run_fvp.sh / FVP / Zephyr",
+        "json": "print the RunResult document as JSON",
+        "etdump_dir": "where decoded ETDump blocks go (default: <logfile>.etdump/)",
+        "target": "target name, to label PMU counters when the log printed no event list",
+    },
+    positional=["logfile"],
+)
+def parse(c, logfile, json=False, etdump_dir=None, target=None):
+    """Turn any upstream runner log into a RunResult: status, cause, next step, numbers."""
+    run(
+        "orchestrator.parse.command:parse_command",
+        logfile=logfile,
+        json=json,
+        etdump_dir=etdump_dir,
+        target=target,
+    )

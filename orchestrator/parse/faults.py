@@ -9,7 +9,9 @@ from orchestrator.parse.facts import LogFacts, Problem
 from orchestrator.parse.lines import LogLine
 from orchestrator.results.model import Kind
 
-REGISTER = re.compile(r"\b([a-z][a-z0-9]*)(?:/[a-z0-9]+)?[=:]\s*(-?0x[0-9a-fA-F]+|-?\d+)\b")
+REGISTER = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9]*)(?:/[a-z0-9]+)?(?:[=:]\s*|\s+)(-?0x[0-9a-fA-F]+|-?\d+)\b"
+)
 ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
 
 
@@ -20,7 +22,7 @@ def registers(text: str) -> dict[str, int]:
         negative = value.startswith("-")
         digits = value.lstrip("-")
         parsed = int(digits, 16) if digits.lower().startswith("0x") else int(digits)
-        values[name] = -parsed if negative else parsed
+        values[name.lower()] = -parsed if negative else parsed
     return values
 
 
@@ -30,11 +32,13 @@ def _last_fault(facts: LogFacts) -> Problem | None:
     return faults[-1] if faults else None
 
 
-@rule(r"^Hard fault\.?(.*)$")
+@rule(r"^(Hard|MemManage|Bus|Usage|Secure|NMI) fault[.:]?(.*)$")
 def _hard_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    found = registers(match[1])
+    found = registers(match[2])
     where = f" at pc=0x{found['pc']:08x}" if "pc" in found else ""
-    facts.problem(Kind.HARD_FAULT, f"the CPU took a hard fault{where}", line, registers=found)
+    fault = match[1].lower()
+    summary = f"the CPU took a {fault} fault{where}"
+    facts.problem(Kind.HARD_FAULT, summary, line, registers=found, fault_type=fault)
 
 
 @rule(r"\*{3,} ?((?:HARD|BUS|MPU|USAGE|MEMORY MANAGEMENT|SECURE) FAULT) ?\*{3,}")

@@ -10,7 +10,7 @@ from orchestrator.parse.consumer import Consumer
 from orchestrator.parse.etdump import EtdumpBlocks
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.faults import FaultLines
-from orchestrator.parse.lines import split_line
+from orchestrator.parse.lines import LogLine, split_line
 from orchestrator.parse.memory import AllocatorStats, ImageSections
 from orchestrator.parse.outputs import OutputLines
 from orchestrator.parse.pmu import PerfMonitor
@@ -19,10 +19,24 @@ from orchestrator.parse.simulator import SimulatorLines
 from orchestrator.parse.vela import VelaOperatorTable, VelaSummary
 from orchestrator.parse.wrapper import WrapperLines
 
+PROTOCOL_PREFIX = "@@EOR"
+
+
+class ProtocolLines:
+    """Claims our own framed protocol records (orchestrator.protocol decodes them)."""
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Recognise a protocol record so it is not reported as unknown."""
+        if line.text.lstrip().startswith(PROTOCOL_PREFIX):
+            facts.mark("protocol", line.number)
+            return True
+        return False
+
 
 def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
     """One consumer per concern, in the order they see each line."""
     return [
+        ProtocolLines(),
         EtdumpBlocks(etdump_dir),
         FaultLines(),
         RunnerLifecycle(),

@@ -1,0 +1,120 @@
+"""Human output for a RunResult: a compact table and a one-line verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.results.model import RunResult, Status
+
+STATUS_STYLE = {
+    Status.PASS: "bold green",
+    Status.FAIL: "bold red",
+    Status.ERROR: "bold red",
+    Status.TIMEOUT: "bold yellow",
+    Status.SKIPPED: "bold blue",
+}
+
+
+def verdict(result: RunResult) -> str:
+    """One line: STATUS (kind): summary; next: step."""
+    head = f"{result.status.value.upper()} ({result.classification.kind.value}): {result.reason}"
+    if result.status is Status.PASS:
+        return head
+    return f"{head}; next: {result.classification.next_step}"
+
+
+def _count(value: int | None, unit: str = "") -> str:
+    """Thousands-separated number, or a dash when unknown."""
+    return "-" if value is None else f"{value:,}{unit}"
+
+
+def _cycles(result: RunResult) -> str | None:
+    """NPU cycles (with Vela's estimate beside them) and CPU cycles (flagged as not timing)."""
+    parts = []
+    if result.npu and result.npu.cycles is not None:
+        parts.append(f"NPU {_count(result.npu.cycles)}")
+    if result.vela and result.vela.npu_cycles is not None:
+        parts.append(f"Vela estimate {_count(result.vela.npu_cycles)}")
+    if result.cpu and result.cpu.total is not None:
+        parts.append(f"CPU {_count(result.cpu.total)} (not timing on FVP)")
+    return ", ".join(parts) or None
+
+
+def _npu_share(result: RunResult) -> str | None:
+    """NPU ratio as the runner printed it, and the PMU counters by event name."""
+    parts = []
+    if result.cpu and result.cpu.npu_ratio_percent is not None:
+        parts.append(f"{result.cpu.npu_ratio_percent:.2f} % of inference on NPU")
+    if result.npu:
+        parts += [f"{c.event or f'cntr{c.index}'}={c.value:,}" for c in result.npu.counters]
+    return ", ".join(parts) or None
+
+
+def _memory(result: RunResult) -> str | None:
+    """Pools as used / size, and the .pte size."""
+    memory = result.memory
+    if memory is None:
+        return None
+    parts = [
+        f"{name} {_count(pool.used)} / {_count(pool.size)} B" for name, pool in memory.pools.items()
+    ]
+    if memory.pte_size is not None:
+        parts.append(f"pte {_count(memory.pte_size)} B")
+    return ", ".join(parts) or None
+
+
+def _errors(result: RunResult) -> str | None:
+    """BundleIO or host comparison statistics."""
+    comparison = result.comparison
+    if comparison is None:
+        return None
+    stats = [
+        f"{name}={getattr(comparison, name):g}"
+        for name in ("max_absolute_error", "max_relative_error", "mean_absolute_error")
+        if getattr(comparison, name) is not None
+    ]
+    outcome = {True: "match", False: "MISMATCH", None: "not judged"}[comparison.passed]
+    return ", ".join([outcome, *stats])
+
+
+def _outputs(result: RunResult) -> str | None:
+    """Output count, dtype and how exact the values are."""
+    if not result.outputs:
+        return None
+    described = []
+    for tensor in result.outputs:
+        shown = f"{len(tensor.values)} values" + (" (elided)" if tensor.elided else "")
+        exactness = "exact" if tensor.exact else (tensor.precision or "as printed")
+        described.append(f"#{tensor.index} {tensor.dtype or '?'} {shown}, {exactness}")
+    return "; ".join(described)
+
+
+def summary_rows(result: RunResult) -> list[tuple[str, str]]:
+    """The rows of the compact table (only those with something to say)."""
+    rows: list[tuple[str, Any]] = [
+        ("status", f"{result.status.value} ({result.classification.kind.value})"),
+        ("target", result.target.name),
+        ("simulator", result.versions.simulator or result.target.simulator),
+        ("cycles", _cycles(result)),
+        ("NPU", _npu_share(result)),
+        ("memory", _memory(result)),
+        ("error stats", _errors(result)),
+        ("outputs", _outputs(result)),
+        ("stop", result.simulation.stop_reason),
+    ]
+    return [(name, str(value)) for name, value in rows if value]
+
+
+def print_result(result: RunResult) -> None:
+    """Print the compact table then the verdict line."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for name, value in summary_rows(result):
+        table.add_row(name, value)
+    console = Console()
+    console.print(table)
+    console.print(verdict(result), style=STATUS_STYLE[result.status], markup=False)
