@@ -1,0 +1,57 @@
+"""A Markdown summary for CI job pages (GitHub step summary, GitLab, PR comments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.regress.baseline import fmt
+
+ICONS = {"pass": "✅", "xfail": "☑️", "skipped": "⏭️", "fail": "❌", "error": "💥",
+         "timeout": "⏱️", "xpass": "❗", "regressed": "📉"}
+HEADLINE_METRICS = ("npu.cycles", "cpu.cycles", "vela.npu_cycles", "vela.total_cycles",
+                    "memory.pte_size", "error.max_abs")
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    """Verdict line, counts, the failures first with reasons, then the full cell table."""
+    counts = document["counts"]
+    verdict = "✅ PASS" if document["verdict"] == "pass" else "❌ FAIL"
+    shown = ", ".join(f"{name} {count}" for name, count in counts.items()
+                      if count and name != "total")
+    lines = [f"## Regression `{document['matrix']['name']}`: {verdict}", "",
+             f"Run `{document['run_id']}`" + (f", shard {document['shard']}"
+                                              if document.get("shard") else "") +
+             f": {counts['total']} cells — {shown or 'none'}.", ""]
+    failing = [cell for cell in document["cells"] if cell["outcome"] in
+               ("fail", "error", "timeout", "xpass", "regressed")]
+    if failing:
+        lines += ["### Needs attention", ""]
+        lines += [f"- {ICONS[cell['outcome']]} `{cell['key']}` **{cell['outcome']}**: "
+                  f"{_escape(cell['reason'])} (log: `{cell.get('log') or cell['out_dir']}`)"
+                  for cell in failing]
+        lines.append("")
+    lines += _table(document["cells"])
+    updates = document.get("baseline_updates")
+    if updates:
+        lines += ["", "### Baseline updates", "", "```diff", *updates, "```"]
+    return "\n".join(lines) + "\n"
+
+
+def _table(cells: list[dict[str, Any]]) -> list[str]:
+    """One row per cell with its headline metrics and baseline status."""
+    metrics = [name for name in HEADLINE_METRICS
+               if any(name in cell.get("metrics", {}) for cell in cells)]
+    header = ["", "cell", "mode", "sim", *metrics, "baseline", "reason"]
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for cell in cells:
+        values = [fmt(cell.get("metrics", {}).get(name)) for name in metrics]
+        baseline = (cell.get("baseline") or {}).get("status", "-")
+        rows.append("| " + " | ".join([ICONS[cell["outcome"]], f"`{cell['key']}`", cell["mode"],
+                                       cell.get("sim") or "-", *values, baseline,
+                                       _escape(cell["reason"])[:160]]) + " |")
+    return rows
+
+
+def _escape(text: str) -> str:
+    """Keep a table cell on one line and its pipes literal."""
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,283 @@
+"""The matrix TOML file: schema, validation and expansion into cells."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestrator._toml import load_toml
+from orchestrator.errors import OrchestratorError
+from orchestrator.regress.cells import Cell, Expect, Mode
+
+MATRIX_SCHEMA = 1
+DEFAULT_OPTIONS = "default"
+DEFAULT_TIMEOUT_S = 300.0
+MODE_WEIGHTS = {Mode.RUN: 10, Mode.APP: 6, Mode.COMPILE: 4}
+SIM_KINDS = ("qemu", "fvp", "auto")
+TOP_KEYS = {"schema", "name", "description", "baselines", "defaults", "options", "lanes",
+            "expect", "tolerances"}
+LANE_KEYS = {"name", "mode", "models", "targets", "options", "sim", "timeout_s"}
+EXPECT_KEYS = {"models", "targets", "options", "lanes", "status", "reason"}
+
+
+class MatrixError(OrchestratorError):
+    """The matrix file is malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class ExpectRule:
+    """Glob patterns selecting cells, and what to expect of them."""
+
+    status: Expect
+    reason: str
+    models: tuple[str, ...] = ("*",)
+    targets: tuple[str, ...] = ("*",)
+    options: tuple[str, ...] = ("*",)
+    lanes: tuple[str, ...] = ("*",)
+
+    def matches(self, model: str, target: str, options: str, lane: str) -> bool:
+        """True when every pattern group has a pattern matching the cell."""
+        pairs = ((self.models, model), (self.targets, target), (self.options, options),
+                 (self.lanes, lane))
+        return all(any(fnmatch.fnmatchcase(value, pat) for pat in pats) for pats, value in pairs)
+
+
+@dataclass(frozen=True)
+class Lane:
+    """models x targets x option sets, all in one mode on one simulator kind."""
+
+    name: str
+    mode: Mode
+    models: tuple[tuple[str, str], ...]
+    targets: tuple[str, ...]
+    options: tuple[str, ...]
+    sim: str | None
+    timeout_s: float
+
+
+@dataclass
+class Matrix:
+    """A parsed, validated matrix file."""
+
+    path: Path
+    name: str
+    description: str
+    lanes: list[Lane]
+    option_sets: dict[str, dict[str, Any]]
+    rules: list[ExpectRule]
+    tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
+    baselines: Path | None = None
+
+
+def load_matrix(path: str | Path) -> Matrix:
+    """Read and validate a matrix TOML file."""
+    path = Path(path).expanduser().resolve()
+    if not path.is_file():
+        raise MatrixError(f"matrix file {path} does not exist",
+                          "invoke regress --matrix examples/regress/qemu.toml")
+    try:
+        document = load_toml(path)
+    except ValueError as error:
+        raise MatrixError(f"{path} is not valid TOML ({error})", f"fix {path}") from None
+    return parse_matrix(document, path)
+
+
+def parse_matrix(document: dict[str, Any], path: Path) -> Matrix:
+    """Validate a matrix document (already parsed TOML) read from `path`."""
+    check = _Checker(path)
+    check.keys(document, TOP_KEYS, "the top level")
+    if document.get("schema", MATRIX_SCHEMA) != MATRIX_SCHEMA:
+        check.fail(f"schema {document.get('schema')!r} is not {MATRIX_SCHEMA}")
+    defaults = check.table(document, "defaults")
+    option_sets = {DEFAULT_OPTIONS: {}, **check.table(document, "options")}
+    for name, options in option_sets.items():
+        check.require(isinstance(options, dict), f"[options.{name}] must be a table")
+    timeout = float(defaults.get("timeout_s", DEFAULT_TIMEOUT_S))
+    lanes = [_lane(check, entry, index, option_sets, timeout)
+             for index, entry in enumerate(check.array(document, "lanes"))]
+    check.require(bool(lanes), "it has no [[lanes]]")
+    check.require(len({lane.name for lane in lanes}) == len(lanes), "two lanes share a name")
+    rules = [_rule(check, entry, index) for index, entry in enumerate(check.array(document,
+                                                                                "expect"))]
+    baselines = document.get("baselines")
+    return Matrix(
+        path=path,
+        name=str(document.get("name", path.stem)),
+        description=str(document.get("description", "")),
+        lanes=lanes,
+        option_sets=option_sets,
+        rules=rules,
+        tolerances=_tolerances(check, check.table(document, "tolerances")),
+        baselines=(path.parent / baselines).resolve() if baselines else None,
+    )
+
+
+def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
+          timeout: float) -> Lane:
+    """One [[lanes]] entry."""
+    where = f"[[lanes]] #{index + 1}"
+    check.require(isinstance(entry, dict), f"{where} must be a table")
+    check.keys(entry, LANE_KEYS, where)
+    mode = check.choice(entry.get("mode", Mode.RUN.value), [m.value for m in Mode], where)
+    sim = entry.get("sim", "auto")
+    check.choice(sim, SIM_KINDS, f"{where} sim")
+    options = tuple(check.strings(entry.get("options", [DEFAULT_OPTIONS]), f"{where} options"))
+    unknown = [name for name in options if name not in option_sets]
+    check.require(not unknown, f"{where} names option sets {unknown} that [options] lacks")
+    return Lane(
+        name=str(entry.get("name", f"lane{index + 1}")),
+        mode=Mode(mode),
+        models=tuple(_model(check, item, where) for item in entry.get("models", [])) or
+        check.fail(f"{where} has no models"),
+        targets=tuple(check.strings(entry.get("targets", []), f"{where} targets")) or
+        check.fail(f"{where} has no targets"),
+        options=options,
+        sim=None if Mode(mode) is Mode.COMPILE else sim,
+        timeout_s=float(entry.get("timeout_s", timeout)),
+    )
+
+
+def _model(check: _Checker, item: Any, where: str) -> tuple[str, str]:
+    """(display name, spec) from 'add', 'nets/x.py', 'pkg.mod:fn' or {name, spec}."""
+    if isinstance(item, dict):
+        check.keys(item, {"name", "spec"}, f"{where} model {item}")
+        check.require("spec" in item, f"{where} model {item} has no spec")
+        return str(item.get("name", _model_name(item["spec"]))), str(item["spec"])
+    check.require(isinstance(item, str) and bool(item), f"{where} model {item!r} is not a name")
+    return _model_name(item), item
+
+
+def _model_name(spec: str) -> str:
+    """A short display name: built-in names as is, files by stem, module:function by function."""
+    if ":" in spec:
+        return spec.rpartition(":")[2]
+    if spec.endswith(".py") or "/" in spec:
+        return Path(spec).stem
+    return spec
+
+
+def _rule(check: _Checker, entry: Any, index: int) -> ExpectRule:
+    """One [[expect]] entry."""
+    where = f"[[expect]] #{index + 1}"
+    check.require(isinstance(entry, dict), f"{where} must be a table")
+    check.keys(entry, EXPECT_KEYS, where)
+    status = Expect(check.choice(entry.get("status", ""), [e.value for e in Expect], where))
+    reason = str(entry.get("reason", ""))
+    check.require(status is Expect.PASS or bool(reason), f"{where} needs a reason for {status}")
+    patterns = {key: tuple(check.strings(entry.get(key, ["*"]), f"{where} {key}"))
+                for key in ("models", "targets", "options", "lanes")}
+    return ExpectRule(status=status, reason=reason, **patterns)
+
+
+def _tolerances(check: _Checker, table: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """[tolerances] 'metric-glob' = { rel = 0.01, abs = 0 }."""
+    tolerances = {}
+    for pattern, spec in table.items():
+        check.require(isinstance(spec, dict) and set(spec) <= {"rel", "abs"},
+                      f"[tolerances] {pattern!r} must be {{ rel = .., abs = .. }}")
+        tolerances[pattern] = {"rel": float(spec.get("rel", 0.0)),
+                               "abs": float(spec.get("abs", 0.0))}
+    return tolerances
+
+
+def expand(matrix: Matrix, catalogue: Any) -> list[Cell]:
+    """Every cell of the matrix, in a stable order; duplicate keys are refused."""
+    cells: dict[str, Cell] = {}
+    for lane in matrix.lanes:
+        for target_name in lane.targets:
+            target = catalogue.target(target_name)
+            sim, sim_kind = _resolve_sim(matrix, lane, target)
+            for model, spec in lane.models:
+                for options_name in lane.options:
+                    cell = _cell(matrix, lane, target.name, (sim, sim_kind), model, spec,
+                                 options_name)
+                    if cell.key in cells:
+                        raise MatrixError(
+                            f"{matrix.path}: cell {cell.key} appears in lanes "
+                            f"{cells[cell.key].lane} and {lane.name}",
+                            "give one of them a distinct option set name")
+                    cells[cell.key] = cell
+    return sorted(cells.values(), key=lambda cell: cell.key)
+
+
+def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | None],
+          model: str, spec: str, options_name: str) -> Cell:
+    """One cell with its expectation resolved (the last matching rule wins)."""
+    expect, reason = Expect.PASS, ""
+    for rule in matrix.rules:
+        if rule.matches(model, target, options_name, lane.name):
+            expect, reason = rule.status, rule.reason
+    return Cell(
+        model=model,
+        model_spec=spec,
+        target=target,
+        options_name=options_name,
+        options=tuple(sorted(matrix.option_sets[options_name].items())),
+        mode=lane.mode,
+        lane=lane.name,
+        sim=sim[0],
+        sim_kind=sim[1],
+        timeout_s=lane.timeout_s,
+        expect=expect,
+        expect_reason=reason,
+        weight=MODE_WEIGHTS[lane.mode],
+    )
+
+
+def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, str | None]:
+    """(simulator name, kind) a lane's cells run on for `target` (None for compile-only)."""
+    if lane.sim is None:
+        return None, None
+    kinds = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
+    if target.has_npu:
+        kinds = tuple(kind for kind in kinds if kind != "qemu")
+    for kind in kinds:
+        simulator = target.simulator(kind)
+        if simulator is not None:
+            return simulator.name, kind
+    raise MatrixError(
+        f"{matrix.path}: lane {lane.name} asks for sim = {lane.sim!r} but target {target.name} "
+        f"cannot run there" + (" (QEMU has no NPU)" if target.has_npu else ""),
+        "use sim = 'fvp', or mode = 'compile' for Vela estimates only")
+
+
+class _Checker:
+    """Validation helpers that raise MatrixError naming the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, problem: str) -> Any:
+        raise MatrixError(f"matrix {self.path}: {problem}", f"fix {self.path}")
+
+    def require(self, condition: bool, problem: str) -> None:
+        if not condition:
+            self.fail(problem)
+
+    def keys(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        unknown = sorted(set(table) - allowed)
+        self.require(not unknown, f"{where} has unknown keys {unknown} "
+                                  f"(allowed: {', '.join(sorted(allowed))})")
+
+    def table(self, document: dict[str, Any], key: str) -> dict[str, Any]:
+        value = document.get(key, {})
+        self.require(isinstance(value, dict), f"{key} must be a table")
+        return value
+
+    def array(self, document: dict[str, Any], key: str) -> list[Any]:
+        value = document.get(key, [])
+        self.require(isinstance(value, list), f"{key} must be an array of tables")
+        return value
+
+    def strings(self, value: Any, where: str) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        self.require(isinstance(value, list) and all(isinstance(v, str) for v in value),
+                     f"{where} must be a list of strings")
+        return value
+
+    def choice(self, value: Any, allowed: Any, where: str) -> str:
+        self.require(value in allowed, f"{where}: {value!r} is not one of {list(allowed)}")
+        return value

@@ -1,0 +1,82 @@
+"""The numbers a regression tracks, flattened from a RunResult into {metric name: value}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.results import RunResult
+
+VELA_FIELDS = ("npu_cycles", "total_cycles", "sram_used_kib", "offchip_flash_used_kib",
+               "npu_operators", "cpu_operators", "inference_time_ms", "macs")
+ERROR_FIELDS = {"max_abs": "max_absolute_error", "mean_abs": "mean_absolute_error",
+                "max_rel": "max_relative_error", "mean_rel": "mean_relative_error"}
+VERSION_FIELDS = ("tool", "executorch", "vela", "toolchain", "simulator", "simulator_version",
+                  "runtime_commit")
+
+
+def extract_metrics(result: RunResult) -> dict[str, float]:
+    """Every tracked number in `result` (NPU/CPU cycles, PMU, memory, Vela, output error)."""
+    metrics: dict[str, float] = {}
+    _npu(result, metrics)
+    _cpu(result, metrics)
+    _memory(result, metrics)
+    _vela(result, metrics)
+    _error(result, metrics)
+    return dict(sorted(metrics.items()))
+
+
+def extract_versions(result: RunResult) -> dict[str, str]:
+    """The component versions that produced `result` (unknown ones left out)."""
+    versions = result.versions
+    found = {name: getattr(versions, name) for name in VERSION_FIELDS}
+    found.update({f"extra.{key}": value for key, value in versions.extra.items()})
+    return {name: str(value) for name, value in sorted(found.items()) if value is not None}
+
+
+def _put(metrics: dict[str, float], name: str, value: Any) -> None:
+    """Record a number (None and non-numbers are left out)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        metrics[name] = value
+
+
+def _npu(result: RunResult, metrics: dict[str, float]) -> None:
+    if result.npu is None:
+        return
+    _put(metrics, "npu.cycles", result.npu.cycles)
+    for counter in result.npu.counters:
+        _put(metrics, f"pmu.{counter.event or f'counter{counter.index}'}", counter.value)
+
+
+def _cpu(result: RunResult, metrics: dict[str, float]) -> None:
+    if result.cpu is None:
+        return
+    _put(metrics, "cpu.cycles", result.cpu.total)
+    _put(metrics, "cpu.operators_cycles", result.cpu.operators_total)
+    _put(metrics, "cpu.npu_wait_cycles", result.cpu.npu_wait)
+
+
+def _memory(result: RunResult, metrics: dict[str, float]) -> None:
+    memory = result.memory
+    if memory is None:
+        return
+    _put(metrics, "memory.pte_size", memory.pte_size)
+    for name, pool in memory.pools.items():
+        _put(metrics, f"memory.pool.{name}.used", pool.used)
+    for name, size in memory.allocations.items():
+        _put(metrics, f"memory.alloc.{name}", size)
+    for name, size in memory.image_sections.items():
+        _put(metrics, f"memory.section.{name}", size)
+
+
+def _vela(result: RunResult, metrics: dict[str, float]) -> None:
+    if result.vela is None:
+        return
+    for name in VELA_FIELDS:
+        _put(metrics, f"vela.{name}", getattr(result.vela, name))
+
+
+def _error(result: RunResult, metrics: dict[str, float]) -> None:
+    if result.comparison is None:
+        return
+    for short, name in ERROR_FIELDS.items():
+        _put(metrics, f"error.{short}", getattr(result.comparison, name))

@@ -1,0 +1,88 @@
+"""The narrow interface the regression engine drives: build, batch compile, run one cell.
+
+The engine knows nothing about CMake, executorch or simulators; it calls these. The real
+implementation (orchestrator.regress.wiring) adapts the build, compile and run stages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from orchestrator.regress.cells import Cell
+from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
+
+
+@dataclass(frozen=True)
+class CompileRequest:
+    """One (model, target, options) to compile; equal requests are compiled once."""
+
+    model: str
+    model_spec: str
+    target: str
+    options: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, cell: Cell) -> CompileRequest:
+        return cls(cell.model, cell.model_spec, cell.target, cell.options)
+
+
+@dataclass
+class CompileOutcome:
+    """A compiled model (or why it failed) as the compile stage reported it."""
+
+    ok: bool
+    reason: str = ""
+    product: Any = None
+    vela: VelaEstimate | None = None
+    memory: MemoryUse | None = None
+    versions: Versions | None = None
+    cached: bool = False
+    log: str | None = None
+    seconds: float = 0.0
+    artifacts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FirmwareConfig:
+    """One distinct firmware configuration; cells with equal configs share one build."""
+
+    key: str
+    target: str
+    app: str
+    detail: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass
+class FirmwareOutcome:
+    """A built firmware image (or why the build failed)."""
+
+    config: FirmwareConfig
+    ok: bool
+    reason: str = ""
+    product: Any = None
+    cached: bool = False
+    log: str | None = None
+    seconds: float = 0.0
+
+
+class Stages(Protocol):
+    """What the engine needs from the rest of the tool."""
+
+    def unavailable(self, cell: Cell) -> str | None:
+        """Why this cell cannot run on this machine (e.g. its FVP is not installed), or None."""
+
+    def firmware_config(self, cell: Cell) -> FirmwareConfig:
+        """The firmware configuration a simulating cell runs."""
+
+    def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:
+        """Configure and build one firmware configuration (incremental)."""
+
+    def compile_batch(self, requests: list[CompileRequest], log_dir: Path
+                      ) -> dict[CompileRequest, CompileOutcome]:
+        """Compile every request in ONE process (cached products are reused)."""
+
+    def run_cell(self, cell: Cell, firmware: FirmwareOutcome, compiled: CompileOutcome | None,
+                 out_dir: Path) -> RunResult:
+        """Simulate one cell; write its transcript under out_dir; return its result."""

@@ -1,0 +1,52 @@
+"""Write a report document in every format, and print its console summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from orchestrator.regress.baseline import fmt
+from orchestrator.regress.html import render_html
+from orchestrator.regress.junit import render_junit
+from orchestrator.regress.markdown import HEADLINE_METRICS, render_markdown
+from orchestrator.regress.report import REPORT_NAME, write_json
+
+STYLES = {"pass": "green", "xfail": "green", "skipped": "dim", "fail": "red", "error": "red",
+          "timeout": "red", "xpass": "magenta", "regressed": "yellow"}
+
+
+def write_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:
+    """report.json, junit.xml, summary.md and report.html in the run directory."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": run_dir / REPORT_NAME, "junit": run_dir / "junit.xml",
+             "markdown": run_dir / "summary.md", "html": run_dir / "report.html"}
+    write_json(paths["json"], document)
+    paths["junit"].write_text(render_junit(document), encoding="utf-8")
+    paths["markdown"].write_text(render_markdown(document), encoding="utf-8")
+    paths["html"].write_text(render_html(document), encoding="utf-8")
+    return paths
+
+
+def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any) -> None:
+    """A table of cells, the baseline diff, the report paths and a one-line verdict."""
+    from rich.table import Table
+
+    cells = document["cells"]
+    metrics = [name for name in HEADLINE_METRICS
+               if any(name in cell.get("metrics", {}) for cell in cells)]
+    table = Table(title=f"regress {document['matrix']['name']} ({document['run_id']})")
+    for column in ("outcome", "cell", "mode", "sim", *metrics, "reason"):
+        table.add_column(column, overflow="fold")
+    for cell in cells:
+        table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
+                      cell["mode"], cell.get("sim") or "-",
+                      *(fmt(cell.get("metrics", {}).get(name)) for name in metrics),
+                      cell["reason"])
+    console.print(table)
+    for line in document.get("baseline_updates") or []:
+        console.print(line, highlight=False, markup=False)
+    for name, path in paths.items():
+        console.print(f"{name:8} {path}", highlight=False)
+    counts = ", ".join(f"{k} {v}" for k, v in document["counts"].items() if v and k != "total")
+    colour = "green" if document["verdict"] == "pass" else "red"
+    console.print(f"[{colour}]{document['verdict'].upper()}[/]: {counts or 'no cells'}")

@@ -1,0 +1,100 @@
+"""Matrix files: validation errors name the entry; expansion is stable and complete."""
+
+from __future__ import annotations
+
+import pytest
+
+from orchestrator.regress.cells import Expect, Mode, split_key
+from orchestrator.regress.matrix import MatrixError, expand, load_matrix
+from orchestrator.targets import load_catalogue
+
+
+def write(tmp_path, text):
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    return path
+
+
+def test_unit_matrix_expands_to_sorted_cells(unit_matrix):
+    cells = expand(load_matrix(unit_matrix), load_catalogue())
+    keys = [cell.key for cell in cells]
+    assert keys == sorted(keys)
+    assert keys == ["add@cortex-m55/default", "add@ethos-u55-128/default",
+                    "add@ethos-u85-128/default", "conv@cortex-m55/default",
+                    "mv2@ethos-u55-128/default", "mv2@ethos-u85-128/default",
+                    "mv2@ethos-u85-128/fast"]
+    by_key = {cell.key: cell for cell in cells}
+    assert by_key["add@cortex-m55/default"].expect is Expect.XFAIL
+    assert by_key["mv2@ethos-u55-128/default"].expect is Expect.SKIP
+    assert by_key["mv2@ethos-u85-128/fast"].mode is Mode.COMPILE
+    assert by_key["mv2@ethos-u85-128/fast"].sim is None
+    assert by_key["mv2@ethos-u85-128/fast"].option_dict == {"fast": True}
+    assert by_key["add@ethos-u85-128/default"].sim == "fvp-corstone-320"
+    assert by_key["conv@cortex-m55/default"].sim == "qemu"
+    assert split_key("mv2@ethos-u85-128/fast") == ("mv2", "ethos-u85-128", "fast")
+
+
+def test_model_specs_get_short_names(tmp_path):
+    path = write(tmp_path, """
+[[lanes]]
+mode = "compile"
+models = ["add", "nets/tiny_net.py", "my.pkg.zoo:make_net", {name = "alias", spec = "softmax"}]
+targets = ["cortex-m55"]
+""")
+    cells = expand(load_matrix(path), load_catalogue())
+    assert {(c.model, c.model_spec) for c in cells} == {
+        ("add", "add"), ("tiny_net", "nets/tiny_net.py"), ("make_net", "my.pkg.zoo:make_net"),
+        ("alias", "softmax")}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[[lanes]]\nmodels=['add']\ntargets=['cortex-m55']\ncolour='red'\n", "unknown keys"),
+    ("[[lanes]]\nmodels=['add']\ntargets=['cortex-m55']\noptions=['int16']\n", "int16"),
+    ("[[lanes]]\nmodels=[]\ntargets=['cortex-m55']\n", "has no models"),
+    ("[[lanes]]\nmodels=['add']\ntargets=['cortex-m55']\nsim='renode'\n", "renode"),
+    ("[[lanes]]\nmodels=['add']\ntargets=['cortex-m55']\n[[expect]]\nstatus='xfail'\n",
+     "needs a reason"),
+    ("schema = 7\n[[lanes]]\nmodels=['add']\ntargets=['cortex-m55']\n", "schema 7"),
+    ("name = 'x'\n", "no [[lanes]]"),
+])
+def test_bad_matrices_name_the_problem(tmp_path, text, words):
+    with pytest.raises(MatrixError) as caught:
+        load_matrix(write(tmp_path, text))
+    assert words in caught.value.message and "next: fix" in caught.value.message
+
+
+def test_npu_target_on_qemu_is_refused_not_faked(tmp_path):
+    path = write(tmp_path, "[[lanes]]\nmodels=['add']\ntargets=['ethos-u55-128']\nsim='qemu'\n")
+    with pytest.raises(MatrixError, match="QEMU has no NPU"):
+        expand(load_matrix(path), load_catalogue())
+
+
+def test_auto_sim_picks_fvp_for_npu_and_qemu_for_m55(tmp_path):
+    path = write(tmp_path, "[[lanes]]\nmodels=['add']\ntargets=['ethos-u55-128','cortex-m55']\n")
+    sims = {c.target: (c.sim, c.sim_kind) for c in expand(load_matrix(path), load_catalogue())}
+    assert sims == {"ethos-u55-128": ("fvp-corstone-300-u55", "fvp"),
+                    "cortex-m55": ("qemu", "qemu")}
+
+
+def test_duplicate_cells_across_lanes_are_refused(tmp_path):
+    path = write(tmp_path, """
+[[lanes]]
+name = "a"
+models = ["add"]
+targets = ["cortex-m55"]
+[[lanes]]
+name = "b"
+mode = "compile"
+models = ["add"]
+targets = ["cortex-m55"]
+""")
+    with pytest.raises(MatrixError, match="appears in lanes a and b"):
+        expand(load_matrix(path), load_catalogue())
+
+
+def test_unknown_target_and_missing_file(tmp_path):
+    path = write(tmp_path, "[[lanes]]\nmodels=['add']\ntargets=['ethos-u55-100']\n")
+    with pytest.raises(Exception, match="ethos-u55-128|ethos-u55"):
+        expand(load_matrix(path), load_catalogue())
+    with pytest.raises(MatrixError, match="does not exist"):
+        load_matrix(tmp_path / "nope.toml")

@@ -1,0 +1,92 @@
+"""Reports: JUnit validates against the common schema; Markdown and HTML say what failed;
+matplotlib stays out of `import orchestrator` and draws on Agg."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import replay_stages
+
+from orchestrator.regress.engine import EngineOptions, execute
+from orchestrator.regress.html import render_html
+from orchestrator.regress.junit import render_junit
+from orchestrator.regress.markdown import render_markdown
+from orchestrator.regress.matrix import expand, load_matrix
+from orchestrator.regress.report import build_document
+from orchestrator.targets import load_catalogue
+
+XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"
+
+
+@pytest.fixture(scope="module")
+def document(tmp_path_factory):
+    """A report of the unit matrix with every kind of outcome (pass, xfail, skip, error)."""
+    tmp = tmp_path_factory.mktemp("report")
+    path = tmp / "unit.toml"
+    from conftest import UNIT_MATRIX
+
+    path.write_text(UNIT_MATRIX)
+    stages = replay_stages(failing_compiles={"mv2@ethos-u85-128": "Vela: op not supported"},
+                           missing_sims={"fvp": "FVP_Corstone_SSE-300_Ethos-U55 is not "
+                                                "installed; next: invoke setup"})
+    cells = expand(load_matrix(path), load_catalogue())
+    run = execute(cells, stages, EngineOptions("RUNX", tmp / "RUNX", jobs=2))
+    header = {"run_id": "RUNX", "matrix": {"name": "unit", "path": str(path)}, "shard": None,
+              "started_at": "2026-11-22T10:00:00+00:00", "options": {}}
+    return build_document(run, header)
+
+
+def test_junit_validates_against_the_common_schema(document):
+    xmlschema = pytest.importorskip("xmlschema", reason="pip install -e .[test] for xmlschema")
+    text = render_junit(document)
+    xmlschema.XMLSchema(str(XSD)).validate(text)
+    root = ET.fromstring(text)
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert len(cases) == len(document["cells"]) == 7
+    failure = cases["mv2@ethos-u85-128/fast"].find("failure")
+    assert failure.get("message") == "compile failed: Vela: op not supported"
+    assert "log: " + str(Path(document["cells"][-1]["out_dir"]).parents[1] / "compile" /
+                         "batch.log") in failure.text
+    skipped = cases["add@ethos-u55-128/default"].find("skipped")
+    assert skipped.get("message").startswith("FVP_Corstone_SSE-300_Ethos-U55 is not installed")
+    assert cases["add@cortex-m55/default"].find("skipped").get("message").startswith("xfail: ")
+    assert root.get("tests") == "7" and root.get("failures") == "1"
+
+
+def test_schema_rejects_a_broken_report():
+    xmlschema = pytest.importorskip("xmlschema", reason="pip install -e .[test] for xmlschema")
+    schema = xmlschema.XMLSchema(str(XSD))
+    assert not schema.is_valid("<testsuites><testsuite name='x'><testcase/></testsuite>"
+                               "</testsuites>")
+
+
+def test_markdown_lists_failures_first(document):
+    text = render_markdown(document)
+    assert text.startswith("## Regression `unit`: ❌ FAIL")
+    attention = text.split("### Needs attention")[1].split("|")[0]
+    assert "`mv2@ethos-u85-128/fast` **fail**: compile failed: Vela: op not supported" in attention
+    assert "| ⏭️ | `add@ethos-u55-128/default` | run | fvp-corstone-300-u55 |" in text
+
+
+def test_html_is_one_file_with_png_plots(document):
+    pytest.importorskip("matplotlib", reason="pip install -e .[report]")
+    text = render_html(document)
+    images = text.split("src='data:image/png;base64,")[1:]
+    assert images, "the report has cycle and memory plots"
+    for image in images:
+        assert base64.b64decode(image.split("'")[0])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<link" not in text and "<script" not in text
+    assert "FAIL" in text and "compile failed: Vela: op not supported" in text
+
+
+def test_importing_the_package_and_command_does_not_import_matplotlib():
+    code = ("import sys, orchestrator, orchestrator.regress.command;"
+            "print('matplotlib' in sys.modules, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
