@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch
 from orchestrator.setup.lock import installed_binary, read_lock
 
@@ -23,26 +23,12 @@ class BuildTools:
     toolchain_version: str
 
 
-def _pip_binary(module: str, name: str) -> Path:
-    """The binary shipped by the cmake/ninja Python packages (project dependencies)."""
-    try:
-        package = __import__(module)
-    except ImportError:
-        raise OrchestratorError(f"the Python package '{module}' is not installed",
-                                f"pip install {module}") from None
-    directory = package.CMAKE_BIN_DIR if module == "cmake" else package.BIN_DIR
-    path = Path(directory) / name
-    if not path.is_file():
-        raise OrchestratorError(f"{path} is missing", f"pip install --force-reinstall {module}")
-    return path
-
-
 def resolve_tools(scratch: Scratch) -> BuildTools:
     """Compilers recorded by `invoke setup`, CMake and Ninja from their Python packages."""
     return BuildTools(
         gcc=installed_binary(scratch, TOOLCHAIN, "arm-none-eabi-gcc"),
         gxx=installed_binary(scratch, TOOLCHAIN, "arm-none-eabi-g++"),
-        cmake=_pip_binary("cmake", "cmake"),
-        ninja=_pip_binary("ninja", "ninja"),
+        cmake=cmake_binary(),
+        ninja=ninja_binary(),
         toolchain_version=str(read_lock(scratch)[TOOLCHAIN].get("version", "")),
     )

@@ -1,0 +1,94 @@
+"""`invoke run`: one entry point, dispatched on the app. Each app handler builds, simulates
+and returns a RunResult; this module writes it under scratch/runs/<id>/ and prints it.
+
+Apps register here by name -> "module:function" (imported only when used); the ExecuTorch
+runner (issue #6) adds "runner" with its own handler reading RunRequest.model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestrator.cli import print_json, resolve
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch, scratch
+from orchestrator.results import RunResult, Status
+from orchestrator.targets.catalogue import unknown_name_error
+
+APPS: dict[str, str] = {
+    "selftest": "orchestrator.selftest:run_selftest",
+}
+RESULT_NAME = "result.json"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything `invoke run` was asked for; app handlers read what they need."""
+
+    target: str
+    app: str = "selftest"
+    sim: str | None = None
+    timeout_s: float = 60.0
+    idle_timeout_s: float = 20.0
+    build_type: str = "release"
+    options: tuple[str, ...] = ()
+    model: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def run_dir_for(work: Scratch, run_id: str) -> Path:
+    """scratch/runs/<run id>/."""
+    return work.runs / run_id
+
+
+def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
+    """Run the request's app handler; write result.json next to the transcript."""
+    if request.app not in APPS:
+        raise unknown_name_error("app", request.app, sorted(APPS), "invoke run --help")
+    work = (work or scratch()).ensure()
+    result: RunResult = resolve(APPS[request.app])(request, work)
+    run_dir = run_dir_for(work, result.run_id)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    result.artifacts.setdefault("result", str(run_dir / RESULT_NAME))
+    (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
+    return result
+
+
+def format_result(result: RunResult) -> str:
+    """A short table: verdict, target, cycles, memory, outputs, where the files are."""
+    rows = [("status", f"{result.status.value} ({result.classification.kind.value})"),
+            ("reason", result.reason),
+            ("target", f"{result.target.name} on {result.target.simulator}")]
+    if result.status is not Status.PASS:
+        rows.append(("next", result.classification.next_step))
+    if result.cpu is not None and result.cpu.total is not None:
+        rows.append(("cpu", f"{result.cpu.total} {result.cpu.source}"))
+    if result.memory is not None:
+        for name, pool in result.memory.pools.items():
+            rows.append((name, f"{pool.used} / {pool.size} bytes"))
+    if result.outputs:
+        rows.append(("outputs", f"{len(result.outputs)} tensors (exact)"))
+    rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def run_command(target: str, app: str = "selftest", sim: str | None = None,
+                timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
+                options: list[str] | None = None, model: str | None = None,
+                json: bool = False) -> int:
+    """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
+    if timeout <= 0 or idle_timeout <= 0:
+        raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
+                                "invoke run --help")
+    request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
+                         idle_timeout_s=float(idle_timeout), build_type=build_type,
+                         options=tuple(options or ()), model=model)
+    result = execute(request)
+    if json:
+        print_json(result.to_dict())
+    else:
+        print(format_result(result))
+    return 0 if result.status is Status.PASS else 1

@@ -1,0 +1,39 @@
+"""The selftest app's run: build it for the target, simulate it, turn the records into a
+RunResult (the adapter lives in orchestrator/sim/result.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orchestrator.build import build_firmware, config_for_target
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult
+from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.sim import choose_simulator, simulate
+from orchestrator.sim.result import run_result
+from orchestrator.sim.select import simulator_binary
+from orchestrator.targets import load_catalogue
+
+if TYPE_CHECKING:
+    from orchestrator.run import RunRequest
+
+
+def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
+    """Build (incrementally) and run the selftest; the verdict comes from its records."""
+    if request.model is not None:
+        raise OrchestratorError("the selftest app takes no model",
+                                f"invoke run --target {request.target} --app runner "
+                                f"--model {request.model}")
+    target = load_catalogue().target(request.target)
+    simulator = choose_simulator(target, request.sim)
+    binary = simulator_binary(work, simulator)
+    started = utc_now()
+    config = config_for_target(target.name, app="selftest", build_type=request.build_type,
+                               options=list(request.options))
+    build = build_firmware(work, config)
+    run_id = new_run_id()
+    simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
+                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                          expected_build_id=build.build_id, macs=target.macs)
+    return run_result(run_id, target, build, simulation, started_at=started)

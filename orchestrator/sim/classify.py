@@ -1,0 +1,101 @@
+"""The verdict of a protocol run: from the process outcome and the parsed records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestrator.protocol import ParsedStream
+from orchestrator.sim.process import ProcessOutcome
+
+MAX_EVIDENCE = 8
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why the run ended: a kind, the run status it implies, one-line summary, evidence."""
+
+    kind: str  # pass fail abort hard_fault timeout hang stale_firmware protocol_error
+    #            incomplete no_output
+    status: str  # pass fail error timeout
+    summary: str
+    evidence: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _tail(transcript: str, count: int = 3) -> list[str]:
+    lines = [line for line in transcript.replace("\r", "").splitlines() if line.strip()]
+    return lines[-count:]
+
+
+def _stopped(outcome: ProcessOutcome, stream: ParsedStream) -> Verdict | None:
+    if outcome.stopped_by == "deadline":
+        return Verdict("timeout", "timeout",
+                       f"the host deadline passed after {outcome.seconds:.1f} s "
+                       f"(the firmware never exited)", _tail(outcome.transcript),
+                       {"seconds": round(outcome.seconds, 3), "end_seen": stream.end is not None})
+    if outcome.stopped_by == "no_output":
+        return Verdict("hang", "timeout",
+                       "the no-output watchdog stopped a silent simulator "
+                       f"after {outcome.seconds:.1f} s", _tail(outcome.transcript),
+                       {"seconds": round(outcome.seconds, 3), "watchdog": "no_output"})
+    return None
+
+
+def _identity(stream: ParsedStream, outcome: ProcessOutcome,
+              expected_build_id: str | None) -> Verdict | None:
+    if stream.begin is None:
+        if not outcome.transcript.strip():
+            return Verdict("no_output", "error",
+                           f"the simulator printed nothing (exit status {outcome.exit_code})")
+        return Verdict("no_output", "error",
+                       f"no protocol begin record (exit status {outcome.exit_code})",
+                       _tail(outcome.transcript), {"problems": stream.problems[:5]})
+    if expected_build_id and stream.begin.build_id != expected_build_id:
+        return Verdict("stale_firmware", "error",
+                       f"the firmware that ran has build id {stream.begin.build_id[:12]}, "
+                       f"not the {expected_build_id[:12]} just built (stale or wrong ELF)",
+                       [], {"expected": expected_build_id, "reported": stream.begin.build_id})
+    return None
+
+
+def _fault(stream: ParsedStream) -> Verdict | None:
+    if not stream.faults:
+        return None
+    fault = stream.faults[0]
+    return Verdict("hard_fault", "error", fault.describe(), [fault.describe()], {
+        "fault": fault.kind, "causes": fault.causes,
+        "registers": {"pc": fault.pc, "lr": fault.lr, "xpsr": fault.xpsr,
+                      "cfsr": fault.cfsr, "hfsr": fault.hfsr},
+        "address": fault.address})
+
+
+def _ending(stream: ParsedStream, outcome: ProcessOutcome) -> Verdict:
+    end, code = stream.end, outcome.exit_code
+    if end is None:
+        return Verdict("incomplete", "error",
+                       f"the output stops before the end record (exit status {code})",
+                       _tail(outcome.transcript), {"problems": stream.problems[:5]})
+    if end.code is not None and code is not None and end.code != code:
+        return Verdict("protocol_error", "error",
+                       f"exit status {code} disagrees with the end record's code {end.code}")
+    if end.status == "pass" and code == 0:
+        if stream.complete:
+            return Verdict("pass", "pass", "the firmware reported pass and exited with 0")
+        return Verdict("protocol_error", "error",
+                       f"records were lost or damaged in transport ({stream.frames} of "
+                       f"{end.records} arrived intact)", stream.problems[:MAX_EVIDENCE])
+    failed = [check.name for check in stream.checks if not check.ok]
+    if end.status == "abort":
+        return Verdict("abort", "error", f"the firmware aborted (exit status {code})")
+    return Verdict("fail", "fail",
+                   f"the firmware reported {end.status}"
+                   + (f": failed checks {', '.join(failed)}" if failed else ""),
+                   [], {"failed_checks": failed, "exit_code": code})
+
+
+def judge(outcome: ProcessOutcome, stream: ParsedStream,
+          expected_build_id: str | None = None) -> Verdict:
+    """Stops first, then identity (stale ELF), faults, and finally how the run ended."""
+    return (_stopped(outcome, stream) or _identity(stream, outcome, expected_build_id)
+            or _fault(stream) or _ending(stream, outcome))

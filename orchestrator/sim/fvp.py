@@ -1,0 +1,60 @@
+"""The Corstone FVP command line, built from the catalogue's parameter prefixes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orchestrator.sim.data import DataFile
+from orchestrator.targets import Simulator
+
+
+@dataclass(frozen=True)
+class FvpOptions:
+    """Per-run FVP settings (upstream run_fvp.sh / runner_utils.py equivalents)."""
+
+    macs: int | None = None
+    timelimit_s: int | None = None
+    semihosting_cwd: Path | None = None
+    fast: bool = False
+    pmu_trace: Path | None = None
+    extra_params: tuple[str, ...] = field(default=())
+
+
+def fvp_parameters(simulator: Simulator, options: FvpOptions) -> list[str]:
+    """The `-C name=value` parameters, in upstream order."""
+    board, cpu, npu = simulator.board_prefix, simulator.cpu_prefix, simulator.npu_prefix
+    params = []
+    if options.macs is not None:
+        params.append(f"{npu}num_macs={options.macs}")
+    params += [f"{board}visualisation.disable-visualisation=1",
+               f"{board}telnetterminal0.start_telnet=0",
+               f"{board}uart0.out_file=-",
+               f"{board}uart0.shutdown_on_eot=1",
+               *simulator.extra_params]
+    if simulator.capabilities.semihosting:
+        params += [f"{cpu}semihosting-enable=1", f"{cpu}semihosting-stack_base=0",
+                   f"{cpu}semihosting-heap_limit=0"]
+        if options.semihosting_cwd is not None:
+            params.append(f"{cpu}semihosting-cwd={options.semihosting_cwd}")
+    npu_args = (["--fast"] if options.fast else []) + (
+        [f"--pmu-trace {options.pmu_trace}"] if options.pmu_trace else [])
+    if npu_args and simulator.capabilities.npu:
+        params.append(f"{npu}extra_args={' '.join(npu_args)}")
+    return params + list(options.extra_params)
+
+
+def fvp_command(simulator: Simulator, binary: Path, elf: Path, data: Sequence[DataFile] = (),
+                options: FvpOptions | None = None) -> list[str]:
+    """`<FVP> -C ... -a <elf> [--data file@addr] [--timelimit s]`."""
+    options = options or FvpOptions()
+    command = [str(binary)]
+    for param in fvp_parameters(simulator, options):
+        command += ["-C", param]
+    command += ["-a", str(elf)]
+    for item in data:
+        command += ["--data", f"{item.path}@0x{item.address:x}"]
+    if options.timelimit_s is not None:
+        command += ["--timelimit", str(options.timelimit_s)]
+    return command

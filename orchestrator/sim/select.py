@@ -1,0 +1,62 @@
+"""Pick the simulator for a target and refuse, with a reason, what it cannot do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.hosttools import qemu_binary
+from orchestrator.paths import Scratch
+from orchestrator.setup.lock import installed_binary
+from orchestrator.targets import Simulator, Target, load_catalogue
+
+
+def _named(requested: str) -> list[Simulator]:
+    """Catalogue simulators matching a kind ('qemu', 'fvp') or an exact name."""
+    simulators = load_catalogue().simulators.values()
+    return [sim for sim in simulators if requested in (sim.kind, sim.name)]
+
+
+def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
+                          needs_data: bool = False) -> None:
+    """Raise with the reason when `simulator` cannot honestly run `target`."""
+    others = ", ".join(sim.name for sim in target.simulators) or "none"
+    if needs_npu and not simulator.capabilities.npu:
+        raise OrchestratorError(
+            f"{simulator.name} has no Ethos-U NPU, so {target.name} cannot run on it "
+            f"(results would be fake)",
+            f"invoke run --target {target.name} --sim fvp (simulators for it: {others})")
+    if target.platform.name not in simulator.platforms:
+        raise OrchestratorError(
+            f"{simulator.name} cannot run platform {target.platform.name} of {target.name}",
+            f"use one of: {others} (invoke targets)")
+    if needs_data and not simulator.capabilities.data_loading:
+        raise OrchestratorError(f"{simulator.name} cannot load data files into memory",
+                                f"use one of: {others}")
+
+
+def choose_simulator(target: Target, requested: str | None = None,
+                     needs_npu: bool | None = None) -> Simulator:
+    """The simulator to use: the requested kind/name, else the target's first one."""
+    needs_npu = target.has_npu if needs_npu is None else needs_npu
+    if requested is None:
+        if not target.simulators:
+            raise OrchestratorError(f"no simulator can run {target.name}", "invoke targets")
+        chosen = target.simulators[0]
+    else:
+        candidates = _named(requested)
+        if not candidates:
+            names = sorted({sim.kind for sim in load_catalogue().simulators.values()})
+            raise OrchestratorError(f"unknown simulator '{requested}' (valid: "
+                                    f"{', '.join(names)} or a simulator name)", "invoke targets")
+        chosen = next((sim for sim in candidates if sim in target.simulators), candidates[0])
+    refuse_unless_capable(chosen, target, needs_npu=needs_npu)
+    return chosen
+
+
+def simulator_binary(scratch: Scratch, simulator: Simulator) -> Path:
+    """QEMU from the OS package; an FVP from the setup lock (artifact = simulator name)."""
+    if simulator.kind == "qemu":
+        return qemu_binary()
+    return installed_binary(scratch, simulator.name, simulator.binary,
+                            setup_hint=f"invoke setup --only {simulator.name}")

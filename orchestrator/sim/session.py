@@ -1,0 +1,55 @@
+"""One simulation: build the command, run it, parse the stream, judge the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from orchestrator.protocol import ParsedStream, StreamParser
+from orchestrator.sim.classify import Verdict, judge
+from orchestrator.sim.data import DataFile
+from orchestrator.sim.fvp import FvpOptions, fvp_command
+from orchestrator.sim.process import ProcessOutcome, clean_env, run_process
+from orchestrator.sim.qemu import qemu_command
+from orchestrator.targets import Simulator
+
+TRANSCRIPT = "transcript.log"
+COMMAND = "command.txt"
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Exit code, transcript, parsed records and the verdict of one simulator run."""
+
+    simulator: Simulator
+    command: list[str]
+    outcome: ProcessOutcome
+    stream: ParsedStream
+    verdict: Verdict
+
+
+def command_for(simulator: Simulator, binary: Path, elf: Path, data: Sequence[DataFile],
+                run_dir: Path, deadline_s: float, macs: int | None = None) -> list[str]:
+    """The simulator command line for this run."""
+    if simulator.kind == "qemu":
+        return qemu_command(simulator, binary, elf, data)
+    options = FvpOptions(macs=macs, timelimit_s=int(deadline_s) + 1, semihosting_cwd=run_dir)
+    return fvp_command(simulator, binary, elf, data, options)
+
+
+def simulate(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
+             data: Sequence[DataFile] = (), deadline_s: float = 60.0,
+             idle_s: float | None = 20.0, expected_build_id: str | None = None,
+             macs: int | None = None) -> SimulationResult:
+    """Run `elf` in `run_dir` (the semihosting cwd); transcript and command are kept there."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    command = command_for(simulator, binary, elf, data, run_dir, deadline_s, macs)
+    (run_dir / COMMAND).write_text(" ".join(command) + "\n")
+    parser = StreamParser()
+    outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
+                          deadline_s=deadline_s, idle_s=idle_s, consumer=parser.feed,
+                          env=clean_env(run_dir))
+    stream = parser.finish()
+    return SimulationResult(simulator, command, outcome, stream,
+                            judge(outcome, stream, expected_build_id))
