@@ -1,0 +1,91 @@
+"""The library entry points: compile one model, or many in one process (cache first)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orchestrator.aot import products as layout
+from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.options import resolve_options
+from orchestrator.aot.products import Product, load_product
+from orchestrator.aot.sources import resolve_model, tensor_files
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch, scratch
+
+
+def make_request(model: str, target: str, *, inputs: str | None = None,
+                 calibration: str | None = None, **options: Any) -> CompileRequest:
+    """Resolve names, files and options into a request (cheap: never imports torch)."""
+    resolved = resolve_options(target, **options)
+    if calibration and not resolved.quantize:
+        raise OrchestratorError("calibration data only applies to a quantized compile",
+                                "add --quantize int8 or drop --calibration")
+    return CompileRequest(model=resolve_model(model), options=resolved,
+                          inputs=tensor_files(inputs, "input"),
+                          calibration=tensor_files(calibration, "calibration"))
+
+
+def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
+    """The finished product for `request`, if it is already in scratch/models/."""
+    return load_product(where.models / request.key())
+
+
+def compile_request(request: CompileRequest, where: Scratch | None = None) -> Product:
+    """Return the cached product, or compile it (staged, then published atomically)."""
+    where = where or scratch()
+    found = cached_product(request, where)
+    if found is not None:
+        return found
+    from orchestrator.aot.compiler import build_product
+
+    final = where.models / request.key()
+    staging = layout.staging_directory(where.models, request.key())
+    try:
+        manifest = build_product(request, staging)
+        layout.write_json(staging / layout.MANIFEST, manifest)
+        layout.publish(staging, final)
+    except BaseException:
+        layout.discard(staging)
+        raise
+    product = load_product(final)
+    assert product is not None, f"published product {final} has no manifest"
+    return Product(directory=product.directory, manifest=product.manifest, cached=False)
+
+
+def compile_model(model: str, target: str, *, scratch_root: str | Path | None = None,
+                  inputs: str | None = None, calibration: str | None = None,
+                  **options: Any) -> Product:
+    """Compile `model` for `target` (see resolve_options for the options)."""
+    request = make_request(model, target, inputs=inputs, calibration=calibration, **options)
+    return compile_request(request, scratch(scratch_root))
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One result of a batch compile: a product, or the one-line error."""
+
+    request: CompileRequest
+    product: Product | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.product is not None
+
+
+def compile_many(requests: Iterable[CompileRequest], where: Scratch | None = None,
+                 keep_going: bool = True) -> list[BatchItem]:
+    """Compile many requests in this one process (torch is imported once, on first miss)."""
+    where = where or scratch()
+    results = []
+    for request in requests:
+        try:
+            results.append(BatchItem(request, product=compile_request(request, where)))
+        except OrchestratorError as error:
+            if not keep_going:
+                raise
+            results.append(BatchItem(request, error=error.message))
+    return results

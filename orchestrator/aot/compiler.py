@@ -1,0 +1,142 @@
+"""Compile one request into a product directory (imports torch; called only on a cache miss)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+from orchestrator.aot import products as layout
+from orchestrator.aot.delegation import delegation_report
+from orchestrator.aot.kernels import missing_kernels
+from orchestrator.aot.key import CompileRequest, tool_versions
+from orchestrator.aot.loading import load_calibration, load_model
+from orchestrator.aot.lowering import Lowered, emit, lower
+from orchestrator.aot.program_info import program_facts
+from orchestrator.aot.tensors import write_tensor
+from orchestrator.aot.vela_report import parse_vela_output
+from orchestrator.errors import OrchestratorError
+
+COMPILE_LOG = "compile.log"
+# Upstream v1.4.1 issues the run stage will meet; recorded in the manifest when they apply.
+PER_CHANNEL_ZP_ISSUE = ("quantized_decomposed::dequantize_per_channel.out reads int32 zero "
+                        "points as int64 in the v1.4.1 runtime")
+
+
+def _flatten_outputs(outputs: Any) -> list[Any]:
+    import torch
+
+    leaves, _ = torch.utils._pytree.tree_flatten(outputs)
+    return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
+
+
+def _run(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
+    import torch
+
+    with torch.no_grad():
+        return [t.detach().contiguous() for t in _flatten_outputs(model(*inputs))]
+
+
+def _layouts(facts: dict[str, Any], side: str, count: int) -> list[tuple[int, ...] | None]:
+    records = facts["methods"].get("forward", {}).get(side, [])
+    orders = [tuple(r["dim_order"]) if r.get("kind") == "tensor" else None for r in records]
+    return (orders + [None] * count)[:count]
+
+
+def _write_tensors(folder: Path, tensors: list[Any], orders: list[Any]) -> list[dict[str, Any]]:
+    return [write_tensor(folder, index, tensor.contiguous().numpy(), order).to_json()
+            for index, (tensor, order) in enumerate(zip(tensors, orders, strict=True))]
+
+
+def _vela_report(log_text: str, staging: Path) -> dict[str, Any] | None:
+    report = parse_vela_output(log_text)
+    if not report["partitions"]:
+        return None
+    layout.write_json(staging / layout.VELA_REPORT, report)
+    return report
+
+
+def _check_runnable(facts: dict[str, Any], request: CompileRequest) -> None:
+    operators = [op for method in facts["methods"].values() for op in method["operators"]]
+    missing = missing_kernels(operators)
+    if missing:
+        raise OrchestratorError(
+            f"model {request.model.name} needs operators that {request.options.target}'s "
+            f"runner has no kernel for: {', '.join(missing)}",
+            "change those ops in the model, or quantize it (--quantize int8)")
+
+
+def _known_issues(facts: dict[str, Any]) -> list[str]:
+    operators = {op for method in facts["methods"].values() for op in method["operators"]}
+    issues = []
+    if "quantized_decomposed::dequantize_per_channel.out" in operators:
+        issues.append(PER_CHANNEL_ZP_ISSUE)
+    return issues
+
+
+def _lower_and_save(request: CompileRequest,
+                    staging: Path) -> tuple[Lowered, Any, list[Any], dict[str, Any]]:
+    model, example = load_model(request.model, request.inputs, request.options.torchvision)
+    samples = load_calibration(request.calibration, example) if request.options.quantize \
+        else []
+    float_outputs = _run(model, example)
+    tosa = staging / layout.TOSA_DIR if request.options.tosa else None
+    lowered = lower(model, example, samples, request.options, request.model.name, tosa)
+    delegation = delegation_report(lowered.edge.exported_program().graph_module,
+                                   request.options.quantize is not None)
+    program = emit(lowered.edge, request.options, request.model.name)
+    (staging / layout.PTE).write_bytes(program.buffer)
+    return lowered, program, float_outputs, delegation
+
+
+def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
+                      facts: dict[str, Any]) -> dict[str, Any]:
+    orders = _layouts(facts, "inputs", len(lowered.inputs))
+    records = {"inputs": _write_tensors(staging / layout.INPUTS, list(lowered.inputs), orders)}
+    out_orders = _layouts(facts, "outputs", len(float_outputs))
+    records["reference_float"] = _write_tensors(staging / layout.REFERENCE_FLOAT,
+                                                float_outputs, out_orders)
+    if lowered.quantized_model is not None:
+        quantized_outputs = _run(lowered.quantized_model, lowered.inputs)
+        records["reference_quantized"] = _write_tensors(
+            staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders)
+    return records
+
+
+def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
+    """Compile `request` into `staging` and return its manifest (written last)."""
+    started = time.perf_counter()
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            lowered, program, float_outputs, delegation = _lower_and_save(request, staging)
+    finally:
+        (staging / COMPILE_LOG).write_text(captured.getvalue())
+    facts = program_facts(program.executorch_program)
+    _check_runnable(facts, request)
+    tensors = _write_references(staging, lowered, float_outputs, facts)
+    layout.write_json(staging / layout.DELEGATION_REPORT, delegation)
+    vela = _vela_report(captured.getvalue(), staging) if request.options.delegate else None
+    manifest = {
+        "schema": layout.MANIFEST_SCHEMA,
+        "key": request.key(),
+        "model": {"name": request.model.name, "kind": request.model.kind,
+                  "location": request.model.location, "digest": request.model.digest},
+        "target": request.options.target,
+        "options": request.options.to_json(),
+        "notes": list(request.options.notes),
+        "versions": tool_versions(),
+        "identity": request.identity(),
+        "pte_bytes": (staging / layout.PTE).stat().st_size,
+        "program": facts,
+        "tensors": tensors,
+        "delegation": {k: delegation[k] for k in ("status", "npu_op_count", "cpu_op_count",
+                                                   "delegated_partitions")},
+        "float_ops_after_quantization": delegation["float_ops_after_quantization"],
+        "vela": vela["totals"] if vela else None,
+        "known_issues": _known_issues(facts),
+        "compile_seconds": round(time.perf_counter() - started, 3),
+    }
+    return manifest

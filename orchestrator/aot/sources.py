@@ -1,0 +1,107 @@
+"""Name the model and its tensors by content, without importing torch (cache keys need it)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.targets.catalogue import unknown_name_error
+
+ZOO_DIR = Path(__file__).resolve().parent / "zoo"
+BUILTINS = ("add", "softmax", "convnet", "mv2")
+MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
+TENSOR_SUFFIXES = (".pt", ".pth", ".npy")
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """Where a model comes from and a digest of what defines it."""
+
+    kind: str          # "builtin", "file" (.py), "serialized" (.pt/.pth), "function"
+    name: str          # short name used in product names
+    location: str      # builtin name, absolute file path, or "module:function"
+    digest: str        # sha256 of the defining source or file bytes
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex sha256 of bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _builtin_ref(name: str) -> ModelRef:
+    source = ZOO_DIR / f"{name}.py"
+    common = ZOO_DIR / "common.py"
+    digest = sha256_bytes(source.read_bytes() + common.read_bytes())
+    return ModelRef(kind="builtin", name=name, location=name, digest=digest)
+
+
+def _file_ref(spec: str) -> ModelRef:
+    path = Path(spec).expanduser().resolve()
+    if not path.is_file():
+        raise OrchestratorError(f"model file {spec} does not exist",
+                                "check the path, or run invoke compile --model add")
+    kind = "file" if path.suffix == ".py" else "serialized"
+    return ModelRef(kind=kind, name=path.stem, location=str(path), digest=sha256_file(path))
+
+
+def _function_ref(spec: str) -> ModelRef:
+    module_name, _, function = spec.partition(":")
+    try:
+        found = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        found = None
+    if found is None or not found.origin or not Path(found.origin).is_file():
+        raise OrchestratorError(f"cannot find Python module '{module_name}' for model {spec}",
+                                "put it on PYTHONPATH or pass the .py file instead")
+    digest = sha256_bytes(Path(found.origin).read_bytes() + function.encode())
+    return ModelRef(kind="function", name=function, location=spec, digest=digest)
+
+
+def resolve_model(spec: str) -> ModelRef:
+    """A built-in name, a .py/.pt file, or 'module:function' -> ModelRef (no torch import)."""
+    if spec in BUILTINS:
+        return _builtin_ref(spec)
+    if spec.endswith(MODEL_FILE_SUFFIXES) or "/" in spec:
+        return _file_ref(spec)
+    if ":" in spec:
+        return _function_ref(spec)
+    raise unknown_name_error("model", spec, list(BUILTINS), "invoke compile --help")
+
+
+def tensor_files(spec: str | None, what: str) -> tuple[Path, ...]:
+    """A .pt/.npy file or a directory of them -> sorted paths (empty tuple for None)."""
+    if not spec:
+        return ()
+    path = Path(spec).expanduser().resolve()
+    if path.is_dir():
+        files = tuple(sorted(p for p in path.rglob("*") if p.suffix in TENSOR_SUFFIXES))
+        if not files:
+            raise OrchestratorError(f"{what} directory {spec} holds no .pt or .npy files",
+                                    f"save {what} with torch.save or numpy.save")
+        return files
+    if not path.is_file():
+        raise OrchestratorError(f"{what} file {spec} does not exist", "check the path")
+    if path.suffix not in TENSOR_SUFFIXES:
+        raise OrchestratorError(f"{what} file {spec} is not .pt, .pth or .npy",
+                                f"save {what} with torch.save or numpy.save")
+    return (path,)
+
+
+def files_digest(paths: tuple[Path, ...]) -> str:
+    """One digest over several files (names and bytes)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + sha256_file(path).encode())
+    return digest.hexdigest()
