@@ -80,7 +80,9 @@ def _scratch_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
         details["requested_bytes"] = _size(match[1])
     earlier = [p for p in facts.problems if p.kind is Kind.ALLOC_FAILURE]
     if earlier and earlier[-1].details.get("requested_bytes") == details.get("requested_bytes"):
+        available = earlier[-1].details.get("available_bytes", "unknown")
         earlier[-1].details.update(details)
+        earlier[-1].summary = f"{summary} ({available} B available)"
         return
     facts.problem(Kind.ALLOC_FAILURE, summary, line, **details)
 

@@ -10,7 +10,7 @@ from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
 from orchestrator.results.model import Kind
 
-SIMULATOR_NAME = re.compile(r"\b((?:FVP|VHT)_[A-Za-z0-9_-]+|qemu-system-\w+)")
+SIMULATOR_NAME = re.compile(r"\b((?:FVP|VHT)_[A-Za-z0-9_-]+|qemu-system-\w+)(?![\w/-])")
 LIMIT_WORDS = re.compile(r"cpu time|cycle|time ?limit|simulated time", re.IGNORECASE)
 EXECSTACK_NEXT_STEP = (
     "glibc 2.41+ refuses the FVP's executable-stack libraries: start it with "

@@ -1,0 +1,78 @@
+"""`invoke parse` end to end in real subprocesses: JSON that validates, table, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestrator.results import validate
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def invoke_parse(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `invoke parse ...` from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "invoke", "parse", *args],
+        cwd=REPO,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "kind", "exit_code"),
+    [
+        ("et-docs-v0.5.0-1.log", "pass", "success", 0),
+        ("et-issue-22316-1.log", "error", "launch_failure", 1),
+        ("et-issue-7568-1.log", "timeout", "cpu_time_limit", 1),
+    ],
+)
+def test_json_output_validates(name, status, kind, exit_code):
+    done = invoke_parse(f"tests/fixtures/transcripts/{name}", "--json")
+    assert done.returncode == exit_code, done.stderr
+    document = json.loads(done.stdout)
+    validate(document)
+    assert (document["status"], document["classification"]["kind"]) == (status, kind)
+    assert document["source"] == "upstream-log"
+
+
+def test_table_and_verdict_for_a_failure():
+    done = invoke_parse("tests/fixtures/transcripts/ultralytics-pr-24171-2.log")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:3] == ["status", "error", "(alloc_failure)"]
+    verdict = " ".join(done.stdout.split())
+    assert (
+        "ERROR (alloc_failure): the Ethos-U scratch buffer (8197520 B) did not fit in "
+        "temp_allocator (2000 B available)" in verdict
+    )
+    assert "next: the temp_allocator pool is too small" in verdict
+
+
+def test_target_labels_counters_when_the_log_printed_no_event_list():
+    done = invoke_parse(
+        "tests/fixtures/transcripts/lp-visualizing-ethosu-2.log",
+        "--json",
+        "--target",
+        "ethos-u85-128",
+    )
+    npu = json.loads(done.stdout)["npu"]
+    assert npu["event_source"].startswith("target catalogue")
+    assert [c["event"] for c in npu["counters"]][:2] == [
+        "ETHOSU_PMU_SRAM_RD_DATA_BEAT_RECEIVED",
+        "ETHOSU_PMU_SRAM_WR_DATA_BEAT_WRITTEN",
+    ]
+
+
+def test_missing_log_is_one_line_with_next_step(tmp_path):
+    done = invoke_parse(str(tmp_path / "nope.log"))
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("error: log file")
+    assert "next: pass the path of a saved console log" in done.stderr
