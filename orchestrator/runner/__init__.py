@@ -1,0 +1,1 @@
+"""The ExecuTorch runner stage: runtime build, runner ELF, memory areas, run and compare."""

@@ -1,0 +1,118 @@
+"""Compare the device's outputs with the host references: errors, SNR, top-1, exactness."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When an output passes. Integer outputs against an integer reference must be exact."""
+
+    atol: float = 1e-3
+    rtol: float = 1e-3
+    min_snr_db: float | None = None
+    require_top1: bool = False
+
+
+@dataclass(frozen=True)
+class OutputComparison:
+    """The numbers for one output and whether it passed."""
+
+    index: int
+    dtype: str
+    shape: tuple[int, ...]
+    max_abs_error: float
+    mean_abs_error: float
+    snr_db: float
+    exact: bool
+    top1_match: bool | None
+    passed: bool
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["shape"] = list(self.shape)
+        data["snr_db"] = None if math.isinf(self.snr_db) else self.snr_db
+        return data
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All outputs; passed only if every output passed and the counts agree."""
+
+    outputs: list[OutputComparison] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.reason and all(o.passed for o in self.outputs)
+
+
+def compare_outputs(device: Sequence[Any], reference: Sequence[Any],
+                    thresholds: Thresholds = Thresholds()) -> Comparison:
+    """Compare numpy arrays pairwise (device[i] with reference[i])."""
+    if len(device) != len(reference):
+        return Comparison(reason=f"device gave {len(device)} outputs, reference has "
+                                 f"{len(reference)}")
+    return Comparison([_compare_one(i, d, r, thresholds)
+                       for i, (d, r) in enumerate(zip(device, reference))])
+
+
+def _compare_one(index: int, device: Any, reference: Any, limits: Thresholds) -> OutputComparison:
+    import numpy as np
+
+    if tuple(device.shape) != tuple(reference.shape):
+        return OutputComparison(index, str(device.dtype), tuple(device.shape), math.inf, math.inf,
+                                -math.inf, False, None, False,
+                                f"shape {tuple(device.shape)} != reference {tuple(reference.shape)}")
+    got = device.astype(np.float64)
+    want = reference.astype(np.float64)
+    diff = np.abs(got - want)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    mean_abs = float(diff.mean()) if diff.size else 0.0
+    exact = bool(np.array_equal(device, reference))
+    top1 = _top1(got, want)
+    integer = device.dtype.kind in "iub" and reference.dtype.kind in "iub"
+    passed, reason = _verdict(integer, exact, max_abs, float(np.abs(want).max(initial=0.0)),
+                              _snr_db(want, got), top1, limits)
+    return OutputComparison(index, str(device.dtype), tuple(device.shape), max_abs, mean_abs,
+                            _snr_db(want, got), exact, top1, passed, reason)
+
+
+def _verdict(integer: bool, exact: bool, max_abs: float, ref_peak: float, snr: float,
+             top1: bool | None, limits: Thresholds) -> tuple[bool, str]:
+    if integer:
+        return exact, "" if exact else "integer output differs from the reference"
+    bound = limits.atol + limits.rtol * ref_peak
+    if max_abs > bound:
+        return False, f"max abs error {max_abs:.3g} > {bound:.3g}"
+    if limits.min_snr_db is not None and snr < limits.min_snr_db:
+        return False, f"SNR {snr:.1f} dB < {limits.min_snr_db} dB"
+    if limits.require_top1 and top1 is False:
+        return False, "top-1 class differs from the reference"
+    return True, ""
+
+
+def _snr_db(reference: Any, device: Any) -> float:
+    import numpy as np
+
+    noise = float(np.sum((reference - device) ** 2))
+    signal = float(np.sum(reference ** 2))
+    if noise == 0.0:
+        return math.inf
+    if signal == 0.0:
+        return -math.inf
+    return 10.0 * math.log10(signal / noise)
+
+
+def _top1(device: Any, reference: Any) -> bool | None:
+    """Top-1 agreement for classifier-like outputs (a batch of >=2 scores), else None."""
+    if device.ndim == 0 or device.shape[-1] < 2 or device.size != device.shape[-1] * (
+            device.size // device.shape[-1]) or device.ndim > 2:
+        return None
+    return bool((device.reshape(-1, device.shape[-1]).argmax(-1)
+                 == reference.reshape(-1, reference.shape[-1]).argmax(-1)).all())

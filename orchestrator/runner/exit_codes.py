@@ -1,0 +1,46 @@
+"""What the runner's semihosting exit status means (firmware/apps/runner/runner_exit.h and
+the platform's codes in firmware/platform/common/include/eor/platform.h)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RUNNER_EXIT = {
+    10: ("area", "the model or input area was empty or corrupt (were the files loaded?)"),
+    11: ("load", "the .pte could not be loaded by this runtime"),
+    12: ("allocation", "a memory pool is too small"),
+    13: ("method", "the method could not be loaded (missing kernel or delegate?)"),
+    14: ("input", "the inputs do not match the model's inputs"),
+    15: ("execution", "the model failed while executing"),
+    16: ("npu", "the Ethos-U NPU could not be initialised"),
+}
+PLATFORM_EXIT = {
+    0: ("pass", "the run completed"),
+    1: ("fail", "the program reported failure"),
+    3: ("abort", "the runtime aborted"),
+}
+FAULT_BASE = 64
+FAULT_KINDS = ("hard", "memmanage", "bus", "usage", "secure", "nmi")
+
+
+@dataclass(frozen=True)
+class ExitMeaning:
+    """A classified exit status."""
+
+    code: int | None
+    kind: str
+    text: str
+
+
+def classify_exit(code: int | None) -> ExitMeaning:
+    """Name the runner's exit status (None: the simulator never exited by itself)."""
+    if code is None:
+        return ExitMeaning(None, "no_exit", "the simulator did not exit by itself")
+    if code in RUNNER_EXIT:
+        return ExitMeaning(code, *RUNNER_EXIT[code])
+    if code in PLATFORM_EXIT:
+        return ExitMeaning(code, *PLATFORM_EXIT[code])
+    if FAULT_BASE <= code < FAULT_BASE + len(FAULT_KINDS):
+        kind = FAULT_KINDS[code - FAULT_BASE]
+        return ExitMeaning(code, "fault", f"the CPU took a {kind} fault")
+    return ExitMeaning(code, "unknown", f"unexpected exit status {code}")
