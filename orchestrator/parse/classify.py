@@ -54,7 +54,7 @@ def next_step_for(kind: Kind, details: dict[str, Any]) -> str:
     return kind_rules()[kind].next_step.format_map(values)
 
 
-def make(
+def make_classification(
     kind: Kind,
     summary: str,
     evidence: list[str],
@@ -97,7 +97,7 @@ def _from_problems(facts: LogFacts) -> Classification | None:
     summary = root.summary
     if facts.simulation.wrapper_verdict == "No problems found!":
         summary += FALSE_GREEN
-    return make(root.kind, summary, evidence, details, root.next_step)
+    return make_classification(root.kind, summary, evidence, details, root.next_step)
 
 
 def _from_stop(facts: LogFacts) -> Classification | None:
@@ -116,7 +116,7 @@ def _from_stop(facts: LogFacts) -> Classification | None:
         else "before the runner printed anything"
     )
     summary = f"the simulator stopped {where}: {reason}"
-    return make(
+    return make_classification(
         kind, summary, [f"Info: Simulation is stopping. Reason: {reason}."], {"stop_reason": reason}
     )
 
@@ -128,13 +128,15 @@ def _from_progress(facts: LogFacts) -> Classification:
         summary = "the runner completed"
         if "stop_limit" in facts.markers:
             summary += "; then the simulator hit its time limit (this runner does not stop it)"
-        return make(Kind.SUCCESS, summary, [])
+        return make_classification(Kind.SUCCESS, summary, [])
     if facts.simulation.host_timeout_s is not None:
         deadline = facts.simulation.host_timeout_s
         summary = f"no end-of-run marker within the host deadline of {deadline:g} s"
-        return make(Kind.TIMEOUT, summary, [])
+        return make_classification(Kind.TIMEOUT, summary, [])
     if "runner" in facts.markers or facts.outputs:
-        return make(Kind.INCOMPLETE, "the log ends before the runner reported completion", [])
+        return make_classification(
+            Kind.INCOMPLETE, "the log ends before the runner reported completion", []
+        )
     summary = "no runner output at all"
     if facts.vela is not None:
         summary += " (the log holds a Vela compile report only)"
@@ -142,7 +144,7 @@ def _from_progress(facts: LogFacts) -> Classification:
         summary += " (the simulator started but the runner printed nothing)"
     if facts.simulation.wrapper_verdict == "No problems found!":
         summary += FALSE_GREEN
-    return make(Kind.NO_OUTPUT, summary, [])
+    return make_classification(Kind.NO_OUTPUT, summary, [])
 
 
 def classify(facts: LogFacts) -> Classification:
@@ -150,7 +152,11 @@ def classify(facts: LogFacts) -> Classification:
     found = _from_problems(facts)
     if found is None and facts.log.errors:
         first = facts.log.errors[0]
-        found = make(Kind.UNKNOWN, f"an unrecognised error line: {first}", facts.log.errors)
+        found = make_classification(
+            Kind.UNKNOWN, f"an unrecognised error line: {first}", facts.log.errors
+        )
     if found is None and "run_failed" in facts.markers:
-        found = make(Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", [])
+        found = make_classification(
+            Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", []
+        )
     return found or _from_stop(facts) or _from_progress(facts)

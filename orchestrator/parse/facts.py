@@ -66,6 +66,16 @@ class LogFacts:
         self.problems.append(found)
         return found
 
+    def add_problem(self, kind: Kind, summary: str, evidence: str, **details: Any) -> Problem:
+        """Record a failure learnt elsewhere (protocol record, exit code) at the current line."""
+        found = Problem(kind, summary, evidence, self.log.lines, details)
+        self.problems.append(found)
+        return found
+
+    def mark_complete(self) -> None:
+        """Record that the runner finished (e.g. our protocol's end record said so)."""
+        self.mark("complete", self.log.lines)
+
     def error_line(self, text: str) -> None:
         """Keep an error-looking line (bounded)."""
         if len(self.log.errors) < MAX_KEPT_LINES:

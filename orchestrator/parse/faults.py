@@ -12,6 +12,9 @@ from orchestrator.results.model import Kind
 REGISTER = re.compile(
     r"\b([A-Za-z][A-Za-z0-9]*)(?:/[a-z0-9]+)?(?:[=:]\s*|\s+)(-?0x[0-9a-fA-F]+|-?\d+)\b"
 )
+# Error lines that are not ET_LOG: our runner's `F [runner] ...`, Ethos-U driver / Zephyr
+# `E: ...`, Zephyr `[time] <err> ...`, FVP `[critical]`, core_platform hard faults.
+ERROR_LINE = re.compile(r"^(?:[EF] \[[\w.-]+\] |E: |\[critical\]|Hard fault|\[[\d:.,]+\] <err> )")
 ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
 
 
@@ -127,6 +130,7 @@ class FaultLines(RuleConsumer):
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Keep error-level lines, then apply the fault rules."""
-        if line.is_problem_level or line.text.startswith(("[critical]", "Hard fault")):
+        if line.is_problem_level or ERROR_LINE.match(line.text):
             facts.error_line(line.text)
+            return super().feed(line, facts) or not line.is_et
         return super().feed(line, facts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from orchestrator.parse.consumer import RuleConsumer, flag, number, rule
+from orchestrator.parse.consumer import Handler, RuleConsumer, flag, number, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import EOT, LogLine
 from orchestrator.parse.status_codes import status_details
@@ -48,32 +48,41 @@ def _planned_buffer(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
     facts.memory_use().planned_buffers.append(int(match[1]))
 
 
-@rule(r"^Loading of method (\S+) failed with status (0x[0-9a-fA-F]+)")
-def _load_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    code = number(match[2])
-    summary = f"loading method {match[1]} failed with status {match[2]}"
-    facts.problem(Kind.METHOD_LOAD_FAILURE, summary, line, method=match[1], **status_details(code))
+STATUS = r"(?P<status>0x[0-9a-fA-F]+)"
 
 
-@rule(r"^Program loading failed @ \S+: (0x[0-9a-fA-F]+)")
-def _program_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    code = number(match[1])
-    summary = f"loading the program failed with status {match[1]}"
-    facts.problem(Kind.METHOD_LOAD_FAILURE, summary, line, **status_details(code))
+def status_failure(pattern: str, kind: Kind, what: str) -> tuple[re.Pattern[str], Handler]:
+    """A rule for '<what> failed with status 0x..' lines; `what` may use the named groups."""
+
+    def handle(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+        groups = {key: value for key, value in match.groupdict().items() if value}
+        code = number(groups.pop("status"))
+        summary = f"{what.format(**groups)} failed with status {match['status']}"
+        facts.problem(kind, summary, line, **groups, **status_details(code))
+
+    return re.compile(pattern), handle
 
 
-@rule(r"^(?:Failed to prepare inputs|load_bundled_input failed with status) (0x[0-9a-fA-F]+)")
-def _inputs_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    code = number(match[1])
-    summary = f"preparing the inputs failed with status {match[1]}"
-    facts.problem(Kind.EXECUTION_FAILURE, summary, line, **status_details(code))
-
-
-@rule(r"^Execution of method (\S+) failed with status (0x[0-9a-fA-F]+)")
-def _execution_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    code = number(match[2])
-    summary = f"executing method {match[1]} failed with status {match[2]}"
-    facts.problem(Kind.EXECUTION_FAILURE, summary, line, method=match[1], **status_details(code))
+STATUS_FAILURES = (
+    status_failure(
+        rf"^Loading of method (?P<method>\S+) failed with status {STATUS}",
+        Kind.METHOD_LOAD_FAILURE,
+        "loading method {method}",
+    ),
+    status_failure(
+        rf"^Program loading failed @ \S+: {STATUS}", Kind.METHOD_LOAD_FAILURE, "loading the program"
+    ),
+    status_failure(
+        rf"^(?:Failed to prepare inputs|load_bundled_input failed with status) {STATUS}",
+        Kind.EXECUTION_FAILURE,
+        "preparing the inputs",
+    ),
+    status_failure(
+        rf"^Execution of method (?P<method>\S+) failed with status {STATUS}",
+        Kind.EXECUTION_FAILURE,
+        "executing method {method}",
+    ),
+)
 
 
 @rule(r"^Problem running model")
@@ -115,10 +124,7 @@ class RunnerLifecycle(RuleConsumer):
         _method_pool,
         _fast_pool,
         _planned_buffer,
-        _load_failed,
-        _program_failed,
-        _inputs_failed,
-        _execution_failed,
+        *STATUS_FAILURES,
         _problem_running,
         _model_run,
         _output_count,

@@ -266,3 +266,38 @@ def test_typed_outputs_of_every_printed_dtype():
     assert (boolean.dtype, boolean.values) == ("bool", [True, False])
     assert (floating.dtype, floating.values, floating.exact) == ("float32", [1e-06], False)
     assert other.not_tensor and other.values == []
+
+
+def test_our_runner_abort_line_is_never_a_pass():
+    result = result_of([RUNNER_START, "F [runner] ExecuTorch aborted", COMPLETE])
+    assert result.classification.kind is Kind.UNKNOWN
+    assert result.log.errors == ["F [runner] ExecuTorch aborted"]
+    assert result.log.unknown_count == 0
+
+
+def test_external_problem_and_completion_from_the_protocol():
+    parser = UpstreamLogParser()
+    parser.feed_lines([RUNNER_START])
+    parser.facts.mark_complete()
+    assert result_from_facts(parser.facts).status is Status.PASS
+    parser.facts.add_problem(
+        Kind.HARD_FAULT, "fault record", "@@EOR1 fault kind=bus", registers={"pc": 4}
+    )
+    result = result_from_facts(parser.facts)
+    assert (result.classification.kind, result.classification.evidence) == (
+        Kind.HARD_FAULT,
+        ["@@EOR1 fault kind=bus"],
+    )
+    assert "0x00000004" in result.classification.next_step
+
+
+def test_zephyr_and_driver_error_lines_are_kept():
+    result = result_of(
+        [
+            "[00:00:00.010,000] <err> ethos_u: Failed to open device",
+            "E: something the driver said",
+            COMPLETE,
+        ]
+    )
+    assert result.classification.kind is Kind.UNKNOWN
+    assert len(result.log.errors) == 2
