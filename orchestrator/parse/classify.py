@@ -121,11 +121,23 @@ def _from_stop(facts: LogFacts) -> Classification | None:
     )
 
 
+def _what_it_reported(facts: LogFacts) -> str:
+    """' (2 outputs, NPU PMU report)' - what a completed run left to look at."""
+    parts = []
+    if facts.outputs:
+        parts.append(f"{len(facts.outputs)} output{'s' if len(facts.outputs) > 1 else ''}")
+    if facts.npu is not None:
+        parts.append("NPU PMU report")
+    if facts.comparison is not None and facts.comparison.passed:
+        parts.append("BundleIO match")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _from_progress(facts: LogFacts) -> Classification:
     """Classify a log without failure lines by how far the runner got."""
     done = completed_at(facts)
     if done is not None:
-        summary = "the runner completed"
+        summary = f"the runner completed{_what_it_reported(facts)}"
         if "stop_limit" in facts.markers:
             summary += "; then the simulator hit its time limit (this runner does not stop it)"
         return make_classification(Kind.SUCCESS, summary, [])
