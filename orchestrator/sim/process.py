@@ -24,6 +24,7 @@ KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 class ProcessOutcome:
     """How the process ended: its exit code, or why the host stopped it."""
 
+    pid: int
     exit_code: int | None
     stopped_by: str | None  # None (exited by itself), "deadline" or "no_output"
     seconds: float
@@ -143,6 +144,8 @@ def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s
     finally:
         _kill_stragglers(process.pid)
         drain.join(timeout=KILL_GRACE_S)
-    return ProcessOutcome(exit_code=None if stopped_by else exit_code, stopped_by=stopped_by,
-                          seconds=time.monotonic() - started, transcript="".join(drain.chunks),
-                          log_path=log_path)
+        if process.stdout is not None and not drain.is_alive():
+            process.stdout.close()
+    return ProcessOutcome(pid=process.pid, exit_code=None if stopped_by else exit_code,
+                          stopped_by=stopped_by, seconds=time.monotonic() - started,
+                          transcript="".join(drain.chunks), log_path=log_path)

@@ -10,6 +10,7 @@ from orchestrator.protocol import ParsedStream, StreamParser
 from orchestrator.sim.classify import Verdict, judge
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp import FvpOptions, fvp_command
+from orchestrator.sim.fvp_run import fvp_environment
 from orchestrator.sim.process import ProcessOutcome, clean_env, run_process
 from orchestrator.sim.qemu import qemu_command
 from orchestrator.targets import Simulator
@@ -30,26 +31,31 @@ class SimulationResult:
 
 
 def command_for(simulator: Simulator, binary: Path, elf: Path, data: Sequence[DataFile],
-                run_dir: Path, deadline_s: float, macs: int | None = None) -> list[str]:
+                run_dir: Path, deadline_s: float, macs: int | None = None, fast: bool = False,
+                pmu_trace: Path | None = None) -> list[str]:
     """The simulator command line for this run."""
     if simulator.kind == "qemu":
         return qemu_command(simulator, binary, elf, data)
-    options = FvpOptions(macs=macs, timelimit_s=int(deadline_s) + 1, semihosting_cwd=run_dir)
+    options = FvpOptions(macs=macs, timelimit_s=int(deadline_s) + 1, semihosting_cwd=run_dir,
+                         fast=fast, pmu_trace=pmu_trace)
     return fvp_command(simulator, binary, elf, data, options)
 
 
 def simulate(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
              data: Sequence[DataFile] = (), deadline_s: float = 60.0,
              idle_s: float | None = 20.0, expected_build_id: str | None = None,
-             macs: int | None = None) -> SimulationResult:
+             macs: int | None = None, fast: bool = False,
+             pmu_trace: Path | None = None) -> SimulationResult:
     """Run `elf` in `run_dir` (the semihosting cwd); transcript and command are kept there."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    command = command_for(simulator, binary, elf, data, run_dir, deadline_s, macs)
+    command = command_for(simulator, binary, elf, data, run_dir, deadline_s, macs, fast,
+                          pmu_trace)
+    extra_env = fvp_environment(binary) if simulator.kind == "fvp" else None
     (run_dir / COMMAND).write_text(" ".join(command) + "\n")
     parser = StreamParser()
     outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
                           deadline_s=deadline_s, idle_s=idle_s, consumer=parser.feed,
-                          env=clean_env(run_dir))
+                          env=clean_env(run_dir, extra_env))
     stream = parser.finish()
     return SimulationResult(simulator, command, outcome, stream,
                             judge(outcome, stream, expected_build_id))

@@ -77,7 +77,7 @@ void ethosu_inference_end(struct ethosu_driver *drv, void *user_arg) {
 void runner_npu_pmu_report(uint32_t runs) {
   (void)runs;
   runner_report_counter("npu_delegations", npu_inferences, "ethosu_driver");
-  eor_protocol_metric("npu_cycles", npu_cycles, "cycles", "ethosu_pmu");
+  eor_protocol_metric("ethosu_pmu_cycle_cntr", npu_cycles, "cycles", "ethosu_pmu");
   for (size_t i = 0; i < N_EVENTS; ++i) {
     runner_report_counter(event_names[i], event_counts[i], "ethosu_pmu");
   }

@@ -5,6 +5,8 @@
 #include "eor/protocol.h"
 #include "selftest.h"
 
+#define SELFTEST_AREA_HEAD 256 /* bytes of each fixed area the selftest checksums */
+
 #if EOR_SELFTEST_BLOAT > 0
 /* Deliberately oversized (overflow tests): lands in the DATA region's .bss. */
 volatile unsigned char selftest_bloat[EOR_SELFTEST_BLOAT];
@@ -21,6 +23,11 @@ static void report_memory(void) {
   eor_record_hex32(&record, "input_area", (uint32_t)(uintptr_t)input);
   eor_record_u64(&record, "input_size", input_size);
   eor_record_emit(&record);
+  /* What the simulator loaded into the fixed areas (data-loading check for the host). */
+  eor_protocol_metric("model_area_head_crc32", eor_crc32(0, model, SELFTEST_AREA_HEAD), "crc32",
+                      "model_area");
+  eor_protocol_metric("input_area_head_crc32", eor_crc32(0, input, SELFTEST_AREA_HEAD), "crc32",
+                      "input_area");
   eor_protocol_metric("heap_used", eor_heap_used(), "bytes", "sbrk");
   eor_protocol_metric("heap_size", eor_heap_size(), "bytes", "linker");
   eor_protocol_metric("stack_used", eor_stack_used(), "bytes", "paint");

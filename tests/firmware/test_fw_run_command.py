@@ -1,0 +1,68 @@
+"""`invoke build` / `invoke run` end to end: tables, exit codes, scratch/runs/<id>/ files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestrator.paths import repo_root
+from orchestrator.results import RunResult, Status, validation_errors
+from orchestrator.run import RunRequest, execute, run_command
+
+pytestmark = pytest.mark.slow
+
+
+def invoke(*args: str, scratch_root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(scratch_root)}
+    return subprocess.run([sys.executable, "-m", "invoke", *args], cwd=repo_root(), env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_run_writes_a_valid_result_with_transcript(use_scratch, qemu):
+    result = execute(RunRequest(target="cortex-m55", sim="qemu"), use_scratch)
+    run_dir = use_scratch.runs / result.run_id
+    document = json.loads((run_dir / "result.json").read_text())
+    assert validation_errors(document) == []
+    assert RunResult.from_dict(document).status is Status.PASS
+    assert (run_dir / "transcript.log").read_text().count("@@EOR1 ") > 50
+    assert (run_dir / "command.txt").read_text().startswith(str(qemu[1]))
+    assert document["classification"]["kind"] == "success"
+    assert document["cpu"]["source"] == "systick" and document["cpu"]["total"] > 0
+    assert document["memory"]["pools"]["stack"]["size"] == 0x8000
+    assert document["target"]["options"]["checks"]["mve_dot"] is True
+    assert document["outputs"][0]["exact"] is True and len(document["outputs"]) == 17
+    assert document["versions"]["simulator_version"].startswith(("7.", "8.", "9.", "10."))
+
+
+def test_fault_run_returns_one_and_records_the_cause(use_scratch, qemu, capsys):
+    code = run_command("cortex-m55", sim="qemu", options=["EOR_SELFTEST_BEHAVIOUR=fault"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "error (hard_fault)" in out and "arm-none-eabi-addr2line -f -e" in out
+
+
+def test_cli_build_then_run(use_scratch, qemu):
+    first = invoke("build", "--target", "cortex-m55", scratch_root=use_scratch.root)
+    assert first.returncode == 0, first.stderr
+    again = invoke("build", "--target", "cortex-m55", scratch_root=use_scratch.root)
+    assert "up to date" in again.stdout and "DTCM" in again.stdout
+    ran = invoke("run", "--target", "cortex-m55", "--sim", "qemu", scratch_root=use_scratch.root)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("status") and "pass (success)" in ran.stdout
+
+
+def test_cli_refuses_npu_on_qemu_in_one_line(use_scratch):
+    done = invoke("run", "--target", "ethos-u65-256", "--sim", "qemu",
+                  scratch_root=use_scratch.root)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "has no Ethos-U NPU" in done.stderr
+
+
+def test_selftest_refuses_a_model(use_scratch):
+    with pytest.raises(Exception, match="the selftest app takes no model"):
+        execute(RunRequest(target="cortex-m55", model="add"), use_scratch)

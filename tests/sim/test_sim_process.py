@@ -1,0 +1,103 @@
+"""The process abstraction on real processes: drain, watchdog, deadline, group kill, Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.sim.process import clean_env, run_process
+
+PY = sys.executable
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_output_is_drained_to_log_and_consumer(tmp_path):
+    seen: list[str] = []
+    script = "import sys\nfor i in range(2000): print('line', i)\nsys.exit(3)"
+    outcome = run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                          deadline_s=30, idle_s=10, consumer=seen.append)
+    assert outcome.exit_code == 3 and outcome.stopped_by is None
+    assert "".join(seen) == outcome.transcript == (tmp_path / "log").read_text()
+    assert outcome.transcript.count("\n") == 2000
+
+
+def test_consumer_errors_do_not_stop_the_drain(tmp_path):
+    def explode(_: str) -> None:
+        raise ValueError("consumer bug")
+
+    outcome = run_process([PY, "-c", "print('a'); print('b')"], cwd=tmp_path,
+                          log_path=tmp_path / "log", deadline_s=30, consumer=explode)
+    assert outcome.exit_code == 0 and "b" in outcome.transcript
+
+
+def test_no_output_watchdog_kills_the_whole_group(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = (f"import subprocess, time\n"
+              f"child = subprocess.Popen(['sleep', '300'])\n"
+              f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+              f"print('started', flush=True)\ntime.sleep(300)\n")
+    outcome = run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                          deadline_s=60, idle_s=1.0)
+    assert outcome.stopped_by == "no_output" and outcome.exit_code is None
+    assert outcome.seconds < 10 and "started" in outcome.transcript
+    assert not alive(outcome.pid) and not alive(int(pid_file.read_text()))
+
+
+def test_deadline_stops_a_chatty_process(tmp_path):
+    script = "import time\nwhile True:\n    print('tick', flush=True)\n    time.sleep(0.05)\n"
+    outcome = run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                          deadline_s=1.0, idle_s=5.0)
+    assert outcome.stopped_by == "deadline" and not alive(outcome.pid)
+    assert outcome.transcript.count("tick") > 3
+
+
+def test_sigterm_ignoring_process_is_killed(tmp_path):
+    script = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              "print('stubborn', flush=True)\ntime.sleep(300)\n")
+    outcome = run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                          deadline_s=1.0)
+    assert outcome.stopped_by == "deadline" and not alive(outcome.pid)
+
+
+def test_ctrl_c_kills_the_group_and_propagates(tmp_path):
+    pid_file = tmp_path / "pid"
+    script = (f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+              f"print('up', flush=True)\ntime.sleep(300)\n")
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                        deadline_s=60)
+    finally:
+        timer.cancel()
+    assert not alive(int(pid_file.read_text()))
+
+
+def test_environment_is_clean(tmp_path, monkeypatch):
+    monkeypatch.setenv("SECRET_TOKEN", "x")
+    env = clean_env(tmp_path, {"EXTRA": "1"})
+    assert "SECRET_TOKEN" not in env and env["HOME"] == str(tmp_path) and env["EXTRA"] == "1"
+    outcome = run_process([PY, "-c", "import os; print(sorted(os.environ))"], cwd=tmp_path,
+                          log_path=tmp_path / "log", deadline_s=30, env=env)
+    assert "SECRET_TOKEN" not in outcome.transcript and "EXTRA" in outcome.transcript
+
+
+def test_missing_binary_is_a_one_line_error(tmp_path):
+    with pytest.raises(OrchestratorError, match="cannot start /nonexistent/qemu"):
+        run_process(["/nonexistent/qemu"], cwd=tmp_path, log_path=tmp_path / "log",
+                    deadline_s=5)
