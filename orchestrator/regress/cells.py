@@ -40,6 +40,7 @@ class Cell:
     sim_kind: str | None = None
     expect: Expect = Expect.PASS
     expect_reason: str = ""
+    expect_kind: str | None = None
     weight: int = field(default=1, compare=False)
 
     @property

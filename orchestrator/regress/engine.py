@@ -144,7 +144,8 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
         outcome = outcomes.setdefault(
             request, CompileOutcome(False, "the batch compile returned nothing for it"))
         state = "cached" if outcome.cached else ("ok" if outcome.ok else "FAILED")
-        progress.advance("compile", f"{state} {request.model}@{request.target}")
+        options = ",".join(f"{k}={v}" for k, v in request.options) or "defaults"
+        progress.advance("compile", f"{state} {request.model}@{request.target} ({options})")
     return outcomes
 
 
@@ -198,7 +199,7 @@ def _compile_only(cell: Cell, compiled: CompileOutcome | None) -> RunResult:
     assert compiled is not None
     return RunResult(
         status=Status.PASS,
-        reason="compiled (compile-only cell: Vela estimates, not simulated)",
+        reason="compiled; compile-only cell (Vela estimates, not simulated)",
         classification=Classification(Kind.SUCCESS, "compile-only cell", "none"),
         model=cell.model,
         target=TargetInfo(cell.target, None, cell.option_dict),

@@ -10,16 +10,18 @@ from typing import Any
 from orchestrator._toml import load_toml
 from orchestrator.errors import OrchestratorError
 from orchestrator.regress.cells import Cell, Expect, Mode
+from orchestrator.results import Kind
 
 MATRIX_SCHEMA = 1
 DEFAULT_OPTIONS = "default"
 DEFAULT_TIMEOUT_S = 300.0
 MODE_WEIGHTS = {Mode.RUN: 10, Mode.APP: 6, Mode.COMPILE: 4}
 SIM_KINDS = ("qemu", "fvp", "auto")
+MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
 TOP_KEYS = {"schema", "name", "description", "baselines", "defaults", "options", "lanes",
             "expect", "tolerances"}
-LANE_KEYS = {"name", "mode", "models", "targets", "options", "sim", "timeout_s"}
-EXPECT_KEYS = {"models", "targets", "options", "lanes", "status", "reason"}
+LANE_KEYS = {"name", "mode", "models", "apps", "targets", "options", "sim", "timeout_s"}
+EXPECT_KEYS = {"models", "targets", "options", "lanes", "status", "reason", "kind"}
 
 
 class MatrixError(OrchestratorError):
@@ -32,6 +34,7 @@ class ExpectRule:
 
     status: Expect
     reason: str
+    kind: str | None = None
     models: tuple[str, ...] = ("*",)
     targets: tuple[str, ...] = ("*",)
     options: tuple[str, ...] = ("*",)
@@ -129,7 +132,8 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
     return Lane(
         name=str(entry.get("name", f"lane{index + 1}")),
         mode=Mode(mode),
-        models=tuple(_model(check, item, where) for item in entry.get("models", [])) or
+        models=tuple(_model(check, item, where)
+                     for item in entry.get("models", entry.get("apps", []))) or
         check.fail(f"{where} has no models"),
         targets=tuple(check.strings(entry.get("targets", []), f"{where} targets")) or
         check.fail(f"{where} has no targets"),
@@ -144,9 +148,17 @@ def _model(check: _Checker, item: Any, where: str) -> tuple[str, str]:
     if isinstance(item, dict):
         check.keys(item, {"name", "spec"}, f"{where} model {item}")
         check.require("spec" in item, f"{where} model {item} has no spec")
-        return str(item.get("name", _model_name(item["spec"]))), str(item["spec"])
+        spec = str(item["spec"])
+        return str(item.get("name", _model_name(spec))), _model_path(check, spec)
     check.require(isinstance(item, str) and bool(item), f"{where} model {item!r} is not a name")
-    return _model_name(item), item
+    return _model_name(item), _model_path(check, item)
+
+
+def _model_path(check: _Checker, spec: str) -> str:
+    """Model files are named relative to the matrix file; names and module:function as is."""
+    if ":" in spec or Path(spec).suffix not in MODEL_FILE_SUFFIXES:
+        return spec
+    return str((check.path.parent / spec).resolve())
 
 
 def _model_name(spec: str) -> str:
@@ -166,9 +178,13 @@ def _rule(check: _Checker, entry: Any, index: int) -> ExpectRule:
     status = Expect(check.choice(entry.get("status", ""), [e.value for e in Expect], where))
     reason = str(entry.get("reason", ""))
     check.require(status is Expect.PASS or bool(reason), f"{where} needs a reason for {status}")
+    kind = entry.get("kind")
+    if kind is not None:
+        check.choice(kind, [k.value for k in Kind], f"{where} kind")
+        check.require(status is Expect.XFAIL, f"{where}: kind only applies to status = 'xfail'")
     patterns = {key: tuple(check.strings(entry.get(key, ["*"]), f"{where} {key}"))
                 for key in ("models", "targets", "options", "lanes")}
-    return ExpectRule(status=status, reason=reason, **patterns)
+    return ExpectRule(status=status, reason=reason, kind=kind, **patterns)
 
 
 def _tolerances(check: _Checker, table: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -205,10 +221,10 @@ def expand(matrix: Matrix, catalogue: Any) -> list[Cell]:
 def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | None],
           model: str, spec: str, options_name: str) -> Cell:
     """One cell with its expectation resolved (the last matching rule wins)."""
-    expect, reason = Expect.PASS, ""
+    expect, reason, kind = Expect.PASS, "", None
     for rule in matrix.rules:
         if rule.matches(model, target, options_name, lane.name):
-            expect, reason = rule.status, rule.reason
+            expect, reason, kind = rule.status, rule.reason, rule.kind
     return Cell(
         model=model,
         model_spec=spec,
@@ -222,6 +238,7 @@ def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | 
         timeout_s=lane.timeout_s,
         expect=expect,
         expect_reason=reason,
+        expect_kind=kind,
         weight=MODE_WEIGHTS[lane.mode],
     )
 

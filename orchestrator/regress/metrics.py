@@ -65,7 +65,7 @@ def _memory(result: RunResult, metrics: dict[str, float]) -> None:
     for name, size in memory.allocations.items():
         _put(metrics, f"memory.alloc.{name}", size)
     for name, size in memory.image_sections.items():
-        _put(metrics, f"memory.section.{name}", size)
+        _put(metrics, f"memory.section.{name.lstrip('.')}", size)
 
 
 def _vela(result: RunResult, metrics: dict[str, float]) -> None:

@@ -65,6 +65,7 @@ class CellReport:
             "option_values": dict(cell.options), "mode": cell.mode.value, "lane": cell.lane,
             "sim": cell.sim, "sim_kind": cell.sim_kind, "timeout_s": cell.timeout_s,
             "expect": cell.expect.value, "expect_reason": cell.expect_reason,
+            "expect_kind": cell.expect_kind,
             "weight": cell.weight, "outcome": self.outcome.value, "reason": self.reason,
             "out_dir": self.out_dir, "log": self.log, "run_id": self.run_id,
             "metrics": self.metrics, "versions": self.versions,
@@ -91,6 +92,10 @@ def judge(cell: Cell, result: RunResult) -> tuple[Outcome, str]:
         if result.status is Status.PASS:
             return Outcome.XPASS, (f"expected to fail ({cell.expect_reason}) but passed; "
                                    "remove the xfail from the matrix")
+        kind = result.classification.kind.value
+        if cell.expect_kind and result.status is not Status.SKIPPED and kind != cell.expect_kind:
+            return Outcome.FAIL, (f"expected to fail as {cell.expect_kind} but ended as {kind}: "
+                                  f"{result.reason}")
         if result.status is not Status.SKIPPED:
             return Outcome.XFAIL, f"{cell.expect_reason} ({result.status.value}: {result.reason})"
     if result.status is Status.PASS:

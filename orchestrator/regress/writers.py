@@ -35,8 +35,10 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
     metrics = [name for name in HEADLINE_METRICS
                if any(name in cell.get("metrics", {}) for cell in cells)]
     table = Table(title=f"regress {document['matrix']['name']} ({document['run_id']})")
-    for column in ("outcome", "cell", "mode", "sim", *metrics, "reason"):
-        table.add_column(column, overflow="fold")
+    for column in ("outcome", "cell", "mode", "sim", *metrics):
+        table.add_column(column, overflow="fold", justify="right" if column in metrics else
+                         "left")
+    table.add_column("reason", overflow="ellipsis", max_width=60, no_wrap=True)
     for cell in cells:
         table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
                       cell["mode"], cell.get("sim") or "-",

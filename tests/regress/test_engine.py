@@ -114,3 +114,21 @@ def test_parallel_run_matches_serial(unit_matrix, tmp_path):
                  r.metrics) for r in engine_run.cells]
 
     assert comparable(serial) == comparable(parallel)
+
+
+def test_xfail_with_a_kind_fails_when_the_cell_fails_differently(tmp_path):
+    path = tmp_path / "m.toml"
+    path.write_text("""
+[[lanes]]
+models = ["add"]
+targets = ["cortex-m55"]
+sim = "qemu"
+[[expect]]
+status = "xfail"
+kind = "hard_fault"
+reason = "deliberate fault build"
+""")
+    stages = replay_stages()  # add@cortex-m55 replays an allocation failure, not a fault
+    report = run(path, tmp_path, stages).cells[0]
+    assert report.outcome is Outcome.FAIL
+    assert report.reason.startswith("expected to fail as hard_fault but ended as alloc_failure")

@@ -43,8 +43,8 @@ targets = ["cortex-m55"]
 """)
     cells = expand(load_matrix(path), load_catalogue())
     assert {(c.model, c.model_spec) for c in cells} == {
-        ("add", "add"), ("tiny_net", "nets/tiny_net.py"), ("make_net", "my.pkg.zoo:make_net"),
-        ("alias", "softmax")}
+        ("add", "add"), ("tiny_net", str(tmp_path / "nets" / "tiny_net.py")),
+        ("make_net", "my.pkg.zoo:make_net"), ("alias", "softmax")}
 
 
 @pytest.mark.parametrize("text, words", [
