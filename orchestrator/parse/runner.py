@@ -140,12 +140,6 @@ class RunnerLifecycle(RuleConsumer):
         (re.compile(rf"^{EOT}?$"), _end_of_transmission),
     )
 
-    def feed(self, line: LogLine, facts: LogFacts) -> bool:
-        """Every ET_LOG line proves the runner started; then apply the rules."""
-        if line.is_et:
-            facts.mark("runner", line.number)
-        return super().feed(line, facts)
-
 
 @rule(r"^Application exit code: (-?\d+)")
 def _exit_code(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:

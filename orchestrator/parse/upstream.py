@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from orchestrator.parse.vela import VelaOperatorTable, VelaSummary
 from orchestrator.parse.wrapper import WrapperLines
 
 PROTOCOL_PREFIX = "@@EOR"
+MAX_PENDING = 64 * 1024 * 1024  # a stream without newlines is cut here (ETDump lines are MBs)
 
 
 class ProtocolLines:
@@ -34,7 +36,7 @@ class ProtocolLines:
 
 
 def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
-    """One consumer per concern, in the order they see each line."""
+    """One consumer per concern; the first that recognises a line takes it."""
     return [
         ProtocolLines(),
         EtdumpBlocks(etdump_dir),
@@ -54,7 +56,11 @@ def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
 
 
 class UpstreamLogParser:
-    """Parses arm_executor_runner / run_fvp.sh / FVP / Zephyr / Vela output line by line."""
+    """Parses arm_executor_runner / run_fvp.sh / FVP / Zephyr / Vela output line by line.
+
+    Each line goes to the consumers in order until one recognises it; lines nobody
+    recognises are kept (bounded) as unknown. Nothing here raises on odd input.
+    """
 
     def __init__(
         self, etdump_dir: Path | None = None, consumers: list[Consumer] | None = None
@@ -62,6 +68,7 @@ class UpstreamLogParser:
         self.facts = LogFacts()
         self.consumers = consumers if consumers is not None else default_consumers(etdump_dir)
         self._pending = ""
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def feed(self, raw: str) -> None:
         """Consume one line (with or without its newline); never raises on odd input."""
@@ -69,9 +76,11 @@ class UpstreamLogParser:
         line = split_line(self.facts.log.lines, raw)
         if line.format and line.format not in self.facts.log.formats:
             self.facts.log.formats.append(line.format)
-        recognised = [consumer.feed(line, self.facts) for consumer in self.consumers]
-        if not any(recognised) and line.text.strip():
-            self.facts.unknown_line(line.text)
+        if line.is_et:
+            self.facts.mark("runner", line.number)
+        if not any(consumer.feed(line, self.facts) for consumer in self.consumers):
+            if line.text.strip():
+                self.facts.unknown_line(line.text)
 
     def feed_lines(self, lines: Iterable[str]) -> LogFacts:
         """Consume many lines; return the facts so far."""
@@ -82,14 +91,18 @@ class UpstreamLogParser:
     def feed_chunk(self, chunk: str | bytes) -> None:
         """Consume a chunk of a live stream; a trailing partial line waits for the next chunk."""
         if isinstance(chunk, bytes):
-            chunk = chunk.decode("utf-8", errors="replace")
+            chunk = self._decoder.decode(chunk)
         parts = (self._pending + chunk).split("\n")
         self._pending = parts.pop()
+        if len(self._pending) > MAX_PENDING:
+            parts.append(self._pending)
+            self._pending = ""
         for part in parts:
             self.feed(part)
 
     def finish(self) -> LogFacts:
         """Flush a trailing partial line and return the facts."""
+        self._pending += self._decoder.decode(b"", final=True)
         if self._pending:
             self.feed(self._pending)
             self._pending = ""

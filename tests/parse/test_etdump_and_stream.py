@@ -83,3 +83,14 @@ def test_live_facts_show_progress_before_the_end():
     assert "complete" not in parser.facts.markers
     parser.feed_chunk(b"ete, exiting.\n")
     assert "complete" in parser.facts.markers
+
+
+def test_utf8_split_across_chunks_is_decoded_whole():
+    data = "I [executorch:a.cpp:1] Model in 0x70000000 °C\n".encode()
+    cut = data.index("°".encode()) + 1
+    parser = UpstreamLogParser()
+    parser.feed_chunk(data[:cut])
+    parser.feed_chunk(data[cut:])
+    facts = parser.finish()
+    assert facts.runner["model_address"] == "0x70000000"
+    assert facts.log.lines == 1 and facts.log.unknown_count == 0
