@@ -19,6 +19,7 @@ from orchestrator.targets.catalogue import unknown_name_error
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
+    "runner": "orchestrator.runner.handler:run_runner",
 }
 RESULT_NAME = "result.json"
 
@@ -68,24 +69,36 @@ def format_result(result: RunResult) -> str:
     if result.memory is not None:
         for name, pool in result.memory.pools.items():
             rows.append((name, f"{pool.used} / {pool.size} bytes"))
+    if result.model:
+        rows.insert(2, ("model", result.model))
+    if result.npu is not None:
+        counters = ", ".join(f"{c.event or c.index}={c.value}" for c in result.npu.counters)
+        rows.append(("npu", f"{result.npu.cycles} NPU cycles; {counters}"))
     if result.outputs:
         rows.append(("outputs", f"{len(result.outputs)} tensors (exact)"))
+    if result.comparison is not None:
+        verdict = "PASS" if result.comparison.passed else "FAIL"
+        rows.append(("compare", f"{verdict} vs {result.comparison.reference} reference: max abs "
+                                f"{result.comparison.max_absolute_error:.3g}, mean abs "
+                                f"{result.comparison.mean_absolute_error:.3g}"))
     rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def run_command(target: str, app: str = "selftest", sim: str | None = None,
+def run_command(target: str, app: str | None = None, sim: str | None = None,
                 timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
                 options: list[str] | None = None, model: str | None = None,
-                json: bool = False) -> int:
+                json: bool = False, **extra: Any) -> int:
     """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
     if timeout <= 0 or idle_timeout <= 0:
         raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
                                 "invoke run --help")
+    app = app or ("runner" if model else "selftest")
     request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
                          idle_timeout_s=float(idle_timeout), build_type=build_type,
-                         options=tuple(options or ()), model=model)
+                         options=tuple(options or ()), model=model,
+                         extra={k: v for k, v in extra.items() if v is not None})
     result = execute(request)
     if json:
         print_json(result.to_dict())

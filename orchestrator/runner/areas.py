@@ -75,6 +75,6 @@ def unpack_inputs(blob: bytes) -> tuple[int, int, list[InputTensor]]:
     inputs = []
     for index in range(count):
         fields = _INPUT_DESC.unpack_from(blob, _INPUT_HEADER.size + index * _INPUT_DESC.size)
-        dtype, ndim, dims, offset, nbytes = fields[0], fields[1], fields[2:10], fields[10], fields[11]
+        dtype, ndim, dims, (offset, nbytes) = fields[0], fields[1], fields[2:10], fields[10:12]
         inputs.append(InputTensor(names[dtype], tuple(dims[:ndim]), blob[offset:offset + nbytes]))
     return nonce, runs, inputs

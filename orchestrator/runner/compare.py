@@ -59,16 +59,16 @@ def compare_outputs(device: Sequence[Any], reference: Sequence[Any],
         return Comparison(reason=f"device gave {len(device)} outputs, reference has "
                                  f"{len(reference)}")
     return Comparison([_compare_one(i, d, r, thresholds)
-                       for i, (d, r) in enumerate(zip(device, reference))])
+                       for i, (d, r) in enumerate(zip(device, reference, strict=True))])
 
 
 def _compare_one(index: int, device: Any, reference: Any, limits: Thresholds) -> OutputComparison:
     import numpy as np
 
     if tuple(device.shape) != tuple(reference.shape):
-        return OutputComparison(index, str(device.dtype), tuple(device.shape), math.inf, math.inf,
-                                -math.inf, False, None, False,
-                                f"shape {tuple(device.shape)} != reference {tuple(reference.shape)}")
+        why = f"shape {tuple(device.shape)} != reference {tuple(reference.shape)}"
+        return OutputComparison(index, str(device.dtype), tuple(device.shape), math.inf,
+                                math.inf, -math.inf, False, None, False, why)
     got = device.astype(np.float64)
     want = reference.astype(np.float64)
     diff = np.abs(got - want)

@@ -50,7 +50,8 @@ def runner_data() -> RunnerData:
     if defaults["kernel_set"] not in kernel_sets:
         raise OrchestratorError(f"runner.toml: default kernel set {defaults['kernel_set']} "
                                 "is not defined", f"fix {RUNNER_DATA}")
-    return RunnerData(int(raw["code"]["code_size"]), pools, kernel_sets, defaults["kernel_set"], defaults["build_type"])
+    return RunnerData(int(raw["code"]["code_size"]), pools, kernel_sets,
+                      defaults["kernel_set"], defaults["build_type"])
 
 
 def _pools(name: str, table: dict[str, Any]) -> Pools:

@@ -14,6 +14,21 @@ RUNNER_EXIT = {
     15: ("execution", "the model failed while executing"),
     16: ("npu", "the Ethos-U NPU could not be initialised"),
 }
+# RunResult classification kind per runner exit kind.
+RESULT_KIND = {"area": "launch_failure", "load": "method_load_failure",
+               "allocation": "alloc_failure", "method": "method_load_failure",
+               "input": "execution_failure", "execution": "execution_failure",
+               "npu": "npu_error"}
+NEXT_STEP = {
+    "area": "check the data files and addresses in {command}",
+    "load": "recompile the model with this ExecuTorch version: invoke compile --model {model}",
+    "allocation": "raise the pool named in {transcript}: invoke run ... --method-pool / "
+                  "--temp-pool <bytes>",
+    "method": "read the error lines in {transcript}; a missing kernel needs --kernel-set all",
+    "input": "recompile so the inputs match: invoke compile --model {model}",
+    "execution": "read the error lines in {transcript}",
+    "npu": "the ELF expects an Ethos-U NPU: run it on an FVP (invoke run --sim fvp)",
+}
 PLATFORM_EXIT = {
     0: ("pass", "the run completed"),
     1: ("fail", "the program reported failure"),

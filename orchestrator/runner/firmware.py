@@ -1,0 +1,90 @@
+"""The runner ELF for a target: the runtime libraries (cached per cpu / NPU config / build
+type / kernel set), then the firmware project's `runner` app linked against them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from orchestrator.build import BuildResult, build_firmware
+from orchestrator.build.config import BuildConfig, firmware_data
+from orchestrator.build.tools import resolve_tools
+from orchestrator.paths import Scratch
+from orchestrator.runner.config import Pools, kernel_ops, runner_data
+from orchestrator.runner.runtime import (
+    RuntimeBuild,
+    RuntimeConfig,
+    Toolchain,
+    build_runtime,
+)
+from orchestrator.runner.sources import resolve_sources
+from orchestrator.targets import Target
+
+
+@dataclass(frozen=True)
+class RunnerOptions:
+    """What selects one runner ELF besides the target."""
+
+    memory_mode: str
+    pools: Pools
+    kernel_set: str = "all"
+    build_type: str = "release"
+    jobs: int = 2
+
+
+@dataclass(frozen=True)
+class RunnerBuild:
+    """The runtime and the ELF built on it, with the seconds each step took."""
+
+    runtime: RuntimeBuild
+    firmware: BuildResult
+    seconds: dict[str, float]
+
+
+def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
+    """The runtime build a target needs (the NPU config selects the Ethos-U driver)."""
+    cmake_type = firmware_data()["build_types"][options.build_type]
+    npu = target.name if target.has_npu else "none"
+    return RuntimeConfig(target.platform.gcc_cpu, npu, cmake_type, options.kernel_set,
+                         kernel_ops(options.kernel_set))
+
+
+def runner_build_config(target: Target, options: RunnerOptions,
+                        runtime_dir: Path) -> BuildConfig:
+    """The firmware build of the runner app: pools, NPU base/IRQ and PMU events as options."""
+    pools = options.pools
+    values = {
+        "EOR_RUNTIME_DIR": str(runtime_dir),
+        "EOR_RUNNER_METHOD_POOL_SIZE": f"0x{pools.method_pool_size:x}",
+        "EOR_RUNNER_TEMP_POOL_SIZE": f"0x{pools.temp_pool_size:x}",
+        "EOR_RUNNER_TEMP_POOL_REGION": pools.temp_pool_region,
+        "EOR_RUNNER_FAST_SCRATCH_SIZE": f"0x{pools.fast_scratch_size:x}",
+        "EOR_RUNNER_CODE_SIZE": f"0x{runner_data().code_size:x}",
+    }
+    if target.has_npu:
+        platform = target.platform
+        values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
+                       "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),
+                       "EOR_RUNNER_PMU_EVENTS": ";".join(target.pmu_events)})
+    return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
+                       npu_config=target.name if target.has_npu else None,
+                       options=tuple(sorted(values.items())))
+
+
+def build_runner(work: Scratch, target: Target, options: RunnerOptions,
+                 sources: Mapping[str, Path] | None = None) -> RunnerBuild:
+    """Build (incrementally) the runtime and the runner ELF for `target`."""
+    tools = resolve_tools(work)
+    toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu)
+    trees = resolve_sources(work, sources, npu=target.has_npu)
+    started = time.perf_counter()
+    runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
+                            jobs=options.jobs)
+    runtime_done = time.perf_counter()
+    firmware = build_firmware(work, runner_build_config(target, options, runtime.build_dir),
+                              jobs=options.jobs)
+    return RunnerBuild(runtime, firmware,
+                       {"runtime": round(runtime_done - started, 3),
+                        "runner": round(time.perf_counter() - runtime_done, 3)})

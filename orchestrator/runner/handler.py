@@ -1,0 +1,115 @@
+"""`invoke run --app runner --model M`: compile, build the runner (cached), check the model
+fits, load it and its inputs into the simulator, run, parse, compare with the host."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult
+from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
+from orchestrator.runner.config import memory_mode_of, pools_for
+from orchestrator.runner.enrich import compare_with_reference, explain_exit, npu_pmu, pools
+from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
+from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
+from orchestrator.runner.request import RunnerRequest
+from orchestrator.sim import choose_simulator, simulate
+from orchestrator.sim.data import DataFile
+from orchestrator.sim.result import run_result
+from orchestrator.sim.select import simulator_binary
+from orchestrator.targets import Target, load_catalogue
+
+if TYPE_CHECKING:
+    from orchestrator.aot.products import Product
+    from orchestrator.run import RunRequest
+
+MODEL_FILE = "model_area.bin"
+INPUT_FILE = "input_area.bin"
+
+
+def run_runner(request: RunRequest, work: Scratch) -> RunResult:
+    """The whole runner flow for one model on one target."""
+    if not request.model:
+        raise OrchestratorError("the runner app needs a model",
+                                f"invoke run --target {request.target} --model mv2")
+    target = load_catalogue().target(request.target)
+    extra = RunnerRequest.from_extra(request.extra)
+    simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
+    binary = simulator_binary(work, simulator)
+    started = utc_now()
+    mode = memory_mode_of(target, extra.memory_mode)
+    product = compile_for(request.model, target, mode, extra, work)
+    options = RunnerOptions(mode, pools_for(mode, extra.method_pool, extra.temp_pool,
+                                            extra.fast_scratch),
+                            extra.kernel_set, request.build_type, extra.jobs)
+    build = build_runner(work, target, options, extra.sources)
+    run_id = new_run_id()
+    run_dir = work.runs / run_id
+    data = write_areas(run_dir, product, build, request, options)
+    simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
+                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                          expected_build_id=build.firmware.build_id, macs=target.macs)
+    result = run_result(run_id, target, build.firmware, simulation, started_at=started)
+    return finish(result, simulation.stream, product, target, build, request, extra, run_dir)
+
+
+def compile_for(model: str, target: Target, mode: str, extra: RunnerRequest,
+                work: Scratch) -> Product:
+    """The compiled model (cached by the compile stage)."""
+    from orchestrator.aot.api import compile_model
+
+    options: dict[str, Any] = {}
+    if extra.quantize:
+        options["quantize"] = extra.quantize
+    if target.has_npu and mode != target.memory_mode:
+        options["memory_mode"] = mode
+    return compile_model(model, target.name, scratch_root=work.root, **options)
+
+
+def input_tensors(product: Product) -> list[InputTensor]:
+    """The compile stage's inputs: raw bytes (in the program's dim order) with dtype/shape."""
+    return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
+
+
+def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: RunRequest,
+                options: RunnerOptions) -> list[DataFile]:
+    """Refuse a model that does not fit; write the two area files; return what to load."""
+    pte = product.pte.read_bytes()
+    inputs = pack_inputs(input_tensors(product), secrets.randbits(32))
+    model_addr, model_size = build.firmware.area("model_area")
+    input_addr, input_size = build.firmware.area("input_area")
+    rerun = f"invoke run --target {request.target} --model {request.model}"
+    check_fits(needs_for(program_facts_of(product.manifest), len(pte), len(inputs),
+                         options.pools, model_size, input_size), rerun)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / MODEL_FILE).write_bytes(pack_model(pte))
+    (run_dir / INPUT_FILE).write_bytes(inputs)
+    return [DataFile(run_dir / MODEL_FILE, model_addr), DataFile(run_dir / INPUT_FILE, input_addr)]
+
+
+def finish(result: RunResult, stream: Any, product: Product, target: Target, build: RunnerBuild,
+           request: RunRequest, extra: RunnerRequest, run_dir: Path) -> RunResult:
+    """Pools, NPU counters, exit meaning, comparison, build facts."""
+    from orchestrator.aot.tensors import load_array
+
+    result.model = request.model
+    result.memory = pools(stream, result.memory)
+    result.npu = npu_pmu(stream, target)
+    result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
+    result.target.options.update({"runtime": str(build.runtime.build_dir),
+                                  "kernel_set": extra.kernel_set,
+                                  "product": str(product.directory)})
+    result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
+                             "input_area": str(run_dir / INPUT_FILE)})
+    result = explain_exit(result, stream, request.model or "")
+    references = product.reference
+    if not stream.tensors or not references:
+        return result
+    which = "quantized" if product.reference_quantized else "float"
+    return compare_with_reference(result, stream, [load_array(r) for r in references],
+                                  [tuple(r.dim_order) for r in references], which,
+                                  extra.thresholds, run_dir)
