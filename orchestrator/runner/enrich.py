@@ -129,3 +129,25 @@ def explain_exit(result: RunResult, stream: ParsedStream, model: str) -> RunResu
                        kind=Kind(RESULT_KIND[kind]), summary=summary, next_step=next_step,
                        evidence=result.classification.evidence,
                        details={**result.classification.details, "runner_exit": kind}))
+
+
+FVP_KINDS = {"cpu_time_limit": Kind.CPU_TIME_LIMIT, "cycle_limit": Kind.CYCLE_LIMIT,
+             "launch_failure": Kind.LAUNCH_FAILURE}
+FVP_NEXT = {"cpu_time_limit": "raise the limit: invoke run ... --timeout <seconds>",
+            "cycle_limit": "raise the FVP's cycle/time limit, or run a smaller model",
+            "launch_failure": "check the FVP install: invoke doctor (then invoke setup --only fvp)"}
+
+
+def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
+    """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
+    from orchestrator.sim.fvp_run import fvp_stop, stop_reason
+
+    if result.simulation is not None:
+        result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
+    stop = fvp_stop(transcript)
+    if result.status is Status.PASS or stop is None:
+        return result
+    status = Status.TIMEOUT if stop.kind != "launch_failure" else Status.ERROR
+    return replace(result, status=status, reason=stop.summary, classification=Classification(
+        kind=FVP_KINDS[stop.kind], summary=stop.summary, next_step=FVP_NEXT[stop.kind],
+        evidence=[stop.evidence], details={"fvp_stop": stop.kind}))

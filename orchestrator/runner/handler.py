@@ -13,7 +13,13 @@ from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.enrich import compare_with_reference, explain_exit, npu_pmu, pools
+from orchestrator.runner.enrich import (
+    compare_with_reference,
+    explain_exit,
+    explain_fvp_stop,
+    npu_pmu,
+    pools,
+)
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.request import RunnerRequest
@@ -52,8 +58,11 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     data = write_areas(run_dir, product, build, request, options)
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
                           deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
-                          expected_build_id=build.firmware.build_id, macs=target.macs)
+                          expected_build_id=build.firmware.build_id, macs=target.macs,
+                          fast=extra.fast)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
+    if simulator.kind == "fvp":
+        result = explain_fvp_stop(result, simulation.outcome.transcript)
     return finish(result, simulation.stream, product, target, build, request, extra, run_dir)
 
 
