@@ -13,6 +13,7 @@ from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import load_catalogue
 
 if TYPE_CHECKING:
@@ -36,4 +37,5 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
                           deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
                           expected_build_id=build.build_id, macs=target.macs)
-    return run_result(run_id, target, build, simulation, started_at=started)
+    return run_result(run_id, target, build, simulation, started_at=started,
+                      simulator_version=simulator_version(work, binary))

@@ -35,8 +35,9 @@ def firmware_source() -> Path:
     return source
 
 
-def configure_arguments(config: BuildConfig, tools: BuildTools, build_dir: Path) -> list[str]:
-    """The cmake command line that configures `config` into `build_dir`."""
+def configure_definitions(config: BuildConfig, tools: BuildTools,
+                          build_dir: Path) -> list[str]:
+    """The cmake arguments (after the binary) that configure `config` into `build_dir`."""
     source = firmware_source()
     definitions = {
         "CMAKE_TOOLCHAIN_FILE": str(source / "cmake" / "arm-none-eabi-gcc.cmake"),
@@ -45,7 +46,7 @@ def configure_arguments(config: BuildConfig, tools: BuildTools, build_dir: Path)
         "EOR_GXX": str(tools.gxx),
         **config.definitions(),
     }
-    return [str(tools.cmake), "-G", "Ninja", "-S", str(source), "-B", str(build_dir),
+    return ["-G", "Ninja", "-S", str(source), "-B", str(build_dir),
             *(f"-D{name}={value}" for name, value in definitions.items())]
 
 
@@ -60,14 +61,14 @@ def _run(command: list[str], log: Path) -> subprocess.CompletedProcess[str]:
 
 def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
     """Configure unless the same arguments already produced build.ninja; True if it ran."""
-    arguments = configure_arguments(config, tools, build_dir)
+    arguments = configure_definitions(config, tools, build_dir)
     stamp = build_dir / CONFIGURE_STAMP
     if (build_dir / "build.ninja").is_file() and stamp.is_file():
         if json.loads(stamp.read_text()) == arguments:
             return False
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
-    done = _run(arguments, build_dir / "configure.log")
+    done = _run([str(tools.cmake), *arguments], build_dir / "configure.log")
     if done.returncode != 0:
         raise OrchestratorError(
             f"configuring {config.app} for {config.platform.name} failed: "

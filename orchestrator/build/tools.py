@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from orchestrator.hosttools import cmake_binary, ninja_binary
@@ -12,15 +13,18 @@ from orchestrator.setup.lock import installed_binary, read_lock
 TOOLCHAIN = "toolchain"
 
 
-@dataclass(frozen=True)
+@dataclass
 class BuildTools:
-    """Everything a firmware configure/build runs."""
+    """Everything a firmware configure/build runs (cmake is looked up only when needed)."""
 
     gcc: Path
     gxx: Path
-    cmake: Path
     ninja: Path
     toolchain_version: str
+
+    @cached_property
+    def cmake(self) -> Path:
+        return cmake_binary()
 
 
 def resolve_tools(scratch: Scratch) -> BuildTools:
@@ -28,7 +32,6 @@ def resolve_tools(scratch: Scratch) -> BuildTools:
     return BuildTools(
         gcc=installed_binary(scratch, TOOLCHAIN, "arm-none-eabi-gcc"),
         gxx=installed_binary(scratch, TOOLCHAIN, "arm-none-eabi-g++"),
-        cmake=cmake_binary(),
         ninja=ninja_binary(),
         toolchain_version=str(read_lock(scratch)[TOOLCHAIN].get("version", "")),
     )

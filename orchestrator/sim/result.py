@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from orchestrator.hosttools import tool_version
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
     Classification,
@@ -99,7 +98,7 @@ def memory(stream: ParsedStream, build: BuildResult) -> MemoryUse:
 
 
 def run_result(run_id: str, target: Target, build: BuildResult, simulation: SimulationResult,
-               started_at: str | None = None) -> RunResult:
+               started_at: str | None = None, simulator_version: str | None = None) -> RunResult:
     """Assemble the RunResult of one protocol run."""
     stream, outcome, verdict = simulation.stream, simulation.outcome, simulation.verdict
     run_dir = outcome.log_path.parent
@@ -114,7 +113,7 @@ def run_result(run_id: str, target: Target, build: BuildResult, simulation: Simu
             "checks": {c.name: c.ok for c in stream.checks}}),
         versions=Versions(toolchain=build.toolchain_version or None,
                           simulator=simulation.simulator.binary,
-                          simulator_version=tool_version(simulation.command[0]) or None),
+                          simulator_version=simulator_version),
         outputs=outputs(stream), cpu=cpu_cycles(stream), memory=memory(stream, build),
         simulation=Simulation(exit_code=outcome.exit_code, stop_reason=outcome.stopped_by,
                               completed=stream.end is not None,
