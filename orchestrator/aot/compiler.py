@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -105,15 +106,24 @@ def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
     return records
 
 
+def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) -> None:
+    """Everything the compile printed, then the warnings it raised (kept out of the console)."""
+    lines = [f"warning: {w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
+             for w in caught]
+    (staging / COMPILE_LOG).write_text(text + "\n".join(lines) + ("\n" if lines else ""))
+
+
 def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
     """Compile `request` into `staging` and return its manifest (written last)."""
     started = time.perf_counter()
     captured = io.StringIO()
     try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             lowered, program, float_outputs, delegation = _lower_and_save(request, staging)
     finally:
-        (staging / COMPILE_LOG).write_text(captured.getvalue())
+        _write_log(staging, captured.getvalue(), caught)
     facts = program_facts(program.executorch_program)
     _check_runnable(facts, request)
     tensors = _write_references(staging, lowered, float_outputs, facts)

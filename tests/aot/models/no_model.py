@@ -1,0 +1,3 @@
+"""A model file that forgot ModelUnderTest."""
+
+ModelInputs = ()
