@@ -145,3 +145,40 @@ def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=Fa
         inputs=inputs, calibration=calibration, system_config=system_config,
         memory_mode=memory_mode, vela_config=vela_config, vela_flags=vela_flags, tosa=tosa,
         strict_export=strict, torchvision=torchvision, json=json)
+
+
+@task(
+    help={
+        "matrix": "matrix TOML file (examples/regress/qemu.toml runs anywhere with QEMU)",
+        "jobs": "cells simulated in parallel (default: number of cores)",
+        "shard": "run only shard i/N of the cells (deterministic, balanced; for CI job matrices)",
+        "filter": "comma-separated globs on model, target, lane or cell key (e.g. 'mv2,*u85*')",
+        "rerun_failed": "run only the cells that failed in the last report",
+        "update_baselines": "record this run's metrics as the baselines and print the diff",
+        "baselines": "baselines JSON (default: the matrix's `baselines` key, else "
+                     "<matrix>.baselines.json)",
+        "require": "simulator kinds that must be present (fvp, qemu): their absence fails cells",
+        "json": "print the report document as JSON",
+        "quiet": "print nothing but errors (reports are still written)",
+    },
+)
+def regress(c, matrix=None, jobs=None, shard=None, filter=None, rerun_failed=False,
+            update_baselines=False, baselines=None, require=None, json=False, quiet=False):
+    """Run a regression matrix; reports go to scratch/runs/<run id>/, exit 1 if a cell failed."""
+    run("orchestrator.regress.command:regress_command", matrix=matrix, jobs=jobs, shard=shard,
+        filter=filter, rerun_failed=rerun_failed, update_baselines=update_baselines,
+        baselines=baselines, require=require, json=json, quiet=quiet)
+
+
+@task(
+    help={
+        "reports": "comma-separated report.json files (or run directories) of the shards",
+        "out": "directory for the merged reports (default: scratch/runs/<new run id>/)",
+        "json": "print the merged document as JSON",
+        "quiet": "print nothing but errors",
+    },
+)
+def regress_merge(c, reports=None, out=None, json=False, quiet=False):
+    """Merge `invoke regress --shard i/N` reports into one report and one verdict."""
+    run("orchestrator.regress.command:merge_command", reports=reports, out=out, json=json,
+        quiet=quiet)

@@ -30,19 +30,22 @@ EXIT_FAILED = 1
 KNOWN_REQUIREMENTS = ("fvp", "qemu")
 
 
-def regress_command(matrix: str, jobs: int | None = None, shard: str | None = None,
+def regress_command(matrix: str | None, jobs: int | str | None = None, shard: str | None = None,
                     filter: str | None = None, rerun_failed: bool = False,
                     update_baselines: bool = False, baselines: str | None = None,
                     require: str | None = None, json: bool = False, quiet: bool = False,
                     scratch_root: str | None = None, stages: Stages | None = None) -> int:
     """Run a matrix file; write report.json, junit.xml, summary.md, report.html; 1 iff failed."""
+    if not matrix:
+        raise OrchestratorError("invoke regress needs a matrix file",
+                                "invoke regress --matrix examples/regress/qemu.toml")
     tree = scratch(scratch_root).ensure()
     loaded = load_matrix(matrix)
     cells = select_cells(loaded, tree, filter, rerun_failed, shard)
     run_id = new_run_id()
     book = load_baselines(baselines_path(loaded, baselines))
     options = EngineOptions(run_id=run_id, run_dir=tree.runs / run_id,
-                            jobs=jobs or os.cpu_count() or 1, require=_require(require),
+                            jobs=_jobs(jobs), require=_require(require),
                             baselines=book, tolerances=loaded.tolerances)
     if stages is None:
         from orchestrator.regress.wiring import RealStages
@@ -82,6 +85,20 @@ def baselines_path(loaded: Matrix, override: str | None) -> Path:
     if override:
         return Path(override).expanduser().resolve()
     return loaded.baselines or loaded.path.with_suffix(".baselines.json")
+
+
+def _jobs(value: int | str | None) -> int:
+    """-j N (default: the number of cores)."""
+    if value in (None, ""):
+        return os.cpu_count() or 1
+    try:
+        jobs = int(value)
+    except (TypeError, ValueError):
+        jobs = 0
+    if jobs < 1:
+        raise OrchestratorError(f"-j {value} is not a positive number of parallel cells",
+                                "invoke regress -j 2 ...")
+    return jobs
 
 
 def _require(text: str | None) -> frozenset[str]:
@@ -149,7 +166,7 @@ def _step_summary(markdown: Path) -> None:
             handle.write(markdown.read_text(encoding="utf-8"))
 
 
-def merge_command(reports: str, out: str | None = None, json: bool = False,
+def merge_command(reports: str | None, out: str | None = None, json: bool = False,
                   quiet: bool = False, scratch_root: str | None = None) -> int:
     """Combine shard reports into one report and one verdict; 1 iff a cell failed."""
     from orchestrator.regress.merge import merge_documents, read_reports
