@@ -1,0 +1,171 @@
+"""The real thing, kept to one session: real firmware builds, real batch compiles with Vela,
+real QEMU runs, through `invoke regress` twice, then a tightened baseline and --require fvp."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from orchestrator.paths import scratch
+from orchestrator.regress.command import regress_command
+from orchestrator.regress.report import LAST_POINTER
+
+pytestmark = pytest.mark.slow
+
+GCC = Path("/usr/bin/arm-none-eabi-gcc")
+XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"
+MATRIX = """
+name = "qemu-small"
+[defaults]
+timeout_s = 60
+[options]
+fault = { build_options = ["EOR_SELFTEST_BEHAVIOUR=fault"] }
+[tolerances]
+"cpu.cycles" = { rel = 0.0, abs = 0 }
+
+[[lanes]]
+name = "selftest"
+mode = "app"
+apps = ["selftest"]
+targets = ["cortex-m55"]
+options = ["default", "fault"]
+sim = "qemu"
+
+[[lanes]]
+name = "cpu"
+models = ["add", "convnet"]
+targets = ["cortex-m55"]
+sim = "qemu"
+
+[[lanes]]
+name = "npu-compile"
+mode = "compile"
+models = ["add"]
+targets = ["ethos-u55-128", "ethos-u85-128"]
+
+[[lanes]]
+name = "fvp"
+mode = "app"
+apps = ["selftest"]
+targets = ["ethos-u55-128"]
+sim = "fvp"
+
+[[expect]]
+options = ["fault"]
+status = "xfail"
+kind = "hard_fault"
+reason = "deliberate hard fault"
+"""
+
+
+class Lane:
+    """The session's scratch, matrix and reports."""
+
+    def __init__(self, root: Path) -> None:
+        self.tree = scratch(root / "scratch").ensure()
+        self.matrix = root / "small.toml"
+        self.matrix.write_text(MATRIX)
+        self.baselines = root / "small.baselines.json"
+
+    def run(self, **flags) -> tuple[int, dict]:
+        code = regress_command(str(self.matrix), scratch_root=str(self.tree.root), quiet=True,
+                               **flags)
+        pointer = json.loads((self.tree.runs / LAST_POINTER).read_text())
+        return code, json.loads(Path(pointer["report"]).read_text())
+
+
+@pytest.fixture(scope="session")
+def lane(tmp_path_factory):
+    if not GCC.is_file() or not shutil.which("qemu-system-arm"):
+        pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm (apt-get install "
+                    "gcc-arm-none-eabi qemu-system-arm)")
+    pytest.importorskip("executorch", reason="needs executorch[ethos-u] (pip install -e .[aot])")
+    from orchestrator.setup.toolchain import adopt_system_toolchain
+
+    made = Lane(tmp_path_factory.mktemp("qemu-lane"))
+    adopt_system_toolchain(made.tree)
+    return made
+
+
+@pytest.fixture(scope="session")
+def first(lane):
+    """Serial run that records the baselines."""
+    return lane.run(jobs=1, update_baselines=True)
+
+
+@pytest.fixture(scope="session")
+def second(lane, first):
+    """Parallel run against those baselines: must reuse every build and compile."""
+    return lane.run(jobs=2)
+
+
+def cells(document):
+    return {cell["key"]: cell for cell in document["cells"]}
+
+
+def test_first_run_builds_compiles_and_simulates(first, lane):
+    code, document = first
+    assert code == 0, document["cells"]
+    by_key = cells(document)
+    selftest = by_key["selftest@cortex-m55/default"]
+    assert selftest["outcome"] == "pass" and selftest["metrics"]["cpu.cycles"] > 0
+    assert selftest["result"]["cpu"]["source"] == "systick"
+    fault = by_key["selftest@cortex-m55/fault"]
+    assert fault["outcome"] == "xfail" and fault["result"]["classification"]["kind"] == "hard_fault"
+    for target in ("ethos-u55-128", "ethos-u85-128"):
+        compiled = by_key[f"add@{target}/default"]
+        assert compiled["outcome"] == "pass" and compiled["metrics"]["vela.npu_cycles"] > 0
+        assert compiled["versions"]["vela"] and compiled["versions"]["executorch"]
+    fvp = by_key["selftest@ethos-u55-128/default"]
+    assert fvp["outcome"] == "skipped"
+    assert "fvp-corstone-300-u55 is not set up" in fvp["reason"]
+    assert "invoke setup --only fvp-corstone-300-u55" in fvp["reason"]
+    assert len(document["builds"]) == 2  # two distinct firmware configs, one build each
+    assert all(str(lane.tree.runs / document["run_id"] / "cells") in c["out_dir"]
+               for c in document["cells"])
+    assert (Path(selftest["out_dir"]) / "transcript.log").is_file()
+    assert lane.baselines.is_file()
+
+
+def test_second_run_reuses_builds_and_compiles_and_matches_serial(first, second):
+    code, document = second
+    assert code == 0
+    assert all(build["cached"] for build in document["builds"])
+    assert document["compiles"] and all(item["cached"] for item in document["compiles"])
+    serial, parallel = cells(first[1]), cells(document)
+    assert {k: (c["outcome"], c["metrics"]) for k, c in serial.items()} == {
+        k: (c["outcome"], c["metrics"]) for k, c in parallel.items()}
+    assert all(c["baseline"]["status"] == "ok" for c in parallel.values() if c["baseline"])
+
+
+def test_junit_of_a_real_run_validates(second, lane):
+    xmlschema = pytest.importorskip("xmlschema", reason="pip install -e .[test] for xmlschema")
+    junit = lane.tree.runs / second[1]["run_id"] / "junit.xml"
+    xmlschema.XMLSchema(str(XSD)).validate(str(junit))
+    assert "fvp-corstone-300-u55 is not set up" in junit.read_text()
+
+
+def test_tightened_baseline_fails_naming_metric_and_amount(lane, second):
+    book = json.loads(lane.baselines.read_text())
+    entry = book["entries"]["selftest@cortex-m55/default"]
+    measured = entry["metrics"]["cpu.cycles"]
+    entry["metrics"]["cpu.cycles"] = measured - 3  # as if an older toolchain had recorded it
+    lane.baselines.write_text(json.dumps(book))
+    code, document = lane.run(jobs=2, filter="selftest@cortex-m55/default")
+    assert code == 1 and document["verdict"] == "fail"
+    cell = cells(document)["selftest@cortex-m55/default"]
+    assert cell["outcome"] == "regressed"
+    expected = f"cpu.cycles {measured - 3} -> {measured} (+{3 / (measured - 3):.2%}"
+    assert expected in cell["reason"]
+    summary = (lane.tree.runs / document["run_id"] / "summary.md").read_text()
+    assert expected in summary
+
+
+def test_require_fvp_turns_the_skip_into_a_failure(lane, second):
+    code, document = lane.run(jobs=1, filter="selftest@ethos-u55-128/default", require="fvp")
+    cell = cells(document)["selftest@ethos-u55-128/default"]
+    assert code == 1 and cell["outcome"] == "error"
+    assert cell["reason"].startswith("--require fvp: fvp-corstone-300-u55 is not set up")
