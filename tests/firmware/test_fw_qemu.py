@@ -178,3 +178,9 @@ def test_semihosting_file_is_removed_after_the_roundtrip(passing):
     run_dir = passing.outcome.log_path.parent
     assert not (run_dir / "selftest-semihosting.txt").exists()
     assert os.path.getsize(run_dir / "transcript.log") > 0
+
+
+def test_stack_overflow_is_caught_by_the_stack_limit(qemu, builds, tmp_path):
+    result = run(qemu, builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=stack"), tmp_path)
+    assert result.outcome.exit_code == 64 and result.verdict.kind == "hard_fault"
+    assert "STKOF" in result.stream.faults[0].causes

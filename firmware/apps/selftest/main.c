@@ -43,6 +43,15 @@ static void provoke_fault(void) {
 }
 #endif
 
+#if defined(EOR_SELFTEST_STACK)
+/* Unbounded recursion: MSPLIM turns the overflow into a UsageFault (STKOF). */
+static unsigned recurse(unsigned depth) {
+  volatile unsigned char frame[256];
+  frame[0] = (unsigned char)depth;
+  return recurse(depth + 1) + frame[0];
+}
+#endif
+
 #if defined(EOR_SELFTEST_HANG)
 static void hang(void) {
   printf("selftest: hanging on purpose\n");
@@ -57,6 +66,9 @@ int main(void) {
   const uint64_t start = eor_cycles();
 #if defined(EOR_SELFTEST_FAULT)
   provoke_fault();
+#elif defined(EOR_SELFTEST_STACK)
+  printf("selftest: overflowing the stack\n");
+  recurse(0);
 #elif defined(EOR_SELFTEST_HANG)
   hang();
 #endif

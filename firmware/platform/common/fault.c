@@ -16,7 +16,9 @@ static const char *const fault_titles[] = {"Hard", "MemManage", "Bus", "Usage", 
 /* Each handler picks the stack the exception frame was pushed to and tail-calls the report. */
 #define EOR_FAULT_HANDLER(name, kind)                                                  \
   __attribute__((naked)) void name(void) {                                            \
-    __asm volatile("tst lr, #4\n"                                                     \
+    __asm volatile("movs r3, #0\n"                                                    \
+                   "msr msplim, r3\n" /* a stack-limit fault must not fault again */  \
+                   "tst lr, #4\n"                                                     \
                    "ite eq\n"                                                         \
                    "mrseq r0, msp\n"                                                  \
                    "mrsne r0, psp\n"                                                  \
