@@ -1,4 +1,7 @@
-"""Toolchain providers: the pinned Arm GNU Toolchain download or a system arm-none-eabi-gcc."""
+"""Toolchain providers: a system arm-none-eabi-gcc (version-checked) or the pinned Arm download.
+
+Either way the lock records absolute paths of every tool; later stages never use PATH order.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +12,24 @@ from typing import Any
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.setup.catalogue import (
+    Artifact,
+    host_build,
+    load_setup_catalogue,
+    version_tuple,
+)
+from orchestrator.setup.context import Context, download_entry, obtain_archive, relocate
+from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.lock import write_lock_entry
+from orchestrator.setup.unpack import safe_extract
 
 ARTIFACT = "toolchain"
 PREFIX = "arm-none-eabi-"
-BINARIES = ("gcc", "g++", "objcopy", "size", "nm", "ar", "as", "ld", "objdump", "readelf",
-            "ranlib", "strip")
+TOOLS = ("gcc", "g++", "objcopy", "size", "nm", "ar", "as", "ld", "objdump", "readelf",
+         "ranlib", "strip")
+REQUIRED = ("gcc", "g++", "objcopy", "size", "nm")
 SYSTEM_BIN_DIR = Path("/usr/bin")
-MIN_SYSTEM_VERSION = (12, 2)
+DEFAULT_MIN_VERSION = "12.2"
 SETUP_HINT = "invoke setup --only toolchain"
 APT_HINT = "sudo apt-get install gcc-arm-none-eabi libstdc++-arm-none-eabi-newlib"
 
@@ -24,7 +37,7 @@ APT_HINT = "sudo apt-get install gcc-arm-none-eabi libstdc++-arm-none-eabi-newli
 def binaries_in(bin_dir: Path) -> dict[str, str]:
     """Absolute paths of the arm-none-eabi-* tools present in `bin_dir`."""
     found = {}
-    for tool in BINARIES:
+    for tool in TOOLS:
         path = bin_dir / f"{PREFIX}{tool}"
         if path.is_file():
             found[f"{PREFIX}{tool}"] = str(path.absolute())
@@ -38,38 +51,76 @@ def gcc_version(gcc: Path) -> str:
                               timeout=30, check=False)
     except OSError as error:
         raise OrchestratorError(f"{gcc} cannot run on this host ({error.strerror})",
-                                SETUP_HINT) from None
+                                f"{SETUP_HINT} --toolchain-provider arm") from None
     version = done.stdout.strip()
     if done.returncode != 0 or not re.fullmatch(r"\d+(\.\d+)*", version):
         raise OrchestratorError(f"{gcc} -dumpfullversion failed: {done.stderr.strip()[:200]}",
-                                SETUP_HINT)
+                                f"{SETUP_HINT} --toolchain-provider arm")
     return version
 
 
-def version_tuple(version: str) -> tuple[int, ...]:
-    """'12.2.1' -> (12, 2, 1)."""
-    return tuple(int(part) for part in re.findall(r"\d+", version))
-
-
-def describe_bin_dir(bin_dir: Path, provider: str,
-                     min_version: tuple[int, ...] = MIN_SYSTEM_VERSION) -> dict[str, Any]:
-    """The lock entry for the toolchain in `bin_dir`, after checking tools and version."""
+def describe_bin_dir(bin_dir: Path, provider: str, min_version: str = DEFAULT_MIN_VERSION,
+                     exact: bool = False) -> dict[str, Any]:
+    """The lock entry for the toolchain in `bin_dir`, after checking its tools and version."""
     binaries = binaries_in(bin_dir)
-    missing = [f"{PREFIX}{tool}" for tool in ("gcc", "g++", "objcopy", "size", "nm")
-               if f"{PREFIX}{tool}" not in binaries]
+    missing = [f"{PREFIX}{tool}" for tool in REQUIRED if f"{PREFIX}{tool}" not in binaries]
     if missing:
-        raise OrchestratorError(f"{bin_dir} lacks {', '.join(missing)}", APT_HINT)
+        raise OrchestratorError(f"{bin_dir} lacks {', '.join(missing)}",
+                                f"{APT_HINT}, or {SETUP_HINT} --toolchain-provider arm")
     version = gcc_version(Path(binaries[f"{PREFIX}gcc"]))
-    if version_tuple(version) < min_version:
-        wanted = ".".join(map(str, min_version))
-        raise OrchestratorError(f"{bin_dir}/{PREFIX}gcc is {version}, older than {wanted}",
-                                f"{SETUP_HINT} --toolchain-provider arm")
-    return {"provider": provider, "version": version, "bin_dir": str(bin_dir),
-            "binaries": binaries}
+    wanted = version_tuple(min_version)[:2]
+    have = version_tuple(version)[:2]
+    if have < wanted or (exact and have != wanted):
+        raise OrchestratorError(
+            f"{bin_dir}/{PREFIX}gcc is {version}, "
+            f"{'not' if exact else 'older than'} {'.'.join(map(str, wanted))}",
+            f"{SETUP_HINT} --toolchain-provider arm --force")
+    return {"kind": "toolchain", "provider": provider, "version": version,
+            "bin_dir": str(bin_dir.absolute()), "binaries": binaries}
+
+
+def _min_version(artifact: Artifact | None) -> str:
+    """The oldest system GCC the pins accept."""
+    return (artifact.system_min_version if artifact else "") or DEFAULT_MIN_VERSION
 
 
 def adopt_system_toolchain(scratch: Scratch, bin_dir: Path = SYSTEM_BIN_DIR) -> dict[str, Any]:
     """Record the system arm-none-eabi-* tools (Debian's 12.2 here) in the lock; return it."""
-    entry = describe_bin_dir(bin_dir, provider="system")
+    artifact = load_setup_catalogue().artifacts.get(ARTIFACT)
+    entry = describe_bin_dir(bin_dir, provider="system", min_version=_min_version(artifact))
     write_lock_entry(scratch, ARTIFACT, entry)
     return entry
+
+
+def install_arm_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
+    """Download, verify and unpack the pinned Arm GNU Toolchain into scratch/tools/toolchain."""
+    build = host_build(artifact, ctx.host)
+    archive = obtain_archive(ctx, artifact, build)
+    target = ctx.install_dir(artifact.name)
+    staged = staging_dir(target)
+    try:
+        safe_extract(archive, artifact.archive, staged, f"{SETUP_HINT} --force")
+        bin_dir = staged / build.top_dir / artifact.bin_dir
+        entry = describe_bin_dir(bin_dir, provider="arm", min_version=artifact.version,
+                                 exact=True)
+        entry = {**download_entry(ctx, artifact, build, archive),
+                 **relocate(entry, staged, target)}
+        commit_install(staged, target, entry)
+    except BaseException:
+        discard(staged)
+        raise
+    return entry
+
+
+def provide_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
+    """Pick the provider (auto: a good system GCC, else the pinned download); return the entry."""
+    provider = ctx.options.toolchain_provider
+    bin_dir = ctx.options.toolchain_dir or SYSTEM_BIN_DIR
+    if provider == "system" or ctx.options.toolchain_dir is not None:
+        return describe_bin_dir(bin_dir, "system", _min_version(artifact))
+    if provider == "auto":
+        try:
+            return describe_bin_dir(bin_dir, "system", _min_version(artifact))
+        except OrchestratorError:
+            pass
+    return install_arm_toolchain(ctx, artifact)

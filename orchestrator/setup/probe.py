@@ -1,0 +1,100 @@
+"""`<fvp> --version` probes: classify why a binary cannot run and apply the known remedies."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orchestrator.setup.catalogue import Artifact
+
+PROBE_TIMEOUT = 30
+EXECSTACK_TUNABLE = "glibc.rtld.execstack=2"
+MAC_REMEDY = ("Corstone FVPs do not run on macOS: install https://github.com/Arm-Examples/"
+              "FVPs-on-Mac, then invoke setup --fvp-dir <fvp>=<its bin folder>")
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What `--version` told us: usable or not, the version, the env it needs, the remedy."""
+
+    ok: bool
+    version: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    problem: str = ""
+    remedy: str = ""
+
+
+def runtime_env(artifact: Artifact, root: Path) -> dict[str, str]:
+    """Environment an FVP needs to start (Corstone-320's bundled python)."""
+    if not artifact.bundled_python or not (root / artifact.bundled_python).is_dir():
+        return {}
+    python = root / artifact.bundled_python
+    return {"PYTHONHOME": str(python), "LD_LIBRARY_PATH": str(python / "lib")}
+
+
+def _merged_env(extra: dict[str, str]) -> dict[str, str]:
+    """os.environ plus `extra`, prepending path-like variables instead of replacing them."""
+    env = dict(os.environ)
+    for key, value in extra.items():
+        if key in ("LD_LIBRARY_PATH", "GLIBC_TUNABLES") and env.get(key):
+            env[key] = f"{value}:{env[key]}"
+        else:
+            env[key] = value
+    return env
+
+
+def _run_version(binary: Path, extra: dict[str, str]) -> tuple[int | None, str]:
+    """(exit code or None when it could not start, combined output)."""
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT, env=_merged_env(extra), check=False,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, f"did not answer --version within {PROBE_TIMEOUT} s"
+    except OSError as error:
+        if error.errno == errno.ENOEXEC:
+            return None, "exec format error"
+        return None, error.strerror or str(error)
+    return done.returncode, (done.stdout + done.stderr)
+
+
+def _remedy(output: str, host: str, binary: Path) -> tuple[str, str]:
+    """(problem, remedy) for a failed probe."""
+    first = output.strip().splitlines()[0][:160] if output.strip() else "exited with an error"
+    if host.startswith("darwin"):
+        return f"cannot run on macOS ({first})", MAC_REMEDY
+    if "exec format error" in output.lower():
+        return (f"is built for another CPU than {host}",
+                "install this host's build: invoke setup --only <fvp> --force --archive "
+                "<fvp>=<archive for this host>")
+    if "libpython" in output:
+        return (f"cannot load its bundled python ({first})",
+                "reinstall so the package's python/ folder is present (PYTHONHOME and "
+                "LD_LIBRARY_PATH point at it): invoke setup --only <fvp> --force")
+    if "executable stack" in output:
+        return (f"is refused by this glibc ({first})",
+                f"run it with GLIBC_TUNABLES={EXECSTACK_TUNABLE} (setup already tried this)")
+    return f"failed --version ({first})", f"run {binary} --version to see why"
+
+
+def probe_fvp(binary: Path, env: dict[str, str], host: str, name: str) -> ProbeResult:
+    """Run `binary --version`; retry with the glibc execstack tunable when that is the fault."""
+    if not binary.is_file():
+        return ProbeResult(False, problem="is missing after install",
+                           remedy=f"invoke setup --only {name} --force")
+    code, output = _run_version(binary, env)
+    if code != 0 and "executable stack" in output:
+        retry_env = {**env, "GLIBC_TUNABLES": EXECSTACK_TUNABLE}
+        code, retry_output = _run_version(binary, retry_env)
+        if code == 0:
+            env, output = retry_env, retry_output
+    if code == 0:
+        match = re.search(r"Fast Models \[([^\]\s]+)", output)
+        return ProbeResult(True, version=match.group(1) if match else output.strip()[:80],
+                           env=env)
+    problem, remedy = _remedy(output, host, binary)
+    return ProbeResult(False, problem=problem, remedy=remedy.replace("<fvp>", name))
