@@ -16,7 +16,7 @@ class Verdict:
     """Why the run ended: a kind, the run status it implies, one-line summary, evidence."""
 
     kind: str  # pass fail abort hard_fault timeout hang stale_firmware protocol_error
-    #            incomplete no_output
+    #            incomplete no_output launch_failure
     status: str  # pass fail error timeout
     summary: str
     evidence: list[str] = field(default_factory=list)
@@ -42,21 +42,29 @@ def _stopped(outcome: ProcessOutcome, stream: ParsedStream) -> Verdict | None:
     return None
 
 
-def _identity(stream: ParsedStream, outcome: ProcessOutcome,
-              expected_build_id: str | None) -> Verdict | None:
-    if stream.begin is None:
-        if not outcome.transcript.strip():
-            return Verdict("no_output", "error",
-                           f"the simulator printed nothing (exit status {outcome.exit_code})")
-        return Verdict("no_output", "error",
-                       f"no protocol begin record (exit status {outcome.exit_code})",
-                       _tail(outcome.transcript), {"problems": stream.problems[:5]})
-    if expected_build_id and stream.begin.build_id != expected_build_id:
-        return Verdict("stale_firmware", "error",
-                       f"the firmware that ran has build id {stream.begin.build_id[:12]}, "
-                       f"not the {expected_build_id[:12]} just built (stale or wrong ELF)",
-                       [], {"expected": expected_build_id, "reported": stream.begin.build_id})
-    return None
+def _stale(stream: ParsedStream, expected_build_id: str | None) -> Verdict | None:
+    if stream.begin is None or not expected_build_id:
+        return None
+    if stream.begin.build_id == expected_build_id:
+        return None
+    return Verdict("stale_firmware", "error",
+                   f"the firmware that ran has build id {stream.begin.build_id[:12]}, "
+                   f"not the {expected_build_id[:12]} just built (stale or wrong ELF)",
+                   [], {"expected": expected_build_id, "reported": stream.begin.build_id})
+
+
+def _no_begin(stream: ParsedStream, outcome: ProcessOutcome) -> Verdict | None:
+    if stream.begin is not None:
+        return None
+    code = outcome.exit_code
+    if not outcome.transcript.strip():
+        return Verdict("no_output", "error", f"the simulator printed nothing (exit status {code})")
+    if code not in (None, 0) and stream.frames == 0:
+        return Verdict("launch_failure", "error",
+                       f"the simulator failed before the firmware reported (exit status {code})",
+                       _tail(outcome.transcript))
+    return Verdict("no_output", "error", f"no protocol begin record (exit status {code})",
+                   _tail(outcome.transcript), {"problems": stream.problems[:5]})
 
 
 def _fault(stream: ParsedStream) -> Verdict | None:
@@ -96,6 +104,6 @@ def _ending(stream: ParsedStream, outcome: ProcessOutcome) -> Verdict:
 
 def judge(outcome: ProcessOutcome, stream: ParsedStream,
           expected_build_id: str | None = None) -> Verdict:
-    """Stops first, then identity (stale ELF), faults, and finally how the run ended."""
-    return (_stopped(outcome, stream) or _identity(stream, outcome, expected_build_id)
-            or _fault(stream) or _ending(stream, outcome))
+    """Host stops first, then a stale ELF, faults, a missing begin, and how the run ended."""
+    return (_stopped(outcome, stream) or _stale(stream, expected_build_id) or _fault(stream)
+            or _no_begin(stream, outcome) or _ending(stream, outcome))

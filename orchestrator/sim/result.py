@@ -33,6 +33,7 @@ KINDS = {
     "hard_fault": Kind.HARD_FAULT, "timeout": Kind.TIMEOUT, "hang": Kind.TIMEOUT,
     "stale_firmware": Kind.UNKNOWN, "protocol_error": Kind.INCOMPLETE,
     "incomplete": Kind.INCOMPLETE, "no_output": Kind.NO_OUTPUT,
+    "launch_failure": Kind.LAUNCH_FAILURE,
 }
 NEXT_STEPS = {
     "pass": "nothing to do",
@@ -46,6 +47,7 @@ NEXT_STEPS = {
     "protocol_error": "re-run; if records keep getting lost read {transcript}",
     "incomplete": "read the end of {transcript} to see where it stopped",
     "no_output": "check the simulator and the ELF: invoke doctor, then read {transcript}",
+    "launch_failure": "read the simulator's error in {transcript}, then check it: invoke doctor",
 }
 CYCLE_NOTES = {
     "systick": "SysTick ticks of the simulated system clock; under QEMU -icount shift=0 they "
