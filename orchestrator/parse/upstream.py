@@ -11,28 +11,17 @@ from orchestrator.parse.consumer import Consumer
 from orchestrator.parse.etdump import EtdumpBlocks
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.faults import FaultLines
-from orchestrator.parse.lines import LogLine, split_line
+from orchestrator.parse.lines import split_line
 from orchestrator.parse.memory import AllocatorStats, ImageSections
 from orchestrator.parse.outputs import OutputLines
 from orchestrator.parse.pmu import PerfMonitor
+from orchestrator.parse.protocol_log import ProtocolLines
 from orchestrator.parse.runner import RunnerLifecycle, RunnerPlainLines
 from orchestrator.parse.simulator import SimulatorLines
 from orchestrator.parse.vela import VelaOperatorTable, VelaSummary
 from orchestrator.parse.wrapper import WrapperLines
 
-PROTOCOL_PREFIX = "@@EOR"
 MAX_PENDING = 64 * 1024 * 1024  # a stream without newlines is cut here (ETDump lines are MBs)
-
-
-class ProtocolLines:
-    """Claims our own framed protocol records (orchestrator.protocol decodes them)."""
-
-    def feed(self, line: LogLine, facts: LogFacts) -> bool:
-        """Recognise a protocol record so it is not reported as unknown."""
-        if line.text.lstrip().startswith(PROTOCOL_PREFIX):
-            facts.mark("protocol", line.number)
-            return True
-        return False
 
 
 def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
@@ -101,11 +90,15 @@ class UpstreamLogParser:
             self.feed(part)
 
     def finish(self) -> LogFacts:
-        """Flush a trailing partial line and return the facts."""
+        """Flush a trailing partial line, let consumers conclude, and return the facts."""
         self._pending += self._decoder.decode(b"", final=True)
         if self._pending:
             self.feed(self._pending)
             self._pending = ""
+        for consumer in self.consumers:
+            conclude = getattr(consumer, "finish", None)
+            if conclude is not None:
+                conclude(self.facts)
         return self.facts
 
 

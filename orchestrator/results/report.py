@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.results.model import RunResult, Status
+from orchestrator.results.model import FVP_CPU_CYCLES_NOTE, RunResult, Status
 
+MAX_TENSORS_SHOWN = 3
 STATUS_STYLE = {
     Status.PASS: "bold green",
     Status.FAIL: "bold red",
@@ -36,7 +37,10 @@ def _cycles(result: RunResult) -> str | None:
     if result.vela and result.vela.npu_cycles is not None:
         parts.append(f"Vela estimate {_count(result.vela.npu_cycles)}")
     if result.cpu and result.cpu.total is not None:
-        parts.append(f"CPU {_count(result.cpu.total)} (not timing on FVP)")
+        fvp = result.cpu.note == FVP_CPU_CYCLES_NOTE
+        parts.append(
+            f"CPU {_count(result.cpu.total)} ({'not timing on FVP' if fvp else result.cpu.source})"
+        )
     return ", ".join(parts) or None
 
 
@@ -78,14 +82,17 @@ def _errors(result: RunResult) -> str | None:
 
 
 def _outputs(result: RunResult) -> str | None:
-    """Output count, dtype and how exact the values are."""
+    """Output count, dtypes and how exact the values are (the first few tensors in detail)."""
     if not result.outputs:
         return None
     described = []
-    for tensor in result.outputs:
+    for tensor in result.outputs[:MAX_TENSORS_SHOWN]:
         shown = f"{len(tensor.values)} values" + (" (elided)" if tensor.elided else "")
         exactness = "exact" if tensor.exact else (tensor.precision or "as printed")
         described.append(f"#{tensor.index} {tensor.dtype or '?'} {shown}, {exactness}")
+    hidden = len(result.outputs) - MAX_TENSORS_SHOWN
+    if hidden > 0:
+        described.append(f"+{hidden} more")
     return "; ".join(described)
 
 

@@ -1,0 +1,118 @@
+"""Our own UART protocol records (@@EOR1 ...) inside a log, folded into the same facts.
+
+orchestrator.protocol decodes the records; this module only says what they mean for a
+RunResult, so `invoke parse` reads our transcripts as well as upstream ones.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.lines import LogLine
+from orchestrator.parse.status_codes import status_details
+from orchestrator.results.model import Kind
+
+if TYPE_CHECKING:
+    from orchestrator.protocol import ParsedStream, StreamParser
+
+PROTOCOL_MARK = "@@EOR"
+ABORT_SUMMARY = "the ExecuTorch runtime aborted"
+
+
+class ProtocolLines:
+    """Collects protocol lines while streaming; applies what they said when the log ends."""
+
+    def __init__(self) -> None:
+        self._parser: StreamParser | None = None
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Take any line carrying a protocol record."""
+        if PROTOCOL_MARK not in line.text:
+            return False
+        if self._parser is None:
+            from orchestrator.protocol import StreamParser
+
+            self._parser = StreamParser()
+        self._parser.feed_line(line.text)
+        facts.mark("protocol", line.number)
+        return True
+
+    def finish(self, facts: LogFacts) -> None:
+        """Fold the decoded records into the facts (once)."""
+        if self._parser is not None:
+            apply_protocol(facts, self._parser.finish())
+            self._parser = None
+
+
+def apply_protocol(facts: LogFacts, stream: ParsedStream) -> None:
+    """What the records say: identity, exact outputs, cycles, faults and how the run ended."""
+    from orchestrator.sim.result import cpu_cycles, outputs
+
+    if stream.begin is not None:
+        facts.mark("runner", facts.log.lines)
+        facts.versions.extra["firmware_build_id"] = stream.begin.build_id
+        facts.runner["protocol_app"] = stream.begin.app
+    facts.outputs = facts.outputs or outputs(stream)
+    facts.cpu = facts.cpu or cpu_cycles(stream)
+    for problem in stream.problems[:3]:
+        facts.error_line(f"protocol: {problem}")
+    _fault(facts, stream)
+    _ending(facts, stream)
+
+
+def _fault(facts: LogFacts, stream: ParsedStream) -> None:
+    """The first fault record, unless the text fault line already reported it."""
+    if not stream.faults or any(p.kind is Kind.HARD_FAULT for p in facts.problems):
+        return
+    fault = stream.faults[0]
+    registers = {
+        name: value
+        for name in ("pc", "lr", "xpsr", "cfsr", "hfsr", "address")
+        if (value := getattr(fault, name)) is not None
+    }
+    summary = f"the CPU took a {fault.describe()}"
+    facts.add_problem(
+        Kind.HARD_FAULT,
+        summary,
+        fault.describe(),
+        registers=registers,
+        fault_type=fault.kind,
+        causes=fault.causes,
+    )
+
+
+def _ending(facts: LogFacts, stream: ParsedStream) -> None:
+    """The end record: a clean pass completes the run; anything else is a failure."""
+    end = stream.end
+    if end is None:
+        return
+    if end.status == "pass" and end.code == 0:
+        if stream.problems:
+            summary = "protocol records were lost or damaged in transport"
+            facts.add_problem(Kind.INCOMPLETE, summary, stream.problems[0])
+        facts.mark_complete()
+        return
+    if end.status == "fault":
+        return
+    _failure(facts, stream, end.status, end.code)
+
+
+def _failure(facts: LogFacts, stream: ParsedStream, status: str, code: int | None) -> None:
+    """A fail/abort end record, classified by the runner's exit code and its last note."""
+    from orchestrator.runner.exit_codes import RESULT_KIND, classify_exit
+
+    meaning = classify_exit(code)
+    notes = [frame.fields for frame in stream.other if frame.type == "note"]
+    note = notes[-1] if notes else {}
+    details = {"exit_code": code}
+    if "et_error" in note:
+        details.update(status_details(int(note["et_error"], 0)))
+    failed = [check.name for check in stream.checks if not check.ok]
+    if failed:
+        details["failed_checks"] = failed
+    kind = Kind(RESULT_KIND.get(meaning.kind, "assertion"))
+    summary = note.get("message") or (ABORT_SUMMARY if status == "abort" else meaning.text)
+    if failed:
+        summary = f"{summary}: failed checks {', '.join(failed)}"
+    facts.add_problem(kind, summary, f"end status={status} code={code}", **details)
