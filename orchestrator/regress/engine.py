@@ -52,6 +52,7 @@ class EngineRun:
     cells: list[CellReport]
     builds: list[FirmwareOutcome]
     compiles: dict[CompileRequest, CompileOutcome]
+    phases_s: dict[str, float] = field(default_factory=dict)
 
 
 def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
@@ -66,7 +67,9 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
             active.append(cell)
         else:
             reports[cell.key] = report
+    started = time.monotonic()
     firmware, compiles = _prepare(active, stages, options, progress)
+    prepared = time.monotonic()
     progress.phase("simulate", sum(1 for cell in active if cell.simulates))
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {cell.key: pool.submit(_run_one, cell, stages, options, firmware, compiles,
@@ -76,7 +79,9 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     for report in reports.values():
         _check_baseline(report, options)
     ordered = [reports[cell.key] for cell in cells]
-    return EngineRun(ordered, list(firmware.values()), compiles)
+    phases = {"build_and_compile": prepared - started, "simulate": time.monotonic() - prepared}
+    return EngineRun(ordered, list(firmware.values()), compiles,
+                     {name: round(seconds, 3) for name, seconds in phases.items()})
 
 
 def _not_runnable(cell: Cell, stages: Stages, options: EngineOptions) -> CellReport | None:

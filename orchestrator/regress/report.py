@@ -39,6 +39,7 @@ def build_document(run: EngineRun, header: dict[str, Any]) -> dict[str, Any]:
                       "cached": o.cached, "seconds": o.seconds, "reason": o.reason,
                       "log": o.log} for r, o in run.compiles.items()],
         "cells": [report.to_dict() for report in run.cells],
+        "phases_s": run.phases_s,
     }
     return finish(document)
 

@@ -1,0 +1,92 @@
+"""Regression engine timings: 6 simulator-bound cells at -j1 and -j2, and the build count.
+
+Run: python benchmarks/bench_regress.py [--matrix FILE]
+In a fresh temporary scratch (system toolchain adopted): one warm-up run builds every
+firmware config, then the same matrix runs at -j1 and at -j2 with builds cached. Printed:
+wall time per -j, the speedup (goal >= 1.7x where cells are simulator-bound), and the
+number of firmware builds (must equal the number of distinct firmware configs).
+
+The default matrix needs no model runner: six real QEMU self-test cells over two firmware
+configs; five run a firmware that hangs on purpose until the no-output watchdog (2 s)
+stops QEMU (xfail, kind timeout), so each cell is bound by the simulator process.
+Pass --matrix to time your own (e.g. model cells once `invoke run --model` exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from orchestrator.paths import scratch
+from orchestrator.regress.command import regress_command
+from orchestrator.regress.report import LAST_POINTER
+from orchestrator.setup.toolchain import adopt_system_toolchain
+
+SPEEDUP_GOAL = 1.7
+HANG = '{ build_options = ["EOR_SELFTEST_BEHAVIOUR=hang"], idle_timeout_s = 2 }'
+MATRIX = f"""
+name = "bench-6"
+[defaults]
+timeout_s = 20
+[options]
+{chr(10).join(f"hang{i} = {HANG}" for i in range(1, 6))}
+[[lanes]]
+name = "selftest"
+mode = "app"
+apps = ["selftest"]
+targets = ["cortex-m55"]
+options = ["default", "hang1", "hang2", "hang3", "hang4", "hang5"]
+sim = "qemu"
+[[expect]]
+options = ["hang*"]
+status = "xfail"
+kind = "timeout"
+reason = "hangs on purpose: the watchdog must stop it"
+"""
+
+
+def run(matrix: Path, root: Path, jobs: int) -> tuple[float, dict]:
+    """(wall seconds, report document) of one quiet `invoke regress`."""
+    start = time.perf_counter()
+    regress_command(str(matrix), jobs=jobs, quiet=True, scratch_root=str(root),
+                    baselines=str(root / "bench.baselines.json"))
+    seconds = time.perf_counter() - start
+    pointer = json.loads((root / "runs" / LAST_POINTER).read_text())
+    return seconds, json.loads(Path(pointer["report"]).read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matrix", type=Path, help="matrix file (default: 6 QEMU cells)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-regress-") as tmp:
+        root = Path(tmp) / "scratch"
+        adopt_system_toolchain(scratch(root).ensure())
+        matrix = args.matrix or Path(tmp) / "bench.toml"
+        if args.matrix is None:
+            matrix.write_text(MATRIX)
+        warm_s, warm = run(matrix, root, jobs=2)
+        configs = {build["key"] for build in warm["builds"]}
+        built = [build for build in warm["builds"] if not build["cached"]]
+        print(f"cells: {warm['counts']['total']}  outcomes: "
+              f"{ {k: v for k, v in warm['counts'].items() if v and k != 'total'} }")
+        print(f"warm-up (builds + compiles) : {warm_s:6.1f} s")
+        print(f"firmware builds             : {len(built)} for {len(configs)} distinct "
+              f"configs ({'OK' if len(built) == len(configs) else 'MISMATCH'})")
+        serial_s, serial = run(matrix, root, jobs=1)
+        parallel_s, parallel = run(matrix, root, jobs=2)
+        same = ([(c["key"], c["outcome"], c["metrics"]) for c in serial["cells"]] ==
+                [(c["key"], c["outcome"], c["metrics"]) for c in parallel["cells"]])
+        sim_1, sim_2 = serial["phases_s"]["simulate"], parallel["phases_s"]["simulate"]
+        print(f"-j1 wall / simulate phase   : {serial_s:6.1f} s / {sim_1:6.1f} s")
+        print(f"-j2 wall / simulate phase   : {parallel_s:6.1f} s / {sim_2:6.1f} s")
+        print(f"speedup wall / simulate     : {serial_s / parallel_s:6.2f} x / "
+              f"{sim_1 / sim_2:6.2f} x (goal >= {SPEEDUP_GOAL} x where simulator-bound)")
+        print(f"-j2 results == -j1 results  : {same}")
+
+
+if __name__ == "__main__":
+    main()
