@@ -131,9 +131,9 @@ def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s
         raise OrchestratorError(f"cannot start {command[0]} ({error.strerror})",
                                 "invoke doctor") from None
     drain = _Drain(process, log_path, consumer)
-    drain.start()
     stopped_by = None
     try:
+        drain.start()
         stopped_by = _watch(drain, started, deadline_s, idle_s)
         if stopped_by:
             kill_group(process)
@@ -143,7 +143,8 @@ def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s
         raise
     finally:
         _kill_stragglers(process.pid)
-        drain.join(timeout=KILL_GRACE_S)
+        if drain.ident is not None:
+            drain.join(timeout=KILL_GRACE_S)
         if process.stdout is not None and not drain.is_alive():
             process.stdout.close()
     return ProcessOutcome(pid=process.pid, exit_code=None if stopped_by else exit_code,

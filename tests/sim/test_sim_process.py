@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -73,18 +74,28 @@ def test_sigterm_ignoring_process_is_killed(tmp_path):
     assert outcome.stopped_by == "deadline" and not alive(outcome.pid)
 
 
+def _interrupt_when(path: Path) -> threading.Thread:
+    """SIGINT this process once the child has written `path` (it is up and running)."""
+    def wait_then_interrupt() -> None:
+        deadline = time.monotonic() + 60
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=wait_then_interrupt, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_ctrl_c_kills_the_group_and_propagates(tmp_path):
     pid_file = tmp_path / "pid"
-    script = (f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
-              f"print('up', flush=True)\ntime.sleep(300)\n")
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
-                        deadline_s=60)
-    finally:
-        timer.cancel()
+    script = (f"import os, time\nprint('up', flush=True)\n"
+              f"open('pid.tmp', 'w').write(str(os.getpid()))\n"
+              f"os.replace('pid.tmp', {str(pid_file)!r})\ntime.sleep(300)\n")
+    _interrupt_when(pid_file)
+    with pytest.raises(KeyboardInterrupt):
+        run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                    deadline_s=60)
     assert not alive(int(pid_file.read_text()))
 
 
