@@ -57,7 +57,7 @@ def _source_item(catalogue: SetupCatalogue, source: Source) -> Item:
 
 def _names(catalogue: SetupCatalogue) -> list[str]:
     """Every word --only accepts."""
-    return [*GROUPS, *catalogue.artifacts, *catalogue.sources]
+    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
 
 
 def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
@@ -121,21 +121,23 @@ def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
     """Install every selected item that is not current; return 0, or raise the first failure."""
     items = plan(catalogue, options)
     todo = [item for item in items if not is_current(item, read_lock(root), options)]
-    failures: list[OrchestratorError] = []
+    failures: dict[str, OrchestratorError] = {}
     if todo:
         ctx = Context(root.ensure(), options, host or host_key())
         with install_lock(root):
             failures = _install(ctx, todo)
-    lock = read_lock(root)
-    _report(items, todo, lock, failures, as_json)
+    elif not as_json:
+        print(f"setup: all {len(items)} selected item(s) are installed and current; "
+              "nothing to do")
+    _report(items, read_lock(root), failures, as_json)
     if failures:
-        raise failures[0]
+        raise next(iter(failures.values()))
     return 0
 
 
-def _install(ctx: Context, todo: list[Item]) -> list[OrchestratorError]:
+def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:
     """Provide each item (re-checking: a setup we waited for may have done it already)."""
-    failures = []
+    failures = {}
     for item in todo:
         if is_current(item, read_lock(ctx.scratch), ctx.options):
             continue
@@ -143,40 +145,39 @@ def _install(ctx: Context, todo: list[Item]) -> list[OrchestratorError]:
         try:
             entries = item.provide(ctx)
         except OrchestratorError as error:
-            failures.append(error)
-            print(f"setup: {item.name} failed: {error.message}", file=sys.stderr)
+            failures[item.name] = error
             continue
         for name, entry in entries.items():
             write_lock_entry(ctx.scratch, name, entry)
-        failures += _unusable(item, entries)
+        unusable = _unusable(item, entries)
+        if unusable is not None:
+            failures[item.name] = unusable
     return failures
 
 
-def _unusable(item: Item, entries: dict[str, dict[str, Any]]) -> list[OrchestratorError]:
+def _unusable(item: Item, entries: dict[str, dict[str, Any]]) -> OrchestratorError | None:
     """An installed FVP that cannot run here is a failure (recorded, never used)."""
     entry = entries.get(item.name, {})
     if entry.get("usable") is False and isinstance(item.subject, Artifact):
         from orchestrator.setup.fvp import unusable_error
-        return [unusable_error(item.subject, entry)]
-    return []
+        return unusable_error(item.subject, entry)
+    return None
 
 
-def _report(items: list[Item], todo: list[Item], lock: dict[str, dict[str, Any]],
-            failures: list[OrchestratorError], as_json: bool) -> None:
-    """Print what is installed now (one line per item, or the lock entries as JSON)."""
+def _report(items: list[Item], lock: dict[str, dict[str, Any]],
+            failures: dict[str, OrchestratorError], as_json: bool) -> None:
+    """Print one line per item (or the lock entries as JSON); extra failures on stderr."""
     if as_json:
         print_json({item.name: lock.get(item.name) for item in items})
         return
-    if not todo:
-        print(f"setup: all {len(items)} selected item(s) are installed and current; "
-              "nothing to do")
     for item in items:
         entry = lock.get(item.name) or {}
         where = entry.get("bin_dir") or entry.get("path") or entry.get("install_dir") or "-"
-        print(f"  {item.name:<20} {str(entry.get('version') or entry.get('commit') or '-'):<14}"
-              f" {where}")
-    if failures:
-        print(f"setup: {len(failures)} item(s) failed", file=sys.stderr)
+        state = "FAILED" if item.name in failures else str(
+            entry.get("version") or (entry.get("commit") or "-")[:12])
+        print(f"  {item.name:<20} {state:<14} {where}")
+    for name, error in list(failures.items())[1:]:
+        print(f"error: {name}: {error.message}", file=sys.stderr)
 
 
 def setup_command(*, json: bool = False, scratch_root: str | None = None,

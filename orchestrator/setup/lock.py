@@ -70,3 +70,21 @@ def installed_binary(scratch: Scratch, artifact: str, binary: str,
         raise OrchestratorError(f"{binary} recorded by setup for {artifact} is missing ({path})",
                                 f"{hint} --force")
     return Path(path)
+
+
+def source_tree(scratch: Scratch, name: str, setup_hint: str | None = None) -> Path:
+    """Absolute path of the upstream source tree `name` (e.g. 'executorch', 'cmsis-nn')."""
+    hint = setup_hint or "invoke setup --only sources"
+    entry = read_lock(scratch).get(name)
+    if entry is None or entry.get("kind") != "source":
+        raise OrchestratorError(f"source {name} is not set up in {scratch.root}", hint)
+    path = Path(entry["path"])
+    if not path.is_dir():
+        raise OrchestratorError(f"source {name} recorded by setup is missing ({path})",
+                                f"{hint} --force")
+    return path
+
+
+def runtime_env(scratch: Scratch, artifact: str) -> dict[str, str]:
+    """Environment variables an installed artifact's binaries need (e.g. Corstone-320's python)."""
+    return dict((read_lock(scratch).get(artifact) or {}).get("env", {}))

@@ -27,3 +27,11 @@ def needed_by(item: Artifact | Source, targets: Iterable[Target]) -> tuple[str, 
     targets = list(targets)
     names = tuple(target.name for target in targets if needs(item, target))
     return (EVERY_TARGET,) if targets and len(names) == len(targets) else names
+
+
+def fvp_users(artifact: Artifact, targets: Iterable[Target]) -> tuple[str, ...]:
+    """Targets that can run on this FVP (alternatives to their other simulators)."""
+    targets = list(targets)
+    names = tuple(target.name for target in targets
+                  if any(sim.binary in artifact.binaries for sim in target.simulators))
+    return (EVERY_TARGET,) if targets and len(names) == len(targets) else names

@@ -36,7 +36,7 @@ def _tree_matches_lock(entry: dict[str, Any]) -> bool:
 def artifact_state(artifact: Artifact, entry: dict[str, Any] | None) -> ItemState:
     """ok / missing / wrong version / unusable for a toolchain or FVP entry."""
     if not entry:
-        return ItemState(State.MISSING, detail="not set up")
+        return ItemState(State.MISSING)
     binaries = entry.get("binaries", {})
     found = entry.get("bin_dir") or entry.get("install_dir", "")
     version = str(entry.get("version", ""))
@@ -72,7 +72,7 @@ def _provider_note(entry: dict[str, Any]) -> str:
 def source_state(source: Source, entry: dict[str, Any] | None) -> ItemState:
     """ok / missing / wrong version for a source tree entry."""
     if not entry:
-        return ItemState(State.MISSING, detail="not set up")
+        return ItemState(State.MISSING)
     path = Path(entry["path"])
     commit = entry.get("commit") or ""
     version = source.tag if entry.get("pin_match") and source.tag else commit[:12]
