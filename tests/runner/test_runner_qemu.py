@@ -1,0 +1,101 @@
+"""The ExecuTorch runner end to end on QEMU mps3-an547 (Cortex-M55, no NPU): real compiles,
+real runtime + runner builds, real QEMU runs; outputs must match the host reference. Also:
+the runner links for Corstone-300 (U55-128) and Corstone-320 (U85-128)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.results import Kind, Status
+from orchestrator.run import RunRequest, execute
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
+
+
+def run_model(work, sources, model: str, quantize: str, **extra):
+    request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
+                         timeout_s=120.0, idle_timeout_s=60.0,
+                         extra={"quantize": quantize, "sources": sources, **extra})
+    return execute(request, work)
+
+
+@pytest.fixture(scope="module")
+def float_run(runner_scratch, runtime_sources):
+    return run_model(runner_scratch, runtime_sources, "convnet", "none")
+
+
+@pytest.fixture(scope="module")
+def int8_run(runner_scratch, runtime_sources):
+    return run_model(runner_scratch, runtime_sources, "convnet", "int8")
+
+
+def test_float_program_runs_and_matches_the_host(float_run):
+    result = float_run
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison.passed and result.comparison.reference == "float"
+    assert result.comparison.max_absolute_error < 1e-4
+    (output,) = result.outputs
+    assert output.dtype == "float32" and output.shape == [1, 10] and output.exact
+    assert result.cpu.source == "systick" and result.cpu.total > 0
+    pools = result.memory.pools
+    assert 0 < pools["method_pool"].used <= pools["method_pool"].size
+    assert pools["temp_pool"].size > 0
+    assert result.npu is None
+
+
+def test_int8_cmsis_nn_program_runs_and_matches_the_host(int8_run):
+    result = int8_run
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison.passed and result.comparison.reference == "quantized"
+    assert result.target.options["kernel_set"] == "all"
+
+
+def test_run_directory_has_result_transcript_command(float_run):
+    run_dir = Path(float_run.artifacts["result"]).parent
+    for name in ("result.json", "transcript.log", "command.txt", "comparison.json",
+                 "model_area.bin", "input_area.bin"):
+        assert (run_dir / name).is_file(), name
+    command = (run_dir / "command.txt").read_text()
+    assert "-M mps3-an547" in command and "loader,file=" in command
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "pass"
+
+
+def test_second_model_reuses_the_built_runner(runner_scratch, runtime_sources, float_run):
+    again = run_model(runner_scratch, runtime_sources, "add", "none")
+    assert again.status is Status.PASS, again.reason
+    assert again.target.options["build_key"] == float_run.target.options["build_key"]
+    assert again.timings_s["runtime_build"] < 30 and again.timings_s["runner_build"] < 30
+
+
+def test_pool_too_small_is_refused_before_simulating(runner_scratch, runtime_sources):
+    with pytest.raises(OrchestratorError, match="needs .* has .* --method-pool"):
+        run_model(runner_scratch, runtime_sources, "convnet", "none", method_pool="64K")
+
+
+def test_tolerance_too_tight_is_an_output_mismatch(runner_scratch, runtime_sources):
+    result = run_model(runner_scratch, runtime_sources, "convnet", "int8", atol="0", rtol="0")
+    if result.comparison.max_absolute_error == 0:
+        pytest.skip("device output equals the quantized reference bit for bit")
+    assert result.status is Status.FAIL
+    assert result.classification.kind is Kind.OUTPUT_MISMATCH
+
+
+@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-128"])
+def test_runner_links_for_npu_platforms(runner_scratch, runtime_sources, target):
+    from orchestrator.runner.config import memory_mode_of, pools_for
+    from orchestrator.runner.firmware import RunnerOptions, build_runner
+    from orchestrator.targets import load_catalogue
+
+    spec = load_catalogue().target(target)
+    mode = memory_mode_of(spec, None)
+    built = build_runner(runner_scratch, spec, RunnerOptions(mode, pools_for(mode)),
+                         runtime_sources)
+    assert built.firmware.elf.is_file()
+    assert built.firmware.config.platform.name == spec.platform.name
+    symbols = built.firmware.elf.read_bytes()
+    assert b"EthosUBackend" in symbols or b"ethosu_invoke" in symbols
+
