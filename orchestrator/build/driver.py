@@ -16,6 +16,7 @@ from orchestrator.build.memory import RegionUse, SectionUse, region_uses, sectio
 from orchestrator.build.tools import resolve_tools
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.setup.filelock import exclusive_lock
 
 MANIFEST = "eor-build.json"
 LAYOUT_SYMBOLS = ("model_area", "input_area", "heap", "stack")
@@ -82,11 +83,13 @@ def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2) -> Buil
     """Configure if needed, build incrementally, then read the ELF and map file."""
     tools = resolve_tools(scratch)
     build_dir = build_dir_for(scratch, config)
-    started = time.perf_counter()
-    configured = configure(config, tools, build_dir)
-    configured_at = time.perf_counter()
-    outcome = compile_firmware(config, tools, build_dir, jobs=jobs)
-    built_at = time.perf_counter()
+    lock = scratch.build / f".{config.key}.lock"
+    with exclusive_lock(lock, f"waiting for another build of {config.key} to finish"):
+        started = time.perf_counter()
+        configured = configure(config, tools, build_dir)
+        configured_at = time.perf_counter()
+        outcome = compile_firmware(config, tools, build_dir, jobs=jobs)
+        built_at = time.perf_counter()
     app_dir = build_dir / "apps" / config.app
     elf, map_file = app_dir / f"{config.app}.elf", app_dir / f"{config.app}.map"
     if not elf.is_file() or not map_file.is_file():

@@ -108,3 +108,13 @@ def test_unknown_option_and_app_are_one_line_errors():
         config_for_target("cortex-m55", app="selftset")
     with pytest.raises(OrchestratorError, match="is not NAME=value"):
         config_for_target("cortex-m55", options=["EOR_STACK_SIZE"])
+
+
+def test_concurrent_builds_of_one_config_are_serialised(fw_scratch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    config = config_for_target("cortex-m55", options=["EOR_HEAP_SIZE=0x3000"])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: build_firmware(fw_scratch, config), range(2)))
+    assert results[0].build_id == results[1].build_id
+    assert sorted(result.rebuilt for result in results) == [False, True]
