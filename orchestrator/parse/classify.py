@@ -13,7 +13,8 @@ from orchestrator.results.model import Classification, Kind, Status
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
 MAX_EVIDENCE = 8
 COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot")
-FALSE_GREEN = " (run_fvp.sh still printed 'No problems found!': its verdict is not a pass)"
+WRAPPER_PASS = "No problems found!"
+FALSE_GREEN = f" (run_fvp.sh still printed '{WRAPPER_PASS}': its verdict is not a pass)"
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,7 @@ def _from_problems(facts: LogFacts) -> Classification | None:
     others = sorted({p.kind.value for p in facts.problems if p.kind is not root.kind})
     if others:
         details["also"] = others
-    summary = root.summary
-    if facts.simulation.wrapper_verdict == "No problems found!":
-        summary += FALSE_GREEN
-    return make_classification(root.kind, summary, evidence, details, root.next_step)
+    return make_classification(root.kind, root.summary, evidence, details, root.next_step)
 
 
 def _from_stop(facts: LogFacts) -> Classification | None:
@@ -154,8 +152,6 @@ def _from_progress(facts: LogFacts) -> Classification:
         summary += " (the log holds a Vela compile report only)"
     elif "simulator" in facts.markers:
         summary += " (the simulator started but the runner printed nothing)"
-    if facts.simulation.wrapper_verdict == "No problems found!":
-        summary += FALSE_GREEN
     return make_classification(Kind.NO_OUTPUT, summary, [])
 
 
@@ -171,4 +167,10 @@ def classify(facts: LogFacts) -> Classification:
         found = make_classification(
             Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", []
         )
-    return found or _from_stop(facts) or _from_progress(facts)
+    found = found or _from_stop(facts) or _from_progress(facts)
+    if (
+        facts.simulation.wrapper_verdict == WRAPPER_PASS
+        and status_of(found.kind) is not Status.PASS
+    ):
+        found.summary += FALSE_GREEN
+    return found

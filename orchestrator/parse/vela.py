@@ -108,14 +108,13 @@ class VelaOperatorTable:
         if self._spans is None or not text.strip():
             self._header = self._spans = None
             return False
-        facts.vela_estimate().per_operator.append(self._row(text))
+        facts.vela_estimate().per_operator.append(table_row(self._header, self._spans, text))
         return True
 
-    def _row(self, text: str) -> dict[str, int | float | str]:
-        """One table row as {column_key: value}; the last column takes the rest of the line."""
-        assert self._header is not None and self._spans is not None
-        cuts = [(start, end) for start, end in self._spans[:-1]] + [(self._spans[-1][0], None)]
-        return {
-            column_key(self._header[start:end]): cell_value(text[start:end].strip())
-            for start, end in cuts
-        }
+
+def table_row(header: str, spans: list[tuple[int, int]], text: str) -> dict[str, int | float | str]:
+    """One table row as {column_key: value}; the last column takes the rest of the line."""
+    cuts: list[tuple[int, int | None]] = [*spans[:-1], (spans[-1][0], None)]
+    return {
+        column_key(header[start:end]): cell_value(text[start:end].strip()) for start, end in cuts
+    }

@@ -301,3 +301,15 @@ def test_zephyr_and_driver_error_lines_are_kept():
     )
     assert result.classification.kind is Kind.UNKNOWN
     assert len(result.log.errors) == 2
+
+
+def test_run_fvp_green_verdict_never_overrides_an_unfinished_run():
+    result = result_of([
+        RUNNER_START,
+        "[backends/arm/scripts/run_fvp.sh] Simulation complete, 0",
+        "Checking for problems in log:",
+        "No problems found!",
+    ])
+    assert result.classification.kind is Kind.INCOMPLETE
+    assert result.reason.endswith("its verdict is not a pass)")
+    assert result.simulation.wrapper_verdict == "No problems found!"
