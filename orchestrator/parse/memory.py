@@ -97,6 +97,14 @@ def _planned_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
     facts.problem(Kind.ALLOC_FAILURE, summary, line, requested_bytes=int(match[1]), **details)
 
 
+@rule(r"^(?:Could not allocate memory (?:for )?|Failed to allocate )(.*?)[.!]?$")
+def _other_allocation_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    sizes = re.findall(r"\d+", match[1])
+    details = {"requested_bytes": int(sizes[-1])} if sizes else {}
+    details.update(pool_details("method_allocator", inferred=True))
+    facts.problem(Kind.ALLOC_FAILURE, f"could not allocate {match[1]}", line, **details)
+
+
 class AllocatorStats(RuleConsumer):
     """Pool sizes and use, per-purpose allocations and allocation failures."""
 
@@ -109,6 +117,7 @@ class AllocatorStats(RuleConsumer):
         _allocation_failed,
         _scratch_failed,
         _planned_failed,
+        _other_allocation_failed,
     )
 
 

@@ -107,6 +107,25 @@ def _inferences(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("started", line.number)
 
 
+@rule(r"^(?:Writing output to file|Reading (input tensor \d+|pte model) from file):? (\S+)")
+def _file(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if match[1] is None:
+        outputs = sum(1 for key in facts.artifacts if key.startswith("output_file"))
+        facts.artifacts[f"output_file_{outputs}"] = match[2]
+        facts.mark("outputs", line.number)
+        return
+    name = "pte" if match[1] == "pte model" else match[1].replace(" tensor ", "_file_")
+    facts.artifacts[name] = match[2]
+
+
+@rule(r"^input size \((\d+)\) and tensor size \((\d+)\) mismatch")
+def _input_mismatch(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    summary = f"an input file holds {match[1]} bytes but the tensor needs {match[2]}"
+    facts.problem(
+        Kind.EXECUTION_FAILURE, summary, line, input_bytes=int(match[1]), tensor_bytes=int(match[2])
+    )
+
+
 def _end_of_transmission(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.simulation.end_of_transmission = True
     facts.mark("eot", line.number)
@@ -135,8 +154,11 @@ class RunnerLifecycle(RuleConsumer):
         flag(r"^(?:Model executed successfully|\d+ inferences finished)", "executed"),
         flag(r"^Program complete, exiting", "complete"),
         flag(r"^ArmBackend::|^Tensor input(?:/output)? \d+ will be permuted", "npu"),
-        flag(r"^Running executor with parameter|^Reading (?:input tensor|pte model)", "runner"),
-        flag(r"^Writing output to file", "outputs"),
+        _file,
+        _input_mismatch,
+        flag(r"^Running executor with parameter|^ {3}\S", "runner"),
+        flag(r"^Setting up ETDump|^ETDump: Allocated", "etdump"),
+        flag(r"^SERVER_INFERENCE_DONE", "executed"),
         (re.compile(rf"^{EOT}?$"), _end_of_transmission),
     )
 

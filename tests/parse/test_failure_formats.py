@@ -304,12 +304,50 @@ def test_zephyr_and_driver_error_lines_are_kept():
 
 
 def test_run_fvp_green_verdict_never_overrides_an_unfinished_run():
-    result = result_of([
-        RUNNER_START,
-        "[backends/arm/scripts/run_fvp.sh] Simulation complete, 0",
-        "Checking for problems in log:",
-        "No problems found!",
-    ])
+    result = result_of(
+        [
+            RUNNER_START,
+            "[backends/arm/scripts/run_fvp.sh] Simulation complete, 0",
+            "Checking for problems in log:",
+            "No problems found!",
+        ]
+    )
     assert result.classification.kind is Kind.INCOMPLETE
     assert result.reason.endswith("its verdict is not a pass)")
     assert result.simulation.wrapper_verdict == "No problems found!"
+
+
+def test_semihosting_runner_files_and_input_mismatch():
+    prefix = "I [executorch:arm_executor_runner.cpp:1300 main()]"
+    result = result_of(
+        [
+            f"{prefix} Running executor with parameter:",
+            f"{prefix}    arm_executor_runner",
+            f"{prefix}    -m model.pte",
+            f"{prefix} Reading pte model from file model.pte",
+            f"{prefix} Reading input tensor 0 from file in0.bin",
+            "E [executorch:arm_executor_runner.cpp:481 prepare_input_tensors()] input size (12) and "
+            "tensor size (16) mismatch!",
+        ]
+    )
+    assert result.artifacts["pte"] == "model.pte" and result.artifacts["input_file_0"] == "in0.bin"
+    assert result.classification.kind is Kind.EXECUTION_FAILURE
+    assert result.classification.details == {"input_bytes": 12, "tensor_bytes": 16}
+    assert result.log.unknown_count == 0
+
+
+def test_semihosting_output_files_and_other_allocation_failures():
+    prefix = "I [executorch:arm_executor_runner.cpp:1000 main()]"
+    result = result_of(
+        [
+            RUNNER_START,
+            f"{prefix} Writing output to file: out-0.bin",
+            f"{prefix} Writing output to file: out-1.bin",
+            "F [executorch:arm_executor_runner.cpp:690 runner_init()] Could not allocate memory for "
+            "memory planned buffer size 4096",
+        ]
+    )
+    assert result.artifacts["output_file_0"] == "out-0.bin"
+    assert result.artifacts["output_file_1"] == "out-1.bin"
+    assert result.classification.kind is Kind.ALLOC_FAILURE
+    assert result.classification.details["requested_bytes"] == 4096
