@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from orchestrator.build import BuildResult, build_firmware, config_for_target
+from orchestrator.errors import OrchestratorError
+from orchestrator.hosttools import qemu_binary
 from orchestrator.paths import Scratch, scratch
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 from orchestrator.targets import Simulator, load_catalogue
@@ -48,10 +49,11 @@ def builds(fw_scratch: Scratch) -> Builds:
 @pytest.fixture(scope="session")
 def qemu() -> tuple[Simulator, Path]:
     """The catalogue's QEMU simulator and the qemu-system-arm binary."""
-    found = shutil.which("qemu-system-arm")
-    if not found:
-        pytest.skip("qemu-system-arm is not installed (apt-get install qemu-system-arm)")
-    return load_catalogue().simulator("qemu"), Path(found)
+    try:
+        binary = qemu_binary()
+    except OrchestratorError as error:
+        pytest.skip(error.message)
+    return load_catalogue().simulator("qemu"), binary
 
 
 @pytest.fixture()
