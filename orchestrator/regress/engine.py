@@ -196,7 +196,19 @@ def _simulate(cell: Cell, stages: Stages, built: FirmwareOutcome,
     except Exception as error:  # noqa: BLE001 - the cell errors, the job goes on
         result = _not_run(cell, Status.ERROR, f"run failed: {_describe(error)}", None)
     result.timings_s.setdefault("simulate", round(time.monotonic() - started, 3))
+    if compiled is not None:
+        _add_compile_facts(result, compiled)
     return result
+
+
+def _add_compile_facts(result: RunResult, compiled: CompileOutcome) -> None:
+    """Vela's estimates beside the measured numbers, and the compile's tool versions."""
+    result.vela = result.vela or compiled.vela
+    if compiled.versions is not None:
+        result.versions.executorch = result.versions.executorch or compiled.versions.executorch
+        result.versions.vela = result.versions.vela or compiled.versions.vela
+        for name, version in compiled.versions.extra.items():
+            result.versions.extra.setdefault(name, version)
 
 
 def _compile_only(cell: Cell, compiled: CompileOutcome | None) -> RunResult:

@@ -10,6 +10,7 @@ from typing import Any
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.regress import model_lane
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.stages import (
     CompileOutcome,
@@ -21,8 +22,8 @@ from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
 from orchestrator.targets import load_catalogue
 
 BUILD_KEYS = ("build_type", "build_options")
-RUN_KEYS = ("idle_timeout_s",)
-DEFAULT_IDLE_S = 30.0
+RUN_KEYS = ("idle_timeout_s", "kernel_set", "method_pool", "temp_pool", "fast_scratch", "atol",
+            "rtol", "min_snr", "top1", "fast", "sources")
 VELA_FIELDS = {"accelerator": "accelerator_config", "system_config": "system_config",
                "memory_mode": "memory_mode", "clock_mhz": "clock_mhz",
                "npu_operators": "npu_operators", "cpu_operators": "cpu_operators",
@@ -56,20 +57,19 @@ class RealStages:
         except OrchestratorError as error:
             return error.message
         if cell.mode is Mode.RUN:
-            return model_runner_missing()
+            return model_lane.unavailable(self.tree, cell)
         return None
 
     def firmware_config(self, cell: Cell) -> FirmwareConfig:
         """The selftest (or another app) for app cells; the model runner for model cells."""
-        options = cell.option_dict
         if cell.mode is Mode.RUN:
-            config = _model_runner().firmware_config(self.tree, cell.target, options)
-        else:
-            from orchestrator.build import config_for_target
+            return model_lane.firmware_config(cell)
+        from orchestrator.build import config_for_target
 
-            config = config_for_target(cell.target, app=cell.model_spec,
-                                       build_type=options.get("build_type", "release"),
-                                       options=list(options.get("build_options", [])))
+        options = cell.option_dict
+        config = config_for_target(cell.target, app=cell.model_spec,
+                                   build_type=options.get("build_type", "release"),
+                                   options=list(options.get("build_options", [])))
         return FirmwareConfig(config.key, cell.target, config.app, (("config", config),))
 
     def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:
@@ -77,6 +77,8 @@ class RealStages:
         from orchestrator.build import build_firmware
         from orchestrator.build.driver import build_dir_for
 
+        if config.app == "runner":
+            return model_lane.build(self.tree, config)
         build_config = dict(config.detail)["config"]
         log = build_dir_for(self.tree, build_config) / "build.log"
         try:
@@ -114,8 +116,8 @@ class RealStages:
         """Simulate one cell into out_dir (transcript, command) and return its result."""
         if cell.mode is Mode.RUN:
             assert compiled is not None
-            return _model_runner().run_cell(self.tree, cell, firmware.product, compiled.product,
-                                            out_dir)
+            return model_lane.run_cell(self.tree, cell, firmware.product, compiled.product,
+                                       out_dir)
         return self._run_app(cell, firmware.product, out_dir)
 
     def _run_app(self, cell: Cell, build: Any, out_dir: Path) -> RunResult:
@@ -129,7 +131,7 @@ class RealStages:
         simulator = self.catalogue.simulators[cell.sim]
         refuse_unless_capable(simulator, target, needs_npu=False)
         started = utc_now()
-        idle = float(cell.option_dict.get("idle_timeout_s", min(DEFAULT_IDLE_S, cell.timeout_s)))
+        idle = model_lane.idle_seconds(cell)
         simulation = simulate(simulator, simulator_binary(self.tree, simulator), build.elf,
                               out_dir, deadline_s=cell.timeout_s, idle_s=idle,
                               expected_build_id=build.build_id, macs=target.macs)
@@ -174,24 +176,3 @@ def _batch_log(outcomes: dict[CompileRequest, CompileOutcome]) -> list[dict[str,
     return [{"model": r.model, "spec": r.model_spec, "target": r.target,
              "options": dict(r.options), "ok": o.ok, "cached": o.cached, "reason": o.reason,
              "product": o.artifacts.get("product")} for r, o in outcomes.items()]
-
-
-def model_runner_missing() -> str | None:
-    """Why model cells cannot run in this checkout (None when the run stage is present)."""
-    try:
-        _model_runner()
-    except OrchestratorError as error:
-        return error.message
-    return None
-
-
-def _model_runner() -> Any:
-    """The adapter to the run stage's model runner: firmware_config(...) and run_cell(...)."""
-    try:
-        from orchestrator.regress import model_lane
-    except ImportError:
-        raise OrchestratorError(
-            "the ExecuTorch model runner (invoke run --model) is not in this checkout, so "
-            "model cells cannot be simulated", "run compile-only cells (mode = 'compile') "
-            "and the selftest app, or update the checkout") from None
-    return model_lane

@@ -50,6 +50,10 @@ def test_each_config_built_once_and_one_batch_compile(unit_matrix, tmp_path, sta
     assert compile_only.metrics["vela.npu_cycles"] == 4832315
     assert compile_only.result.vela.memory_mode == "Sram_Only"
     assert "mv2@ethos-u85-128/fast" not in stages.runs  # compile-only cells never simulate
+    simulated = reports["mv2@ethos-u85-128/default"]  # measured numbers beside Vela's estimate
+    assert simulated.metrics["npu.cycles"] == 5920305
+    assert simulated.metrics["vela.npu_cycles"] == 4832315
+    assert simulated.versions["vela"] == "5.1.0"
 
 
 def test_every_cell_writes_its_result_under_the_run_id(unit_matrix, tmp_path, stages):
