@@ -19,7 +19,7 @@ from orchestrator.runner.runtime import (
     Toolchain,
     build_runtime,
 )
-from orchestrator.runner.sources import resolve_sources
+from orchestrator.runner.sources import RuntimeSources, resolve_sources
 from orchestrator.targets import Target
 
 
@@ -44,16 +44,15 @@ class RunnerBuild:
 
 
 def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
-    """The runtime build a target needs (the NPU config selects the Ethos-U driver)."""
+    """The runtime build a target links (shared by every platform with the same -mcpu)."""
     cmake_type = firmware_data()["build_types"][options.build_type]
-    npu = target.name if target.has_npu else "none"
-    return RuntimeConfig(target.platform.gcc_cpu, npu, cmake_type, options.kernel_set,
+    return RuntimeConfig(target.platform.gcc_cpu, cmake_type, options.kernel_set,
                          kernel_ops(options.kernel_set))
 
 
-def runner_build_config(target: Target, options: RunnerOptions,
-                        runtime_dir: Path) -> BuildConfig:
-    """The firmware build of the runner app: pools, NPU base/IRQ and PMU events as options."""
+def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Path,
+                        sources: RuntimeSources | None = None) -> BuildConfig:
+    """The firmware build of the runner app: pools, NPU base/IRQ, PMU events, driver sources."""
     pools = options.pools
     values = {
         "EOR_RUNTIME_DIR": str(runtime_dir),
@@ -68,6 +67,9 @@ def runner_build_config(target: Target, options: RunnerOptions,
         values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
                        "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),
                        "EOR_RUNNER_PMU_EVENTS": ";".join(target.pmu_events)})
+        if sources is not None:
+            values.update({"EOR_RUNNER_ETHOSU_DRIVER": str(sources.ethosu_driver),
+                           "EOR_RUNNER_CMSIS": str(sources.cmsis)})
     return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
                        npu_config=target.name if target.has_npu else None,
                        options=tuple(sorted(values.items())))
@@ -83,8 +85,8 @@ def build_runner(work: Scratch, target: Target, options: RunnerOptions,
     runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
                             jobs=options.jobs)
     runtime_done = time.perf_counter()
-    firmware = build_firmware(work, runner_build_config(target, options, runtime.build_dir),
-                              jobs=options.jobs)
+    config = runner_build_config(target, options, runtime.build_dir, trees)
+    firmware = build_firmware(work, config, jobs=options.jobs)
     return RunnerBuild(runtime, firmware,
                        {"runtime": round(runtime_done - started, 3),
                         "runner": round(time.perf_counter() - runtime_done, 3)})

@@ -1,5 +1,7 @@
 """Build the ExecuTorch runtime libraries with ExecuTorch's own CMake, once per
-(cpu, NPU config, build type, kernel set), cached under scratch/build/runtime-<key>/."""
+(cpu, build type, kernel set), cached under scratch/build/runtime-<key>/. Every platform and
+NPU configuration links the same build; the runner app compiles the Ethos-U delegate and
+driver for its NPU configuration itself."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from orchestrator.runner.sources import RuntimeSources
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
 TOOLCHAIN_FILE = repo_root() / "firmware" / "cmake" / "arm-none-eabi-gcc.cmake"
 STAMP = "orchestrator-runtime.json"
+RECIPE = 1   # bump when an old runtime build directory can no longer be reused
 LIBS_FILE = "runtime-libs.cmake"
 
 
@@ -35,36 +38,19 @@ class RuntimeConfig:
     """What makes one runtime build different from another."""
 
     gcc_cpu: str
-    npu_config: str          # "none" for CPU-only
     build_type: str
     kernel_set: str
     ops: tuple[str, ...] | str
 
     @property
     def name(self) -> str:
-        return f"{self.gcc_cpu}-{self.npu_config}-{self.build_type.lower()}-{self.kernel_set}"
-
-
-def flatc_from_wheel() -> Path | None:
-    """The host flatc the executorch wheel ships (data/bin/flatc), if present."""
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("executorch")
-    except (ImportError, ValueError):
-        return None
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(location) / "data" / "bin" / "flatc"
-        if candidate.is_file():
-            return candidate
-    return None
+        return f"{self.gcc_cpu}-{self.build_type.lower()}-{self.kernel_set}"
 
 
 def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain,
                    build_dir: Path) -> list[str]:
     """The cmake configure command line for one runtime build."""
     ops = "ALL" if config.ops == "ALL" else ";".join(config.ops)
-    flatc = flatc_from_wheel()
     args = [str(cmake_binary()), "-S", str(RUNTIME_PROJECT), "-B", str(build_dir), "-G", "Ninja",
             f"-DCMAKE_MAKE_PROGRAM={ninja_binary()}",
             f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN_FILE}",
@@ -74,31 +60,23 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
             f"-DEXECUTORCH_ROOT={sources.executorch}",
             f"-DCMSIS_NN_PATH={sources.cmsis_nn}",
             f"-DET_KERNEL_OPS={ops}",
+            # flatcc/gflags still declare CMake < 3.5; pip's CMake 4 needs this to accept them
             "-DCMAKE_POLICY_VERSION_MINIMUM=3.5"]
-    if flatc:
-        args.append(f"-DFLATC_EXECUTABLE={flatc}")
-    else:
-        args.append("-DFLATC_EXECUTABLE=flatc")
-    if config.npu_config != "none":
-        if sources.ethosu_driver is None or sources.cmsis is None:
-            raise OrchestratorError(f"{config.npu_config} needs the Ethos-U core driver and CMSIS "
-                                    "sources", "invoke setup --only sources")
-        args += [f"-DETHOSU_DRIVER_PATH={sources.ethosu_driver}",
-                 f"-DCMSIS_PATH={sources.cmsis}",
-                 f"-DETHOSU_TARGET_NPU_CONFIG={config.npu_config}"]
     return args
 
 
 def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain) -> str:
     """Directory name: readable config plus a digest of everything that feeds configure."""
-    recipe = {"config": asdict(config), "sources": {k: str(v) for k, v in asdict(sources).items()},
-              "gcc": str(toolchain.gcc), "project": _project_digest()}
+    recipe = {"config": asdict(config), "executorch": str(sources.executorch),
+              "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE}
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:10]
     return f"runtime-{config.name}-{digest}"
 
 
-def _project_digest() -> str:
-    return hashlib.sha256((RUNTIME_PROJECT / "CMakeLists.txt").read_bytes()).hexdigest()[:16]
+def _stamp(args: list[str]) -> dict[str, object]:
+    """What must be unchanged to skip configure: the arguments and the wrapper project."""
+    project = hashlib.sha256((RUNTIME_PROJECT / "CMakeLists.txt").read_bytes()).hexdigest()
+    return {"args": args, "project": project}
 
 
 @dataclass(frozen=True)
@@ -119,11 +97,12 @@ def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSourc
     args = configure_args(config, sources, toolchain, build_dir)
     stamp = build_dir / STAMP
     configured = False
-    if not stamp.is_file() or json.loads(stamp.read_text()) != args:
+    wanted = _stamp(args)
+    if not stamp.is_file() or json.loads(stamp.read_text()) != wanted:
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
         run_logged(args, build_dir / "configure.log", "configure the ExecuTorch runtime")
-        stamp.write_text(json.dumps(args))
+        stamp.write_text(json.dumps(wanted))
         configured = True
     run_logged([str(cmake_binary()), "--build", str(build_dir), "--target", "runtime_libs",
                 "-j", str(jobs)], build_dir / "build.log", "build the ExecuTorch runtime")
