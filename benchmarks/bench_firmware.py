@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from orchestrator.build import build_firmware, config_for_target
 from orchestrator.build.cmake import compile_firmware, configure
