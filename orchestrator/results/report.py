@@ -55,7 +55,7 @@ def _npu_share(result: RunResult) -> str | None:
 
 
 def _memory(result: RunResult) -> str | None:
-    """Pools as used / size, and the .pte size."""
+    """Pools as used / size, the .pte size and the image's sections."""
     memory = result.memory
     if memory is None:
         return None
@@ -64,6 +64,7 @@ def _memory(result: RunResult) -> str | None:
     ]
     if memory.pte_size is not None:
         parts.append(f"pte {_count(memory.pte_size)} B")
+    parts += [f"{name} {_count(size)} B" for name, size in memory.image_sections.items()]
     return ", ".join(parts) or None
 
 
@@ -96,6 +97,12 @@ def _outputs(result: RunResult) -> str | None:
     return "; ".join(described)
 
 
+def _files(result: RunResult) -> str | None:
+    """Products worth opening (decoded ETDump, ELF, output files); the transcript is implied."""
+    shown = [f"{name} {path}" for name, path in result.artifacts.items() if name != "transcript"]
+    return ", ".join(shown) or None
+
+
 def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     """The rows of the compact table (only those with something to say)."""
     rows: list[tuple[str, Any]] = [
@@ -108,6 +115,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("error stats", _errors(result)),
         ("outputs", _outputs(result)),
         ("stop", result.simulation.stop_reason),
+        ("files", _files(result)),
     ]
     return [(name, str(value)) for name, value in rows if value]
 
