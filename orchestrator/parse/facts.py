@@ -22,6 +22,12 @@ from orchestrator.results.model import (
 )
 
 MAX_KEPT_LINES = 200
+MAX_KEPT_CHARS = 500
+
+
+def shorten(text: str) -> str:
+    """A kept line, cut to MAX_KEPT_CHARS (base64 blobs can be megabytes long)."""
+    return text if len(text) <= MAX_KEPT_CHARS else text[:MAX_KEPT_CHARS] + "…"
 
 
 @dataclass
@@ -79,13 +85,13 @@ class LogFacts:
     def error_line(self, text: str) -> None:
         """Keep an error-looking line (bounded)."""
         if len(self.log.errors) < MAX_KEPT_LINES:
-            self.log.errors.append(text)
+            self.log.errors.append(shorten(text))
 
     def unknown_line(self, text: str) -> None:
         """Count and keep (bounded) a line no consumer recognised."""
         self.log.unknown_count += 1
         if len(self.log.unknown) < MAX_KEPT_LINES:
-            self.log.unknown.append(text)
+            self.log.unknown.append(shorten(text))
 
     def memory_use(self) -> MemoryUse:
         """The memory record, created on first use."""

@@ -94,3 +94,11 @@ def test_utf8_split_across_chunks_is_decoded_whole():
     facts = parser.finish()
     assert facts.runner["model_address"] == "0x70000000"
     assert facts.log.lines == 1 and facts.log.unknown_count == 0
+
+
+def test_kept_lines_are_bounded():
+    parser = UpstreamLogParser()
+    parser.feed_lines(["x" * 10_000] * 300)
+    facts = parser.finish()
+    assert facts.log.unknown_count == 300 and len(facts.log.unknown) == 200
+    assert len(facts.log.unknown[0]) == 501
