@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from documents import (  # noqa: E402
     add_u55_128,
+    add_u85_128,
     conv_m55,
     failed,
     mv2_u85_128,
@@ -86,6 +87,7 @@ def replay_stages(**overrides) -> ReplayStages:
         "add@cortex-m55": failed("add", "cortex-m55"),
         "mv2@ethos-u85-128": mv2_u85_128(),
         "add@ethos-u55-128": add_u55_128(),
+        "add@ethos-u85-128": add_u85_128(),
     }
     return ReplayStages(results=results, vela={"mv2@ethos-u85-128": vela_mv2_u85_128()},
                         **overrides)

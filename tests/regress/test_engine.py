@@ -34,15 +34,16 @@ def test_each_config_built_once_and_one_batch_compile(unit_matrix, tmp_path, sta
         "conv@cortex-m55/{}", "mv2@ethos-u85-128/{'fast': True}", "mv2@ethos-u85-128/{}"]
     assert outcomes(result) == {
         "add@cortex-m55/default": Outcome.XFAIL,
-        "add@ethos-u55-128/default": Outcome.PASS,
-        "add@ethos-u85-128/default": Outcome.ERROR,  # no replay document: run_cell raised
+        "add@ethos-u55-128/default": Outcome.ERROR,  # the log ends before completion
+        "add@ethos-u85-128/default": Outcome.PASS,
         "conv@cortex-m55/default": Outcome.PASS,
         "mv2@ethos-u55-128/default": Outcome.SKIPPED,
         "mv2@ethos-u85-128/default": Outcome.PASS,
         "mv2@ethos-u85-128/fast": Outcome.PASS,
     }
     reports = {r.key: r for r in result.cells}
-    assert "KeyError" in reports["add@ethos-u85-128/default"].reason
+    assert reports["add@ethos-u55-128/default"].reason == ("the log ends before the runner "
+                                                           "reported completion")
     assert reports["mv2@ethos-u55-128/default"].reason.endswith("too big for U55 SRAM in this "
                                                                 "matrix")
     assert "allocation too small (known)" in reports["add@cortex-m55/default"].reason
@@ -136,3 +137,12 @@ reason = "deliberate fault build"
     report = run(path, tmp_path, stages).cells[0]
     assert report.outcome is Outcome.FAIL
     assert report.reason.startswith("expected to fail as hard_fault but ended as alloc_failure")
+
+
+def test_a_stage_that_raises_errors_only_its_cell(unit_matrix, tmp_path):
+    stages = replay_stages()
+    del stages.results["conv@cortex-m55"]  # run_cell raises KeyError for this cell
+    reports = {r.key: r for r in run(unit_matrix, tmp_path, stages).cells}
+    assert reports["conv@cortex-m55/default"].outcome is Outcome.ERROR
+    assert reports["conv@cortex-m55/default"].reason == "run failed: KeyError: 'conv@cortex-m55'"
+    assert reports["mv2@ethos-u85-128/default"].outcome is Outcome.PASS
