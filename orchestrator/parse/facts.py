@@ -68,13 +68,13 @@ class LogFacts:
 
     def problem(self, kind: Kind, summary: str, line: Any, **details: Any) -> Problem:
         """Record a failure seen on `line` (a LogLine)."""
-        found = Problem(kind, summary, line.text, line.number, details)
+        found = Problem(kind, summary, shorten(line.text), line.number, details)
         self.problems.append(found)
         return found
 
     def add_problem(self, kind: Kind, summary: str, evidence: str, **details: Any) -> Problem:
         """Record a failure learnt elsewhere (protocol record, exit code) at the current line."""
-        found = Problem(kind, summary, evidence, self.log.lines, details)
+        found = Problem(kind, summary, shorten(evidence), self.log.lines, details)
         self.problems.append(found)
         return found
 
