@@ -49,7 +49,7 @@ def artifact_state(artifact: Artifact, entry: dict[str, Any] | None) -> ItemStat
         name for name in artifact.binaries if name not in binaries]
     if missing:
         return ItemState(State.MISSING, found, version, f"missing {', '.join(missing[:3])}")
-    if entry.get("provider") == "download" and not _tree_matches_lock(entry):
+    if entry.get("provider") in ("download", "arm") and not _tree_matches_lock(entry):
         return ItemState(State.MISSING, found, version, "install tree does not match the lock")
     if entry.get("provider") in ("download", "arm") and version != artifact.version:
         return ItemState(State.WRONG_VERSION, found, version, f"pinned {artifact.version}")

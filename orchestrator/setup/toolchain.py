@@ -76,7 +76,7 @@ def describe_bin_dir(bin_dir: Path, provider: str, min_version: str = DEFAULT_MI
             f"{'not' if exact else 'older than'} {'.'.join(map(str, wanted))}",
             f"{SETUP_HINT} --toolchain-provider arm --force")
     return {"kind": "toolchain", "provider": provider, "version": version,
-            "bin_dir": str(bin_dir.absolute()), "binaries": binaries}
+            "gcc_version": version, "bin_dir": str(bin_dir.absolute()), "binaries": binaries}
 
 
 def _min_version(artifact: Artifact | None) -> str:
@@ -103,8 +103,8 @@ def install_arm_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
         bin_dir = staged / build.top_dir / artifact.bin_dir
         entry = describe_bin_dir(bin_dir, provider="arm", min_version=artifact.version,
                                  exact=True)
-        entry = {**download_entry(ctx, artifact, build, archive),
-                 **relocate(entry, staged, target)}
+        entry = {**relocate(entry, staged, target), **download_entry(ctx, artifact, build, archive),
+                 "provider": "arm"}
         commit_install(staged, target, entry)
     except BaseException:
         discard(staged)

@@ -31,14 +31,22 @@ def _check_name(name: str, archive: Path, hint: str) -> None:
                             "installed", hint)
 
 
-def _check_member(member: tarfile.TarInfo, root: str, archive: Path, hint: str) -> None:
-    """Validate one member against the real (symlink-resolved) destination tree."""
+def _check_member(member: tarfile.TarInfo, root: str, archive: Path, hint: str,
+                  parents: dict[str, str]) -> None:
+    """Validate one member against the real (symlink-resolved) destination tree.
+
+    `parents` caches resolved directories; any new symlink may change them, so it is reset.
+    """
     _check_name(member.name, archive, hint)
-    parent = os.path.realpath(os.path.join(root, os.path.dirname(member.name)))
+    folder = os.path.dirname(member.name)
+    if folder not in parents:
+        parents[folder] = os.path.realpath(os.path.join(root, folder))
+    parent = parents[folder]
     if not _inside(root, parent):
         raise UnsafeArchive(f"{archive.name} writes {member.name!r} through a link that leaves "
                             "the install directory; nothing was installed", hint)
     if member.issym():
+        parents.clear()
         target = os.path.normpath(os.path.join(parent, member.linkname))
         if os.path.isabs(member.linkname) or not _inside(root, os.path.realpath(target)):
             raise UnsafeArchive(f"{archive.name} has a link {member.name!r} -> "
@@ -54,10 +62,11 @@ def safe_extract(archive: Path, kind: str, dest: Path, hint: str) -> None:
     """Stream-extract `archive` into the (new, empty) directory `dest`, member by member."""
     dest.mkdir(parents=True, exist_ok=True)
     root = os.path.realpath(dest)
+    parents: dict[str, str] = {}
     try:
         with tarfile.open(archive, MODES[kind]) as tar:
             for member in tar:
-                _check_member(member, root, archive, hint)
+                _check_member(member, root, archive, hint, parents)
                 if HAS_FILTERS:
                     tar.extract(member, root, filter="tar")
                 else:  # pragma: no cover - Python without extraction filters
