@@ -167,8 +167,11 @@ def vela_estimate(totals: dict[str, Any] | None) -> VelaEstimate | None:
     """The compile stage's Vela totals as the RunResult's VelaEstimate."""
     if not totals:
         return None
-    return VelaEstimate(**{field: totals[key] for field, key in VELA_FIELDS.items()
-                           if totals.get(key) is not None})
+    access = {key.removesuffix("_access_cycles"): value for key, value in totals.items()
+              if key.endswith("_access_cycles")}
+    known = {field: totals[key] for field, key in VELA_FIELDS.items()
+             if totals.get(key) is not None}
+    return VelaEstimate(access_cycles=access, **known)
 
 
 def _batch_log(outcomes: dict[CompileRequest, CompileOutcome]) -> list[dict[str, Any]]:

@@ -49,7 +49,8 @@ def test_each_config_built_once_and_one_batch_compile(unit_matrix, tmp_path, sta
     assert "allocation too small (known)" in reports["add@cortex-m55/default"].reason
     compile_only = reports["mv2@ethos-u85-128/fast"]
     assert compile_only.metrics["vela.npu_cycles"] == 4832315
-    assert compile_only.result.vela.memory_mode == "Sram_Only"
+    assert compile_only.result.vela.access_cycles == {"sram": 1168037, "dram": 0,
+                                                      "on_chip_flash": 0, "off_chip_flash": 0}
     assert "mv2@ethos-u85-128/fast" not in stages.runs  # compile-only cells never simulate
     simulated = reports["mv2@ethos-u85-128/default"]  # measured numbers beside Vela's estimate
     assert simulated.metrics["npu.cycles"] == 5920305
