@@ -37,7 +37,7 @@ def test_every_task_and_flag_has_help() -> None:
     assert {"targets", "doctor"} <= set(found)
     for name, task_obj in found.items():
         assert task_obj.__doc__ and task_obj.__doc__.strip(), f"{name} has no one-line help"
-        assert name.replace("_", "-") in listing.stdout
+        assert task_obj.name.replace("_", "-") in listing.stdout
         params = list(inspect.signature(task_obj.body).parameters)[1:]
         missing = [p for p in params if p not in task_obj.help]
         assert not missing, f"task {name}: flags without help: {missing}"
