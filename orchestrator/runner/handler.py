@@ -115,6 +115,9 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")
+    known = product.manifest.get("known_issues") or []
+    if known:
+        result.classification.details["known_issues"] = list(known)
     references = product.reference
     if not stream.tensors or not references:
         return result
