@@ -27,20 +27,6 @@ from pathlib import Path
 from typing import Any
 
 GOAL = 0.3
-SOURCE_DIRS = {"executorch": ("executorch",), "cmsis-nn": ("cmsis-nn", "CMSIS-NN"),
-               "ethosu-core-driver": ("ethos-u-core-driver", "hal_ethos_u", "core_driver"),
-               "cmsis": ("cmsis_6", "CMSIS_6")}
-
-
-def sources_in(root: Path) -> dict[str, Path]:
-    """name -> directory for the source trees found under `root`."""
-    found = {}
-    for name, candidates in SOURCE_DIRS.items():
-        for candidate in candidates:
-            if (root / candidate).is_dir():
-                found[name] = root / candidate
-                break
-    return found
 
 
 def timed(action: Any) -> tuple[Any, float]:
@@ -101,9 +87,10 @@ def main() -> int:
 
     from orchestrator.aot.api import compile_model
     from orchestrator.paths import scratch
+    from orchestrator.runner.sources import trees_under
     from orchestrator.setup.toolchain import adopt_system_toolchain
 
-    sources = sources_in(args.sources)
+    sources = trees_under(args.sources)
     root = args.scratch or Path(tempfile.mkdtemp(prefix="bench-runner-"))
     work = scratch(root).ensure()
     adopt_system_toolchain(work)

@@ -19,6 +19,10 @@ REQUIRED_FILE = {
     "cmsis": "CMSIS/Core/Include/cmsis_compiler.h",
 }
 NPU_ONLY = ("ethosu-core-driver", "cmsis")
+# Directory names the trees usually have when checked out side by side.
+USUAL_DIRS = {"executorch": ("executorch",), "cmsis-nn": ("cmsis-nn", "CMSIS-NN"),
+              "ethosu-core-driver": ("ethos-u-core-driver", "core_driver", "hal_ethos_u"),
+              "cmsis": ("cmsis_6", "CMSIS_6")}
 _PATH_KEYS = ("path", "source_dir", "dir")
 
 
@@ -74,3 +78,13 @@ def sources_available(scratch: Scratch, given: Mapping[str, Path] | None = None,
     except OrchestratorError as error:
         return error.message
     return None
+
+
+def trees_under(root: Path) -> dict[str, Path]:
+    """name -> directory for the source trees checked out side by side under `root`."""
+    found = {}
+    for name, candidates in USUAL_DIRS.items():
+        existing = [root / c for c in candidates if (root / c).is_dir()]
+        if existing:
+            found[name] = existing[0]
+    return found

@@ -9,27 +9,16 @@ from pathlib import Path
 import pytest
 
 from orchestrator.paths import Scratch, repo_root, scratch
-from orchestrator.runner.sources import resolve_sources, sources_available
+from orchestrator.runner.sources import resolve_sources, sources_available, trees_under
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 
 SOURCES_ENV = "ETHOSU_ORCH_TEST_SOURCES"       # a dir holding executorch/, cmsis-nn/, ...
 BUILD_SCRATCH_ENV = "ETHOSU_ORCH_TEST_BUILD_SCRATCH"  # reuse runtime builds across sessions
-SOURCE_DIRS = {"executorch": ("executorch",), "cmsis-nn": ("cmsis-nn", "CMSIS-NN"),
-               "ethosu-core-driver": ("ethos-u-core-driver", "hal_ethos_u", "core_driver"),
-               "cmsis": ("cmsis_6", "CMSIS_6")}
 
 
 def _given_sources() -> dict[str, Path]:
     root = os.environ.get(SOURCES_ENV)
-    if not root:
-        return {}
-    found = {}
-    for name, candidates in SOURCE_DIRS.items():
-        for candidate in candidates:
-            if (Path(root) / candidate).is_dir():
-                found[name] = Path(root) / candidate
-                break
-    return found
+    return trees_under(Path(root)) if root else {}
 
 
 @pytest.fixture(scope="session")
