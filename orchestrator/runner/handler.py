@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from orchestrator.run import RunRequest
 
 MODEL_FILE = "model_area.bin"
+PMU_TRACE = "ethosu_pmu_trace.txt"
 INPUT_FILE = "input_area.bin"
 
 
@@ -59,7 +60,8 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
                           deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
                           expected_build_id=build.firmware.build_id, macs=target.macs,
-                          fast=extra.fast)
+                          fast=extra.fast,
+                          pmu_trace=run_dir / PMU_TRACE if extra.pmu_trace else None)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)

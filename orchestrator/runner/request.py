@@ -14,7 +14,8 @@ from orchestrator.runner.config import runner_data
 
 @dataclass(frozen=True)
 class RunnerRequest:
-    """Memory mode, kernel set, pool overrides, compile options and comparison thresholds."""
+    """Memory mode, kernel set, pool overrides, compile options, comparison thresholds and
+    FVP extras (--fast; pmu_trace writes the Ethos-U PMU trace to the run directory)."""
 
     memory_mode: str | None = None
     kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
@@ -24,6 +25,7 @@ class RunnerRequest:
     quantize: str | None = None
     thresholds: Thresholds = Thresholds()
     fast: bool = False
+    pmu_trace: bool = False
     sources: Mapping[str, Path] = field(default_factory=dict)
     jobs: int = 2
 
@@ -42,6 +44,7 @@ class RunnerRequest:
                    fast_scratch=parse_size(extra.get("fast_scratch"), "--fast-scratch"),
                    quantize=extra.get("quantize"), thresholds=thresholds,
                    fast=bool(extra.get("fast", False)),
+                   pmu_trace=bool(extra.get("pmu_trace", False)),
                    sources={k: Path(v) for k, v in (extra.get("sources") or {}).items()},
                    jobs=int(extra.get("jobs") or 2))
 
