@@ -161,25 +161,30 @@ def export_tree(repo: Path, commit: str, dest: Path) -> ExportResult:
 def _write_blobs(repo: Path, wanted: list[tuple[str, str, str]], dest: Path) -> None:
     """Stream blob contents with one `git cat-file --batch` and write them out."""
     request = "\n".join(oid for _m, oid, _p in wanted).encode() + b"\n"
-    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdin is not None and proc.stdout is not None
-    writer = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
-    writer.start()
     root = os.path.realpath(dest)
-    for mode, _oid, path in wanted:
-        size = int(proc.stdout.readline().split()[2])
-        data = proc.stdout.read(size)
-        proc.stdout.read(1)
-        _write_entry(root, mode, path, data)
-    writer.join()
-    proc.wait()
+    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        writer = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
+        writer.start()
+        try:
+            for mode, _oid, path in wanted:
+                size = int(proc.stdout.readline().split()[2])
+                data = proc.stdout.read(size)
+                proc.stdout.read(1)
+                _write_entry(root, mode, path, data)
+        finally:
+            proc.stdout.close()
+            writer.join()
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
     """Write `data` to a child's stdin from a thread (avoids a full-pipe deadlock)."""
-    with pipe:
-        pipe.write(data)
+    try:
+        with pipe:
+            pipe.write(data)
+    except BrokenPipeError:
+        pass
 
 
 def _write_entry(root: str, mode: str, path: str, data: bytes) -> None:
