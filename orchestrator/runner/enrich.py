@@ -151,3 +151,16 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     return replace(result, status=status, reason=stop.summary, classification=Classification(
         kind=FVP_KINDS[stop.kind], summary=stop.summary, next_step=FVP_NEXT[stop.kind],
         evidence=[stop.evidence], details={"fvp_stop": stop.kind}))
+
+
+def check_nonce(result: RunResult, stream: ParsedStream, nonce: int) -> RunResult:
+    """A run that read someone else's inputs (nonce mismatch) is an error, never a pass."""
+    seen = stream.metric("run_nonce")
+    if seen is None or seen.value == nonce:
+        return result
+    summary = (f"the runner read input nonce {seen.value:#x}, not this run's {nonce:#x} "
+               "(stale or misplaced input area)")
+    return replace(result, status=Status.ERROR, reason=summary, classification=Classification(
+        kind=Kind.LAUNCH_FAILURE, summary=summary,
+        next_step=f"check the data files and addresses in {result.artifacts.get('command')}",
+        details={"nonce_expected": nonce, "nonce_seen": seen.value}))

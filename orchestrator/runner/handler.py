@@ -14,6 +14,7 @@ from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.enrich import (
+    check_nonce,
     compare_with_reference,
     explain_exit,
     explain_fvp_stop,
@@ -56,7 +57,8 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     build = build_runner(work, target, options, extra.sources)
     run_id = new_run_id()
     run_dir = work.runs / run_id
-    data = write_areas(run_dir, product, build, request, options)
+    nonce = secrets.randbits(32)
+    data = write_areas(run_dir, product, build, request, options, nonce)
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
                           deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
                           expected_build_id=build.firmware.build_id, macs=target.macs,
@@ -65,6 +67,7 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
+    result = check_nonce(result, simulation.stream, nonce)
     return finish(result, simulation.stream, product, target, build, request, extra, run_dir)
 
 
@@ -87,10 +90,10 @@ def input_tensors(product: Product) -> list[InputTensor]:
 
 
 def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: RunRequest,
-                options: RunnerOptions) -> list[DataFile]:
+                options: RunnerOptions, nonce: int) -> list[DataFile]:
     """Refuse a model that does not fit; write the two area files; return what to load."""
     pte = product.pte.read_bytes()
-    inputs = pack_inputs(input_tensors(product), secrets.randbits(32))
+    inputs = pack_inputs(input_tensors(product), nonce)
     model_addr, model_size = build.firmware.area("model_area")
     input_addr, input_size = build.firmware.area("input_area")
     rerun = f"invoke run --target {request.target} --model {request.model}"

@@ -166,9 +166,10 @@ void report_outputs(const Method& method) {
 
 int main() {
   executorch::runtime::runtime_init();
+  runner_report_begin();
   const runner_model_header* model = model_header();
   const runner_input_header* inputs = input_header();
-  runner_report_begin(inputs->run_nonce);
+  runner_report_nonce(inputs->run_nonce);
 
   if (runner_npu_init() != 0) {
     fail(RUNNER_EXIT_NPU, "Ethos-U NPU init failed (no NPU at the platform's base address?)",

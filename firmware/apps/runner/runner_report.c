@@ -28,8 +28,9 @@ static const char *dtype_name(uint32_t scalar_type) {
   }
 }
 
-void runner_report_begin(uint32_t run_nonce) {
-  eor_begin("runner");
+void runner_report_begin(void) { eor_begin("runner"); }
+
+void runner_report_nonce(uint32_t run_nonce) {
   eor_protocol_metric("run_nonce", run_nonce, "", "host");
 }
 

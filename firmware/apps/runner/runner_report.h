@@ -9,7 +9,8 @@
 extern "C" {
 #endif
 
-void runner_report_begin(uint32_t run_nonce);
+void runner_report_begin(void);
+void runner_report_nonce(uint32_t run_nonce); /* the host's nonce from the input area */
 void runner_report_tensor(size_t index, uint32_t scalar_type, size_t ndim, const uint32_t *dims,
                           const void *data, size_t nbytes);
 void runner_report_non_tensor_output(size_t index);
