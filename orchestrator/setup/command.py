@@ -107,9 +107,11 @@ def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> b
 def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOptions) -> bool:
     """True when the recorded install is healthy, pinned and what the user asked for."""
     entry = lock.get(item.name)
-    if options.forced(item.name) or not entry or not _same_request(item, entry, options):
-        return False
     subject = item.subject
+    parts = (item.name, *(subject.submodules if isinstance(subject, Source) else ()))
+    if any(options.forced(part) for part in parts) or not entry or not _same_request(
+            item, entry, options):
+        return False
     if isinstance(subject, Source):
         children = [lock.get(name) for name in subject.submodules]
         return source_state(subject, entry).state.value == "ok" and all(children)

@@ -92,6 +92,15 @@ def test_second_run_is_a_no_op(tree, repos, capsys):
     assert (tree.src / "et" / ".orchestrator-install.json").stat().st_mtime_ns == marker
 
 
+def test_forcing_a_submodule_refetches_its_parent(tree, repos):
+    _setup(tree, repos)
+    marker = tree.src / "et" / ".orchestrator-install.json"
+    before = marker.stat().st_mtime_ns
+    _setup(tree, repos, force=frozenset({"sub"}))
+    assert marker.stat().st_mtime_ns != before
+    assert read_lock(tree)["sub"]["commit"] == repos["sub_commit"]
+
+
 def test_offline_without_local_sources_is_refused(tree, repos):
     with pytest.raises(OrchestratorError, match="--offline and .* is not set up; next: .*"
                                                 "--source"):

@@ -63,3 +63,28 @@ def test_a_user_toolchain_dir_is_version_checked(tmp_path, tree):
     with pytest.raises(OrchestratorError, match="is 10.3.1, older than 12.2"):
         run_setup(tree, options, catalogue({"toolchain": PIN}), host="linux-x86_64")
     assert read_lock(tree) == {}
+
+
+def _invoke(tree, *args: str) -> subprocess.CompletedProcess:
+    import os
+    import sys
+    return subprocess.run([sys.executable, "-m", "invoke", "setup", *args], capture_output=True,
+                          text=True, cwd=Path(__file__).parents[2],
+                          env={**os.environ, "ETHOSU_ORCH_SCRATCH": str(tree.root)})
+
+
+@needs_system_gcc
+def test_invoke_setup_only_toolchain_adopts_the_system_compiler(tree):
+    first = _invoke(tree, "--only", "toolchain")
+    assert first.returncode == 0, first.stderr
+    assert "/usr/bin" in first.stdout and "installing toolchain" in first.stderr
+    second = _invoke(tree, "--only", "toolchain")
+    assert "nothing to do" in second.stdout and "installing" not in second.stderr
+
+
+def test_invoke_setup_errors_are_one_line_with_the_next_command(tree):
+    done = _invoke(tree, "--only", "fvp-corstone-300")
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "; next: invoke setup --only fvp-corstone-300 --accept-eula" \
+        in errors[0]
