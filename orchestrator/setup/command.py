@@ -88,20 +88,23 @@ def _targets(names: tuple[str, ...]) -> list:
 
 
 def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> bool:
-    """Did the user ask for the same provenance as the recorded install?"""
+    """Does the recorded install satisfy what the user asks for now?
+
+    Without an explicit request (--source, --fvp-dir, --toolchain-dir/provider) any healthy
+    install is kept, however it was obtained; an explicit request must match the record.
+    """
     subject = item.subject
     if isinstance(subject, Source):
         request = options.sources.get(subject.name)
-        wanted = None if request is None else {"path": str(request.path), "rev": request.rev}
-        return entry.get("request") == wanted
+        return request is None or entry.get("request") == {"path": str(request.path),
+                                                           "rev": request.rev}
     if subject.kind == "toolchain":
         if options.toolchain_dir is not None:
             return entry.get("bin_dir") == str(options.toolchain_dir)
         return options.toolchain_provider in ("auto", entry.get("provider"))
     fvp_dir = options.fvp_dirs.get(subject.name)
-    if fvp_dir is not None:
-        return entry.get("provider") == "user" and entry.get("install_dir") == str(fvp_dir)
-    return entry.get("provider") == "download"
+    return fvp_dir is None or (entry.get("provider") == "user"
+                               and entry.get("install_dir") == str(fvp_dir))
 
 
 def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOptions) -> bool:

@@ -220,3 +220,11 @@ def test_submodule_from_a_user_repository_at_another_commit_is_refused(tree, rep
     with pytest.raises(OrchestratorError, match="not .*--allow-unpinned sub"):
         _setup(tree, repos, sources=requests, only=("et",))
     assert not (tree.src / "et").exists()
+
+
+def test_a_plain_rerun_keeps_sources_given_earlier(tree, repos, tmp_path):
+    requests = {"et": SourceRequest(_bare(repos["et"], tmp_path)),
+                "sub": SourceRequest(_bare(repos["sub"], tmp_path))}
+    _setup(tree, repos, sources=requests, only=("et",), offline=True)
+    _setup(tree, repos, only=("et",), offline=True)       # no --source: nothing to redo
+    assert read_lock(tree)["et"]["origin"] == "export"
