@@ -99,3 +99,14 @@ def test_runner_links_for_npu_platforms(runner_scratch, runtime_sources, target)
     symbols = built.firmware.elf.read_bytes()
     assert b"EthosUBackend" in symbols or b"ethosu_invoke" in symbols
 
+
+
+def test_temp_pool_exhausted_on_target_is_an_allocation_failure(runner_scratch,
+                                                                 runtime_sources):
+    # The pre-check cannot know CMSIS-NN's kernel scratch needs, so the target finds out:
+    # the runner exits with its allocation code and the host names the pool.
+    result = run_model(runner_scratch, runtime_sources, "convnet", "int8", temp_pool="64")
+    assert result.status is Status.FAIL
+    assert result.classification.kind is Kind.ALLOC_FAILURE
+    assert "temp pool too small" in result.reason
+    assert result.simulation.exit_code == 12
