@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.cli import print_json
+from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 from orchestrator.setup.catalogue import (
@@ -36,7 +37,7 @@ class Item:
     provide: Callable[[Context], dict[str, dict[str, Any]]]
 
 
-def _artifact_item(catalogue: SetupCatalogue, artifact: Artifact) -> Item:
+def _artifact_item(artifact: Artifact) -> Item:
     """Wrap an artifact's provider (imported lazily) as an Item."""
     def provide(ctx: Context) -> dict[str, dict[str, Any]]:
         if artifact.kind == "toolchain":
@@ -69,7 +70,7 @@ def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
                                 f"{', '.join(_names(catalogue))})", "invoke setup --only sources")
     parents = {catalogue.sources[w].parent or w for w in words if w in catalogue.sources}
     targets = _targets(options.targets)
-    items = [_artifact_item(catalogue, artifact) for artifact in catalogue.artifacts.values()
+    items = [_artifact_item(artifact) for artifact in catalogue.artifacts.values()
              if GROUP_OF_KIND.get(artifact.kind) in words or artifact.name in words]
     items += [_source_item(catalogue, source) for source in catalogue.top_sources()
               if "sources" in words or source.name in parents]
@@ -95,9 +96,7 @@ def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> b
     """
     subject = item.subject
     if isinstance(subject, Source):
-        request = options.sources.get(subject.name)
-        return request is None or entry.get("request") == {"path": str(request.path),
-                                                           "rev": request.rev}
+        return _same_source_request(subject.name, entry, options)
     if subject.kind == "toolchain":
         if options.toolchain_dir is not None:
             return entry.get("bin_dir") == str(options.toolchain_dir)
@@ -105,6 +104,14 @@ def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> b
     fvp_dir = options.fvp_dirs.get(subject.name)
     return fvp_dir is None or (entry.get("provider") == "user"
                                and entry.get("install_dir") == str(fvp_dir))
+
+
+def _same_source_request(name: str, entry: dict[str, Any] | None,
+                         options: SetupOptions) -> bool:
+    """No --source for `name`, or the same path and revision as recorded."""
+    request = options.sources.get(name)
+    return request is None or (entry or {}).get("request") == {"path": str(request.path),
+                                                               "rev": request.rev}
 
 
 def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOptions) -> bool:
@@ -117,8 +124,10 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
         return False
     if isinstance(subject, Source):
         children = [lock.get(name) for name in subject.submodules]
-        return source_state(subject, entry).state.value == "ok" and all(children)
-    return artifact_state(subject, entry).state.value == "ok"
+        same = all(_same_source_request(name, lock.get(name), options)
+                   for name in subject.submodules)
+        return source_state(subject, entry).state is State.OK and all(children) and same
+    return artifact_state(subject, entry).state is State.OK
 
 
 def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,

@@ -228,3 +228,14 @@ def test_a_plain_rerun_keeps_sources_given_earlier(tree, repos, tmp_path):
     _setup(tree, repos, sources=requests, only=("et",), offline=True)
     _setup(tree, repos, only=("et",), offline=True)       # no --source: nothing to redo
     assert read_lock(tree)["et"]["origin"] == "export"
+
+
+def test_a_different_submodule_request_redoes_the_parent(tree, repos, tmp_path):
+    bare_et, bare_sub = _bare(repos["et"], tmp_path), _bare(repos["sub"], tmp_path)
+    _setup(tree, repos, only=("et",), offline=True,
+           sources={"et": SourceRequest(bare_et), "sub": SourceRequest(bare_sub)})
+    other = tmp_path / "sub-copy.git"
+    shutil.copytree(bare_sub, other)
+    _setup(tree, repos, only=("et",), offline=True,
+           sources={"et": SourceRequest(bare_et), "sub": SourceRequest(other)})
+    assert read_lock(tree)["sub"]["request"]["path"] == str(other)
