@@ -56,13 +56,13 @@ class LineProgress:
 class RichProgress:
     """A live rich display: one bar per phase, the last finished item beside it."""
 
-    def __init__(self) -> None:
+    def __init__(self, console: Any = None) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as RichBars
 
         self.bars = RichBars(TextColumn("{task.description:9}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(),
-                             TextColumn("{task.fields[last]}"))
+                             TextColumn("{task.fields[last]}"), console=console)
         self.tasks: dict[str, Any] = {}
         self.lock = threading.Lock()
         self.bars.start()

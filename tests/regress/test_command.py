@@ -59,6 +59,8 @@ def test_update_then_tighten_then_rerun_failed(unit_matrix, tree, capsys):
                               "(+0.10%, tolerance ±0.0005 rel +0 abs)")
     assert "mv2@ethos-u85-128/default" in (tree / "runs" / third["run_id"] / "junit.xml"
                                            ).read_text()
+    html = (tree / "runs" / third["run_id"] / "report.html").read_text()
+    assert "alt='Delta vs baseline'" in html and "tolerance ±0.0005 rel" in html
     stages = replay_stages()
     code, rerun = regress(unit_matrix, tree, stages=stages, rerun_failed=True)
     assert [c["key"] for c in rerun["cells"]] == ["mv2@ethos-u85-128/default"]

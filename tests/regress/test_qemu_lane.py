@@ -1,9 +1,16 @@
 """The real thing, kept to one session: real firmware builds, real batch compiles with Vela,
-real QEMU runs, through `invoke regress` twice, then a tightened baseline and --require fvp."""
+real QEMU runs, through `invoke regress` twice, then a tightened baseline and --require fvp.
+
+Model cells (the ExecuTorch runner on QEMU) run when upstream sources are given the way the
+runner tests take them: $ETHOSU_ORCH_TEST_SOURCES (a folder with executorch/ and cmsis-nn/);
+$ETHOSU_ORCH_TEST_BUILD_SCRATCH reuses runtime builds across sessions. Without sources the
+model cells must be skipped with the reason and the setup command.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +23,10 @@ from orchestrator.regress.report import LAST_POINTER
 pytestmark = pytest.mark.slow
 
 GCC = Path("/usr/bin/arm-none-eabi-gcc")
+SOURCES_ENV = "ETHOSU_ORCH_TEST_SOURCES"
+BUILD_SCRATCH_ENV = "ETHOSU_ORCH_TEST_BUILD_SCRATCH"
+SOURCE_DIRS = {"executorch": "executorch", "cmsis-nn": "cmsis-nn"}
+MODELS = ("add@cortex-m55/default", "convnet@cortex-m55/default")
 XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"
 MATRIX = """
 name = "qemu-small"
@@ -65,7 +76,8 @@ class Lane:
     """The session's scratch, matrix and reports."""
 
     def __init__(self, root: Path) -> None:
-        self.tree = scratch(root / "scratch").ensure()
+        self.tree = scratch(os.environ.get(BUILD_SCRATCH_ENV) or root / "scratch").ensure()
+        self.models = record_sources(self.tree)
         self.matrix = root / "small.toml"
         self.matrix.write_text(MATRIX)
         self.baselines = root / "small.baselines.json"
@@ -75,6 +87,18 @@ class Lane:
                                **flags)
         pointer = json.loads((self.tree.runs / LAST_POINTER).read_text())
         return code, json.loads(Path(pointer["report"]).read_text())
+
+
+def record_sources(tree) -> bool:
+    """Record $ETHOSU_ORCH_TEST_SOURCES's trees in the lock, as setup does; True if given."""
+    from orchestrator.setup.lock import write_lock_entry
+
+    root = os.environ.get(SOURCES_ENV)
+    if not root:
+        return False
+    for name, folder in SOURCE_DIRS.items():
+        write_lock_entry(tree, f"source-{name}", {"path": str(Path(root) / folder)})
+    return True
 
 
 @pytest.fixture(scope="session")
@@ -123,7 +147,18 @@ def test_first_run_builds_compiles_and_simulates(first, lane):
     assert fvp["outcome"] == "skipped"
     assert "fvp-corstone-300-u55 is not set up" in fvp["reason"]
     assert "invoke setup --only fvp-corstone-300-u55" in fvp["reason"]
-    assert len(document["builds"]) == 2  # two distinct firmware configs, one build each
+    # one build per distinct firmware config: selftest, selftest-fault (+ the model runner)
+    assert len(document["builds"]) == (3 if lane.models else 2)
+    assert len({build["key"] for build in document["builds"]}) == len(document["builds"])
+    for key in MODELS:
+        model = by_key[key]
+        if lane.models:
+            assert model["outcome"] == "pass", model["reason"]
+            assert model["metrics"]["cpu.cycles"] > 0 and "error.max_abs" in model["metrics"]
+        else:
+            assert model["outcome"] == "skipped"
+            assert model["reason"].startswith("no executorch source tree is set up; next: "
+                                              "invoke setup --only sources")
     assert all(str(lane.tree.runs / document["run_id"] / "cells") in c["out_dir"]
                for c in document["cells"])
     assert (Path(selftest["out_dir"]) / "transcript.log").is_file()
