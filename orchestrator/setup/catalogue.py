@@ -14,6 +14,7 @@ from orchestrator.pins import load_pins
 DIGEST_KINDS = ("sha256", "md5")
 ARCHIVE_TYPES = ("tar.xz", "tgz", "tar.gz", "tar")
 NEEDED_FOR = ("all", "npu", "cpu")
+EULA_ENV = "ARM_FVP_INSTALL_I_AGREE_TO_THE_CONTAINED_EULA"   # upstream's consent variable
 
 
 @dataclass(frozen=True)

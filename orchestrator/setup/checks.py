@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from orchestrator.doctor_model import Check, State
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import (
+    EULA_ENV,
     Artifact,
     SetupCatalogue,
     Source,
@@ -15,7 +16,6 @@ from orchestrator.setup.catalogue import (
 )
 from orchestrator.setup.lock import read_lock
 from orchestrator.setup.needs import fvp_users, needed_by
-from orchestrator.setup.options import EULA_ENV
 from orchestrator.setup.state import ItemState, artifact_state, source_state
 from orchestrator.targets import load_catalogue
 

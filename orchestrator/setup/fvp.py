@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.catalogue import Artifact, HostBuild, host_build
+from orchestrator.setup.catalogue import EULA_ENV, Artifact, HostBuild, host_build
 from orchestrator.setup.context import Context, download_entry, obtain_archive, relocate
 from orchestrator.setup.install import commit_install, discard, staging_dir
-from orchestrator.setup.options import EULA_ENV
 from orchestrator.setup.probe import probe_fvp, runtime_env
 from orchestrator.setup.unpack import safe_extract
 

@@ -12,11 +12,11 @@ from orchestrator._toml import load_toml
 from orchestrator.cli import split_list
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.setup.catalogue import EULA_ENV
 from orchestrator.setup.download import DownloadPolicy
 
 GROUPS = ("toolchain", "fvp", "sources")
 PROVIDERS = ("auto", "system", "arm")
-EULA_ENV = "ARM_FVP_INSTALL_I_AGREE_TO_THE_CONTAINED_EULA"
 MIRROR_ENV = "ETHOSU_ORCH_MIRROR"
 CACHE_ENV = "ETHOSU_ORCH_DOWNLOAD_CACHE"
 CONFIG_ENV = "ETHOSU_ORCH_SETUP_CONFIG"
