@@ -26,8 +26,7 @@ def doctor(c, target=None, json=False):
 
 @task(
     help={
-        "logfile": "a saved console log: upstream runner / run_fvp.sh / FVP / Zephyr, or a "
-        "transcript.log of this tool",
+        "logfile": "a saved console log of arm_executor_runner / run_fvp.sh / FVP / Zephyr",
         "json": "print the RunResult document as JSON",
         "etdump_dir": "where decoded ETDump blocks go (default: <logfile>.etdump/)",
         "target": "target name, to label PMU counters when the log printed no event list",

@@ -21,9 +21,6 @@ from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
 
 COMPILE_LOG = "compile.log"
-# Upstream v1.4.1 issues the run stage will meet; recorded in the manifest when they apply.
-PER_CHANNEL_ZP_ISSUE = ("quantized_decomposed::dequantize_per_channel.out reads int32 zero "
-                        "points as int64 in the v1.4.1 runtime")
 
 
 def _flatten_outputs(outputs: Any) -> list[Any]:
@@ -67,14 +64,6 @@ def _check_runnable(facts: dict[str, Any], request: CompileRequest) -> None:
             f"model {request.model.name} needs operators that {request.options.target}'s "
             f"runner has no kernel for: {', '.join(missing)}",
             "change those ops in the model, or quantize it (--quantize int8)")
-
-
-def _known_issues(facts: dict[str, Any]) -> list[str]:
-    operators = {op for method in facts["methods"].values() for op in method["operators"]}
-    issues = []
-    if "quantized_decomposed::dequantize_per_channel.out" in operators:
-        issues.append(PER_CHANNEL_ZP_ISSUE)
-    return issues
 
 
 def _lower_and_save(request: CompileRequest,
@@ -146,7 +135,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                                                    "delegated_partitions")},
         "float_ops_after_quantization": delegation["float_ops_after_quantization"],
         "vela": vela["totals"] if vela else None,
-        "known_issues": _known_issues(facts),
+        "workarounds": lowered.workarounds,
         "compile_seconds": round(time.perf_counter() - started, 3),
     }
     return manifest

@@ -7,7 +7,7 @@ Ethos-U path (EthosUCompileSpec, EthosUQuantizer, EthosUPartitioner) and the Cor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,56 @@ VELA_REPORT_FLAGS = ("--verbose-performance", "--verbose-cycle-estimate")
 DEFAULT_VELA_CONFIG = "Arm/vela.ini"
 # Upstream keeps these as single ops for CMSIS-NN; only the quantized path has kernels for
 # them. A float Cortex-M export must decompose them (portable kernels lack aten::linear).
+LINEAR_NOTE = ("float Cortex-M: aten.linear decomposed to permute + addmm (upstream keeps it, "
+               "but the v1.4.1 portable kernels have no linear.out)")
 CORTEX_M_PRESERVED_WHEN_QUANTIZED = ("linear", "hardsigmoid", "hardsigmoid_", "hardswish",
                                      "hardswish_")
+
+
+PER_CHANNEL_OPS = ("quantize_per_channel", "dequantize_per_channel")
+
+
+def _lifted_tensor(program: Any, placeholder: Any) -> tuple[dict[str, Any], str] | None:
+    signature = program.graph_signature
+    for mapping, table in ((signature.inputs_to_buffers, program.state_dict),
+                           (signature.inputs_to_parameters, program.state_dict),
+                           (signature.inputs_to_lifted_tensor_constants, program.constants)):
+        key = mapping.get(placeholder.name)
+        if key is not None and key in table:
+            return table, key
+    return None
+
+
+def _zero_point_workaround(edge: Any) -> list[str]:
+    widened = widen_zero_points(edge.exported_program())
+    if not widened:
+        return []
+    return [f"stored {widened} int32 per-channel zero point tensor(s) as int64: the v1.4.1 "
+            "quantized_decomposed per-channel kernels read them as int64"]
+
+
+def widen_zero_points(program: Any) -> int:
+    """Store int32 per-channel zero points as int64; return how many were widened.
+
+    The v1.4.1 quantized_decomposed per-channel kernels accept Int or Long zero points but
+    read them as int64, so int32 ones make the runtime abort (zero_point out of range).
+    """
+    import torch
+
+    widened = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not any(op in str(node.target) for op in PER_CHANNEL_OPS):
+            continue
+        zero_points = node.args[2] if len(node.args) > 2 else None
+        found = _lifted_tensor(program, zero_points) if zero_points is not None and \
+            getattr(zero_points, "op", None) == "placeholder" else None
+        if found is None or found[0][found[1]].dtype != torch.int32:
+            continue
+        table, key = found
+        table[key] = table[key].to(torch.int64)
+        zero_points.meta["val"] = zero_points.meta["val"].to(torch.int64)
+        widened += 1
+    return widened
 
 
 @dataclass
@@ -30,6 +78,7 @@ class Lowered:
     edge: Any                 # EdgeProgramManager after partitioning and backend passes
     quantized_model: Any      # GraphModule after convert_pt2e, or None
     inputs: tuple[Any, ...]   # example inputs as the program takes them (layout included)
+    workarounds: list[str] = field(default_factory=list)
 
 
 def export(model: Any, inputs: tuple[Any, ...], name: str, strict: bool) -> Any:
@@ -121,6 +170,7 @@ def _lower_arm(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any, ...
         quantized = quantize(exported, quantizer, samples)
         exported = export(quantized, inputs, name, options.strict_export)
     partitioners = [EthosUPartitioner(spec)] if options.delegate else []
+    workarounds: list[str] = []
     try:
         edge = to_edge_transform_and_lower(
             exported, partitioner=partitioners,
@@ -131,7 +181,7 @@ def _lower_arm(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any, ...
     except Exception as error:  # noqa: BLE001 - Vela / TOSA failures
         raise lowering_error(options, name, error,
                              "check the Vela options, or compile with --no-delegate") from None
-    return Lowered(edge, quantized, inputs)
+    return Lowered(edge, quantized, inputs, workarounds + _zero_point_workaround(edge))
 
 
 def _channels_last(tensor: Any) -> Any:
@@ -164,6 +214,8 @@ def _lower_cortex_m(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any
         preserve = [getattr(torch.ops.aten, op).default for op in CORTEX_M_PRESERVED_WHEN_QUANTIZED]
     else:
         exported = export(model, inputs, name, options.strict_export)
+    workarounds = [LINEAR_NOTE] if not options.quantize and any(
+        "linear" in str(node.target) for node in exported.graph.nodes) else []
     try:
         edge = to_edge_transform_and_lower(
             exported, compile_config=EdgeCompileConfig(preserve_ops=preserve,
@@ -175,7 +227,7 @@ def _lower_cortex_m(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any
     except Exception as error:  # noqa: BLE001
         raise lowering_error(options, name, error,
                              "compile with --quantize none to check the float path") from None
-    return Lowered(edge, quantized, inputs)
+    return Lowered(edge, quantized, inputs, workarounds + _zero_point_workaround(edge))
 
 
 def lower(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any, ...]],

@@ -21,7 +21,7 @@ VELA_REPORT = "vela_report.json"
 VELA_LOG = "vela.log"
 DELEGATION_REPORT = "delegation_report.json"
 TOSA_DIR = "tosa"
-MANIFEST_SCHEMA = 1
+MANIFEST_SCHEMA = 2
 
 
 @dataclass(frozen=True)

@@ -60,11 +60,11 @@ def read_tensor_dir(directory: Path) -> list[TensorFile]:
 
 
 def load_array(record: TensorFile) -> Any:
-    """The stored tensor as a numpy array in its logical shape."""
+    """The stored tensor as a (writable) numpy array in its logical shape."""
     import numpy as np
 
     stored_shape = tuple(record.shape[axis] for axis in record.dim_order)
     raw = np.frombuffer(record.path.read_bytes(), dtype=np.dtype(record.dtype).newbyteorder("<"))
     stored = raw.reshape(stored_shape)
     inverse = tuple(int(axis) for axis in np.argsort(record.dim_order))
-    return np.transpose(stored, inverse) if stored.ndim else stored
+    return np.array(np.transpose(stored, inverse) if stored.ndim else stored)
