@@ -218,10 +218,15 @@ int main() {
   Result<Method> method = program->load_method(*name, &memory);
   if (!method.ok()) {
     runner_report_pool("method_pool", method_allocator.used_size(), sizeof(method_pool));
-    bool alloc = method.error() == Error::MemoryAllocationFailed || method_allocator.failed();
-    fail(alloc ? RUNNER_EXIT_ALLOC : RUNNER_EXIT_METHOD,
-         alloc ? "method pool too small to load the method" : "load_method failed",
-         method.error());
+    runner_report_pool("temp_pool", temp_allocator.peak(), sizeof(temp_pool));
+    if (method_allocator.failed()) {
+      fail(RUNNER_EXIT_ALLOC, "method pool too small to load the method", method.error());
+    }
+    if (temp_allocator.failed()) {
+      fail(RUNNER_EXIT_ALLOC, "temp pool too small to load the method", method.error());
+    }
+    fail(method.error() == Error::MemoryAllocationFailed ? RUNNER_EXIT_ALLOC : RUNNER_EXIT_METHOD,
+         "load_method failed", method.error());
   }
 
   size_t n_inputs = method->inputs_size();
