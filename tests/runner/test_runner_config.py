@@ -48,3 +48,14 @@ def test_sizes_and_thresholds_from_cli_strings():
     request = RunnerRequest.from_extra({"atol": "0.01", "top1": True, "method_pool": "8M"})
     assert request.thresholds.atol == 0.01 and request.thresholds.require_top1
     assert request.method_pool == 8 << 20 and request.kernel_set == "all"
+
+
+def test_named_kernel_sets_only_list_kernels_that_exist():
+    from orchestrator.aot.kernels import runner_kernels
+
+    known = runner_kernels()
+    if not known:
+        pytest.skip("the executorch package (its kernel yaml files) is not installed")
+    for name, ops in runner_data().kernel_sets.items():
+        if ops != "ALL":
+            assert [op for op in ops if op not in known] == [], name
