@@ -98,3 +98,14 @@ def test_unknown_target_and_missing_file(tmp_path):
         expand(load_matrix(path), load_catalogue())
     with pytest.raises(MatrixError, match="does not exist"):
         load_matrix(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("name, cells, simulated", [("qemu.toml", 9, 4), ("fvp.toml", 23, 23)])
+def test_example_matrices_expand(name, cells, simulated):
+    from orchestrator.paths import repo_root
+
+    expanded = expand(load_matrix(repo_root() / "examples" / "regress" / name), load_catalogue())
+    assert len(expanded) == cells
+    assert sum(cell.simulates for cell in expanded) == simulated
+    assert all(cell.sim_kind != "qemu" for cell in expanded if cell.simulates and
+               load_catalogue().target(cell.target).has_npu)
