@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,15 +77,23 @@ class BatchItem:
 
 
 def compile_many(requests: Iterable[CompileRequest], where: Scratch | None = None,
-                 keep_going: bool = True) -> list[BatchItem]:
-    """Compile many requests in this one process (torch is imported once, on first miss)."""
+                 keep_going: bool = True,
+                 progress: Callable[[BatchItem], None] | None = None) -> list[BatchItem]:
+    """Compile many requests in this one process (torch is imported once, on first miss).
+
+    With keep_going, a request that fails becomes a BatchItem with its one-line error and
+    the batch goes on; `progress` is called with each item as it finishes.
+    """
     where = where or scratch()
     results = []
     for request in requests:
         try:
-            results.append(BatchItem(request, product=compile_request(request, where)))
+            item = BatchItem(request, product=compile_request(request, where))
         except OrchestratorError as error:
             if not keep_going:
                 raise
-            results.append(BatchItem(request, error=error.message))
+            item = BatchItem(request, error=error.message)
+        results.append(item)
+        if progress is not None:
+            progress(item)
     return results

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 from orchestrator.aot import products as layout
 from orchestrator.aot.delegation import delegation_report
 from orchestrator.aot.kernels import missing_kernels
-from orchestrator.aot.key import CompileRequest, tool_versions
+from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatches
 from orchestrator.aot.loading import load_calibration, load_model
 from orchestrator.aot.lowering import Lowered, emit, lower
 from orchestrator.aot.program_info import program_facts
@@ -21,6 +22,7 @@ from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
 
 COMPILE_LOG = "compile.log"
+TOSA_PREFIX = "output_tag"   # what ExecuTorch's TOSA backend names each partition's graph
 
 
 def _flatten_outputs(outputs: Any) -> list[Any]:
@@ -74,6 +76,7 @@ def _lower_and_save(request: CompileRequest,
     float_outputs = _run(model, example)
     tosa = staging / layout.TOSA_DIR if request.options.tosa else None
     lowered = lower(model, example, samples, request.options, request.model.name, tosa)
+    _keep_tosa_only(tosa)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
     program = emit(lowered.edge, request.options, request.model.name)
@@ -93,6 +96,17 @@ def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
         records["reference_quantized"] = _write_tensors(
             staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders)
     return records
+
+
+def _keep_tosa_only(folder: Path | None) -> None:
+    """The intermediates folder also gets Vela's scratch copies; keep the TOSA graphs."""
+    if folder is None or not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif not path.name.startswith(TOSA_PREFIX):
+            path.unlink()
 
 
 def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) -> None:
@@ -125,7 +139,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                   "location": request.model.location, "digest": request.model.digest},
         "target": request.options.target,
         "options": request.options.to_json(),
-        "notes": list(request.options.notes),
+        "notes": list(request.options.notes) + version_mismatches(),
         "versions": tool_versions(),
         "identity": request.identity(),
         "pte_bytes": (staging / layout.PTE).stat().st_size,

@@ -31,6 +31,16 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
+def version_mismatches() -> list[str]:
+    """Installed packages that differ from pins.toml (local tags like +cpu ignored)."""
+    from orchestrator.pins import load_pins
+
+    pins = load_pins().get("python", {})
+    return [f"{package} {installed} is installed but {pins[package]} is pinned"
+            for package, installed in tool_versions().items()
+            if package in pins and installed.split("+")[0] != pins[package]]
+
+
 @dataclass(frozen=True)
 class CompileRequest:
     """One (model, target, options) to compile, with user tensor files."""

@@ -18,7 +18,6 @@ INPUTS = "inputs"
 REFERENCE_FLOAT = "reference_float"
 REFERENCE_QUANTIZED = "reference_quantized"
 VELA_REPORT = "vela_report.json"
-VELA_LOG = "vela.log"
 DELEGATION_REPORT = "delegation_report.json"
 TOSA_DIR = "tosa"
 MANIFEST_SCHEMA = 2

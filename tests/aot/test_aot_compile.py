@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from aot_cases import REAL_CASES, needs_executorch
 
-from orchestrator.aot import compile_request, make_request
+from orchestrator.aot import compile_many, compile_request, make_request
 from orchestrator.aot import compiler as compiler_module
 from orchestrator.aot.tensors import load_array
 from orchestrator.errors import OrchestratorError
@@ -148,3 +148,44 @@ def test_ops_left_in_float_by_quantization_are_reported(aot_scratch, model_file,
     product = compile_request(make_request("exp_add:build", "cortex-m55"), aot_scratch)
     assert product.manifest["float_ops_after_quantization"] == {"aten.exp.default": 1}
     assert product.manifest["model"]["kind"] == "function"
+
+
+def _invoke(args: list[str], scratch_root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(scratch_root)}
+    return subprocess.run([sys.executable, "-m", "invoke", "compile", *args], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_invoke_compile_json_summary_from_cache(compiled, aot_scratch) -> None:
+    done = _invoke(["--model", "convnet", "--target", "ethos-u55-128", "--json"],
+                   aot_scratch.root)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["cached"] is True
+    assert result["delegation"]["status"] == "fully delegated"
+    assert result["npu_cycles_estimate"] == compiled[("convnet", "ethos-u55-128")]\
+        .manifest["vela"]["npu_cycles"]
+    assert result["memory"]["vela_scratch_bytes"] > 0
+    assert Path(result["paths"]["pte"]).is_file()
+    assert all(Path(p).is_file() for p in result["paths"]["inputs"])
+
+
+def test_invoke_compile_text_summary_and_one_line_errors(compiled, aot_scratch) -> None:
+    done = _invoke(["--model", "add", "--target", "cortex-m55"], aot_scratch.root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("add -> cortex-m55, int8, CPU only (cached)\n")
+    assert "  pte: " in done.stdout
+    refused = _invoke(["--model", "add", "--target", "cortex-m55", "--delegate"],
+                      aot_scratch.root)
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1
+    assert refused.stderr.startswith("error: target cortex-m55 has no NPU")
+
+
+def test_batch_reports_failures_per_item_and_goes_on(compiled, aot_scratch, model_file) -> None:
+    seen = []
+    items = compile_many([make_request(str(model_file("no_model.py")), "cortex-m55"),
+                          make_request("add", "cortex-m55")], aot_scratch, progress=seen.append)
+    assert [item.ok for item in items] == [False, True] and seen == items
+    assert "defines no ModelUnderTest" in items[0].error
+    assert items[1].product.cached
