@@ -32,7 +32,7 @@ def summary(product: Product, seconds: float | None = None) -> dict[str, Any]:
             "vela_sram_used_kib": vela.get("sram_used_kib"),
             "vela_dram_used_kib": vela.get("dram_used_kib"),
         },
-        "notes": manifest["notes"] + manifest["workarounds"],
+        "notes": manifest["notes"] + manifest["known_issues"],
         "paths": product.paths(),
     }
     if seconds is not None:

@@ -149,7 +149,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                                                    "delegated_partitions")},
         "float_ops_after_quantization": delegation["float_ops_after_quantization"],
         "vela": vela["totals"] if vela else None,
-        "workarounds": lowered.workarounds,
+        "known_issues": lowered.workarounds,   # upstream issues met, each worked around
         "compile_seconds": round(time.perf_counter() - started, 3),
     }
     return manifest

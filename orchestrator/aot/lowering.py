@@ -19,8 +19,8 @@ VELA_REPORT_FLAGS = ("--verbose-performance", "--verbose-cycle-estimate")
 DEFAULT_VELA_CONFIG = "Arm/vela.ini"
 # Upstream keeps these as single ops for CMSIS-NN; only the quantized path has kernels for
 # them. A float Cortex-M export must decompose them (portable kernels lack aten::linear).
-LINEAR_NOTE = ("float Cortex-M: aten.linear decomposed to permute + addmm (upstream keeps it, "
-               "but the v1.4.1 portable kernels have no linear.out)")
+LINEAR_NOTE = ("v1.4.1 float Cortex-M export keeps aten.linear, which the portable kernels "
+               "lack (worked around: aten.linear decomposed to permute + addmm)")
 CORTEX_M_PRESERVED_WHEN_QUANTIZED = ("linear", "hardsigmoid", "hardsigmoid_", "hardswish",
                                      "hardswish_")
 
@@ -43,8 +43,8 @@ def _zero_point_workaround(edge: Any) -> list[str]:
     widened = widen_zero_points(edge.exported_program())
     if not widened:
         return []
-    return [f"stored {widened} int32 per-channel zero point tensor(s) as int64: the v1.4.1 "
-            "quantized_decomposed per-channel kernels read them as int64"]
+    return [f"v1.4.1 quantized_decomposed per-channel kernels read int32 zero points as int64 "
+            f"(worked around: {widened} zero-point tensor(s) stored as int64)"]
 
 
 def widen_zero_points(program: Any) -> int:
