@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import linecache
 import re
+import sysconfig
 import traceback
+from pathlib import Path
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _OP = re.compile(r"\b((?:aten|quantized_decomposed|cortex_m|torch\.ops\.\w+)[.:]{1,2}\w+"
                  r"(?:\.\w+)?)")
-_LIBRARY_PARTS = ("site-packages", "dist-packages", "/lib/python3", "/orchestrator/")
+# Frames under these folders are library code, not the user's model.
+_LIBRARY_DIRS = tuple(str(Path(p).resolve()) for p in {
+    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+    sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parent.parent)})
+_LIBRARY_PARTS = ("site-packages", "dist-packages")
+
+
+def _is_library(path: str) -> bool:
+    resolved = str(Path(path).resolve()) if path.startswith("/") else path
+    return resolved.startswith(_LIBRARY_DIRS) or any(part in path for part in _LIBRARY_PARTS)
 
 
 def _user_frames(error: BaseException) -> list[tuple[str, int]]:
     text = str(error) + "".join(traceback.format_tb(error.__traceback__))
     frames = [(m["file"], int(m["line"])) for m in _FRAME.finditer(text)]
-    return [(path, line) for path, line in frames
-            if not any(part in path for part in _LIBRARY_PARTS)]
+    return [(path, line) for path, line in frames if not _is_library(path)]
 
 
 def _headline(error: BaseException) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +58,16 @@ def _file_ref(spec: str) -> ModelRef:
     return ModelRef(kind=kind, name=path.stem, location=str(path), digest=sha256_file(path))
 
 
+def ensure_cwd_importable() -> None:
+    """`module:function` names modules relative to where the user runs the command."""
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.append(cwd)
+
+
 def _function_ref(spec: str) -> ModelRef:
     module_name, _, function = spec.partition(":")
+    ensure_cwd_importable()
     try:
         found = importlib.util.find_spec(module_name)
     except (ImportError, ValueError):
@@ -66,7 +76,8 @@ def _function_ref(spec: str) -> ModelRef:
         raise OrchestratorError(f"cannot find Python module '{module_name}' for model {spec}",
                                 "put it on PYTHONPATH or pass the .py file instead")
     digest = sha256_bytes(Path(found.origin).read_bytes() + function.encode())
-    return ModelRef(kind="function", name=function, location=spec, digest=digest)
+    return ModelRef(kind="function", name=f"{module_name}.{function}", location=spec,
+                    digest=digest)
 
 
 def resolve_model(spec: str) -> ModelRef:
