@@ -15,6 +15,8 @@ from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 
+FAILED_LOG_SUFFIX = ".failed.log"
+
 
 def make_request(model: str, target: str, *, inputs: str | None = None,
                  calibration: str | None = None, **options: Any) -> CompileRequest:
@@ -47,12 +49,30 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
         manifest = build_product(request, staging)
         layout.write_json(staging / layout.MANIFEST, manifest)
         layout.publish(staging, final)
+    except OrchestratorError as error:
+        log = _keep_failure_log(staging, final)
+        layout.discard(staging)
+        raise OrchestratorError(error.cause, f"{error.next_step}; full log: {log}"
+                                if log else error.next_step) from None
     except BaseException:
         layout.discard(staging)
         raise
+    final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}").unlink(missing_ok=True)
     product = load_product(final)
     assert product is not None, f"published product {final} has no manifest"
     return Product(directory=product.directory, manifest=product.manifest, cached=False)
+
+
+def _keep_failure_log(staging: Path, final: Path) -> Path | None:
+    """Keep a failed compile's log next to where its product would have been."""
+    from orchestrator.aot.compiler import COMPILE_LOG
+
+    log = staging / COMPILE_LOG
+    if not log.is_file():
+        return None
+    kept = final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}")
+    log.replace(kept)
+    return kept
 
 
 def compile_model(model: str, target: str, *, scratch_root: str | Path | None = None,

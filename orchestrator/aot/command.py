@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
-from orchestrator.aot.api import compile_model
+from orchestrator.aot.api import cached_product, compile_request, make_request
 from orchestrator.aot.products import Product
 from orchestrator.cli import print_json
+from orchestrator.paths import scratch
 
 
 def summary(product: Product, seconds: float | None = None) -> dict[str, Any]:
@@ -85,7 +87,12 @@ def render(result: dict[str, Any]) -> str:
 def compile_command(model: str, target: str, json: bool = False, **options: Any) -> int:
     """Compile (or fetch from cache) and print the summary."""
     started = time.perf_counter()
-    product = compile_model(model, target, **options)
+    request = make_request(model, target, **options)
+    where = scratch()
+    if cached_product(request, where) is None:
+        print(f"compiling {request.model.name} for {request.options.target} "
+              "(seconds for small models, minutes for mv2)", file=sys.stderr, flush=True)
+    product = compile_request(request, where)
     result = summary(product, time.perf_counter() - started)
     if json:
         print_json(result)

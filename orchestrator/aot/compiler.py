@@ -6,6 +6,7 @@ import contextlib
 import io
 import shutil
 import time
+import traceback
 import warnings
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,13 @@ def _keep_tosa_only(folder: Path | None) -> None:
             path.unlink()
 
 
+def _failure_text(error: BaseException) -> str:
+    """The full traceback behind a failure (the one-line error hides the original)."""
+    original = error.__context__ if error.__suppress_context__ and error.__context__ else error
+    lines = traceback.format_exception(type(original), original, original.__traceback__)
+    return "\ncompile failed:\n" + "".join(lines)
+
+
 def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) -> None:
     """Everything the compile printed, then the warnings it raised (kept out of the console)."""
     lines = [f"warning: {w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
@@ -125,6 +133,9 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             lowered, program, float_outputs, delegation = _lower_and_save(request, staging)
+    except BaseException as error:
+        captured.write(_failure_text(error))
+        raise
     finally:
         _write_log(staging, captured.getvalue(), caught)
     facts = program_facts(program.executorch_program)

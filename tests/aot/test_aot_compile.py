@@ -133,6 +133,8 @@ def test_export_failure_names_the_failing_line(aot_scratch, model_file) -> None:
     assert message.startswith("torch.export failed for model branching at "
                               "`if y.sum() > 0:` (branching.py:9): Data-dependent branching")
     assert "\n" not in message
+    log = Path(message.rsplit("full log: ", 1)[1])
+    assert "Data-dependent branching" in log.read_text()
 
 
 def test_ops_without_runner_kernels_are_refused(aot_scratch, model_file) -> None:
