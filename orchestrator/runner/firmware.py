@@ -20,7 +20,7 @@ from orchestrator.runner.runtime import (
     build_runtime,
 )
 from orchestrator.runner.sources import RuntimeSources, resolve_sources
-from orchestrator.targets import Target
+from orchestrator.targets import Platform, Target
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,19 @@ def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
                          kernel_ops(options.kernel_set))
 
 
+def memory_regions(platform: Platform, code_size: int) -> str:
+    """The platform's regions with DDR split into DDR (areas, pools, heap) and DDR_CODE (top)."""
+    entries = []
+    for region in platform.regions:
+        if region.name == "DDR":
+            data = region.length - code_size
+            entries += [f"DDR:0x{region.origin:08x}:0x{data:x}",
+                        f"DDR_CODE:0x{region.origin + data:08x}:0x{code_size:x}"]
+        else:
+            entries.append(f"{region.name}:0x{region.origin:08x}:0x{region.length:x}")
+    return ";".join(entries)
+
+
 def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Path,
                         sources: RuntimeSources | None = None) -> BuildConfig:
     """The firmware build of the runner app: pools, NPU base/IRQ, PMU events, driver sources."""
@@ -60,7 +73,7 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
         "EOR_RUNNER_TEMP_POOL_SIZE": f"0x{pools.temp_pool_size:x}",
         "EOR_RUNNER_TEMP_POOL_REGION": pools.temp_pool_region,
         "EOR_RUNNER_FAST_SCRATCH_SIZE": f"0x{pools.fast_scratch_size:x}",
-        "EOR_RUNNER_CODE_SIZE": f"0x{runner_data().code_size:x}",
+        "EOR_MEMORY_REGIONS": memory_regions(target.platform, runner_data().code_size),
     }
     if target.has_npu:
         platform = target.platform
