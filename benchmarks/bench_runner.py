@@ -63,6 +63,7 @@ def embedded_rebuild(firmware: Any, pte: Path) -> float:
     link = subprocess.run([str(ninja_binary()), "-C", str(build_dir), "-t", "commands",
                            str(firmware.elf.relative_to(build_dir))], capture_output=True,
                           text=True, check=True).stdout.strip().splitlines()[-1]
+    link = link.removeprefix(":").strip().removeprefix("&&").strip()
     header = pte_header(pte, build_dir / "model_pte.c")
     gcc = link.split()[0].replace("g++", "gcc")
     obj = build_dir / "model_pte.o"
