@@ -23,7 +23,7 @@ from orchestrator.targets import load_catalogue
 
 BUILD_KEYS = ("build_type", "build_options")
 RUN_KEYS = ("idle_timeout_s", "kernel_set", "method_pool", "temp_pool", "fast_scratch", "atol",
-            "rtol", "min_snr", "top1", "fast", "sources")
+            "rtol", "min_snr", "top1", "fast", "pmu_trace", "sources")
 VELA_FIELDS = {"accelerator": "accelerator_config", "system_config": "system_config",
                "memory_mode": "memory_mode", "clock_mhz": "clock_mhz",
                "npu_operators": "npu_operators", "cpu_operators": "cpu_operators",

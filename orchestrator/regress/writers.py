@@ -11,6 +11,9 @@ from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import HEADLINE_METRICS, render_markdown
 from orchestrator.regress.report import REPORT_NAME, write_json
 
+SHORT_NAMES = {"npu.cycles": "NPU cyc", "cpu.cycles": "CPU cyc", "vela.npu_cycles": "Vela NPU",
+               "vela.total_cycles": "Vela total", "memory.pte_size": ".pte B",
+               "error.max_abs": "max err"}
 STYLES = {"pass": "green", "xfail": "green", "skipped": "dim", "fail": "red", "error": "red",
           "timeout": "red", "xpass": "magenta", "regressed": "yellow"}
 
@@ -35,10 +38,14 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
     metrics = [name for name in HEADLINE_METRICS
                if any(name in cell.get("metrics", {}) for cell in cells)]
     table = Table(title=f"regress {document['matrix']['name']} ({document['run_id']})")
-    for column in ("outcome", "cell", "mode", "sim", *metrics):
-        table.add_column(column, overflow="fold", justify="right" if column in metrics else
-                         "left")
-    table.add_column("reason", overflow="ellipsis", max_width=60, no_wrap=True)
+    table.add_column("outcome", min_width=9, no_wrap=True)
+    table.add_column("cell", min_width=30, no_wrap=True)
+    table.add_column("mode", min_width=7, no_wrap=True)
+    table.add_column("sim", min_width=4, no_wrap=True)
+    for column in metrics:
+        label = SHORT_NAMES.get(column, column)
+        table.add_column(label, justify="right", min_width=len(label), no_wrap=True)
+    table.add_column("reason", overflow="ellipsis", no_wrap=True, max_width=48)
     for cell in cells:
         table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
                       cell["mode"], cell.get("sim") or "-",
