@@ -75,8 +75,13 @@ def select_cells(loaded: Matrix, tree: Scratch, filter: str | None, rerun_failed
         raise OrchestratorError(f"no cell of {loaded.path.name} matches --filter {filter!r}",
                                 f"invoke regress --matrix {loaded.path} (without --filter)")
     if rerun_failed:
-        keys = {cell["key"] for cell in failing_cells(last_report(tree.runs))}
-        cells = only_keys(cells, keys)
+        last = last_report(tree.runs)
+        if last["matrix"]["name"] != loaded.name:
+            raise OrchestratorError(
+                f"the last report ({last['run_id']}) is of matrix {last['matrix']['name']!r}, "
+                f"not {loaded.name!r}", f"invoke regress --matrix {last['matrix']['path']} "
+                "--rerun-failed")
+        cells = only_keys(cells, {cell["key"] for cell in failing_cells(last)})
     return shard_cells(cells, parse_shard(shard))
 
 

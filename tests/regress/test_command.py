@@ -108,6 +108,14 @@ def test_user_errors_are_one_line(unit_matrix, tree, tmp_path):
         merge_command(str(tmp_path / "nothing.json"), quiet=True)
 
 
+def test_rerun_failed_refuses_another_matrixs_report(unit_matrix, tree, tmp_path):
+    regress(unit_matrix, tree, filter="conv")
+    other = tmp_path / "other.toml"
+    other.write_text(unit_matrix.read_text().replace('name = "unit"', 'name = "other"'))
+    with pytest.raises(OrchestratorError, match="is of matrix 'unit', not 'other'"):
+        regress_command(str(other), stages=replay_stages(), rerun_failed=True, quiet=True)
+
+
 def test_step_summary_is_appended_for_github(unit_matrix, tree, tmp_path, monkeypatch):
     summary = tmp_path / "step.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
