@@ -74,8 +74,14 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {cell.key: pool.submit(_run_one, cell, stages, options, firmware, compiles,
                                          progress) for cell in active}
-        for key, future in futures.items():
-            reports[key] = future.result()
+        try:
+            for key, future in futures.items():
+                reports[key] = future.result()
+        except KeyboardInterrupt:
+            # Start no more cells; running simulators stop at their own deadlines (the
+            # process layer kills their process groups), so nothing is left behind.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     for report in reports.values():
         _check_baseline(report, options)
     ordered = [reports[cell.key] for cell in cells]

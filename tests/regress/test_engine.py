@@ -4,7 +4,11 @@ expectations, failures of stages landing in cells, and -jN equal to -j1."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 
+import pytest
 from conftest import replay_stages
 
 from orchestrator.regress.engine import EngineOptions, execute
@@ -147,3 +151,29 @@ def test_a_stage_that_raises_errors_only_its_cell(unit_matrix, tmp_path):
     assert reports["conv@cortex-m55/default"].outcome is Outcome.ERROR
     assert reports["conv@cortex-m55/default"].reason == "run failed: KeyError: 'conv@cortex-m55'"
     assert reports["mv2@ethos-u85-128/default"].outcome is Outcome.PASS
+
+
+def test_ctrl_c_starts_no_more_cells(unit_matrix, tmp_path):
+    stages = replay_stages()
+    original = stages.run_cell
+    stopped = threading.Event()
+
+    def interrupted(cell, *args):
+        if cell.key == "add@ethos-u85-128/default":
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C reaches the main thread
+            stopped.wait(5)  # the main thread cancels the queue while this cell runs
+        return original(cell, *args)
+
+    def cancel_then_release(*args):
+        stopped.set()
+
+    stages.run_cell = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            threading.Timer(0.5, cancel_then_release).start()
+            run(unit_matrix, tmp_path, stages, jobs=1)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    assert "conv@cortex-m55/default" not in stages.runs  # queued after the interrupt
+    assert "add@ethos-u85-128/default" in stages.runs  # the running cell finished
