@@ -58,4 +58,6 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
         console.print(f"{name:8} {path}", highlight=False)
     counts = ", ".join(f"{k} {v}" for k, v in document["counts"].items() if v and k != "total")
     colour = "green" if document["verdict"] == "pass" else "red"
-    console.print(f"[{colour}]{document['verdict'].upper()}[/]: {counts or 'no cells'}")
+    ran = document["counts"]["total"] - document["counts"]["skipped"]
+    note = "" if ran else " (no cell ran)"
+    console.print(f"[{colour}]{document['verdict'].upper()}[/]{note}: {counts or 'no cells'}")
