@@ -1,0 +1,115 @@
+"""Model cells: the run stage's ExecuTorch runner (orchestrator.runner) driven per cell, with
+the model the batch compile already produced and a runner ELF built once per config."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch
+from orchestrator.regress.cells import Cell
+from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
+from orchestrator.results import RunResult
+from orchestrator.targets import load_catalogue
+
+RUNNER_KEYS = ("memory_mode", "quantize", "kernel_set", "method_pool", "temp_pool",
+               "fast_scratch", "atol", "rtol", "min_snr", "top1", "fast", "pmu_trace", "sources")
+DEFAULT_IDLE_S = 30.0
+
+
+def unavailable(tree: Scratch, cell: Cell) -> str | None:
+    """Why the runner cannot be built here (its upstream source trees are not set up)."""
+    from orchestrator.runner.sources import sources_available
+
+    target = load_catalogue().target(cell.target)
+    return sources_available(tree, _request(cell).sources, npu=target.has_npu)
+
+
+def idle_seconds(cell: Cell) -> float:
+    """The no-output watchdog: the option set's idle_timeout_s, else min(30 s, timeout)."""
+    return float(cell.option_dict.get("idle_timeout_s", min(DEFAULT_IDLE_S, cell.timeout_s)))
+
+
+def _request(cell: Cell) -> Any:
+    """The runner part of the cell's option set (pools, kernels, thresholds, fast mode)."""
+    from orchestrator.runner.request import RunnerRequest
+
+    options = cell.option_dict
+    return RunnerRequest.from_extra({key: options[key] for key in RUNNER_KEYS if key in options})
+
+
+def _runner_options(cell: Cell) -> Any:
+    """The RunnerOptions that select the cell's runner ELF."""
+    from orchestrator.runner.config import memory_mode_of, pools_for
+    from orchestrator.runner.firmware import RunnerOptions
+
+    target = load_catalogue().target(cell.target)
+    extra = _request(cell)
+    mode = memory_mode_of(target, extra.memory_mode)
+    return RunnerOptions(mode, pools_for(mode, extra.method_pool, extra.temp_pool,
+                                         extra.fast_scratch),
+                         extra.kernel_set, str(cell.option_dict.get("build_type", "release")),
+                         extra.jobs)
+
+
+def firmware_config(cell: Cell) -> FirmwareConfig:
+    """One runner config per (target, memory mode, pools, kernel set, build type)."""
+    options = _runner_options(cell)
+    key = "-".join(("runner", cell.target, options.memory_mode, options.kernel_set,
+                    options.build_type, options.pools.describe()))
+    return FirmwareConfig(key, cell.target, "runner",
+                          (("options", options), ("sources", _request(cell).sources)))
+
+
+def build(tree: Scratch, config: FirmwareConfig) -> FirmwareOutcome:
+    """Build the runtime and the runner ELF (both incremental); `cached` if nothing changed."""
+    from orchestrator.runner.firmware import build_runner
+
+    detail = dict(config.detail)
+    target = load_catalogue().target(config.target)
+    try:
+        built = build_runner(tree, target, detail["options"], detail["sources"])
+    except OrchestratorError as error:
+        return FirmwareOutcome(config, False, error.message)
+    firmware = built.firmware
+    cached = not (built.runtime.configured or firmware.configured or firmware.rebuilt)
+    return FirmwareOutcome(config, True, product=built, cached=cached,
+                           log=str(firmware.build_dir / "build.log"),
+                           seconds=round(sum(built.seconds.values()), 3))
+
+
+def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path) -> RunResult:
+    """Load the compiled model into the runner on the cell's simulator; compare outputs.
+
+    The same steps as orchestrator.runner.handler.run_runner after its compile and build
+    (those the engine did once for all cells), with the cell's directory as the run dir."""
+    from orchestrator.results.model import new_run_id, utc_now
+    from orchestrator.run import RunRequest
+    from orchestrator.runner.enrich import check_nonce, explain_fvp_stop
+    from orchestrator.runner.handler import PMU_TRACE, finish, write_areas
+    from orchestrator.sim import simulate
+    from orchestrator.sim.result import run_result
+    from orchestrator.sim.select import refuse_unless_capable, simulator_binary
+
+    catalogue = load_catalogue()
+    target, simulator = catalogue.target(cell.target), catalogue.simulators[cell.sim]
+    refuse_unless_capable(simulator, target, needs_npu=target.has_npu, needs_data=True)
+    extra, options = _request(cell), _runner_options(cell)
+    idle = idle_seconds(cell)
+    request = RunRequest(target=cell.target, app="runner", sim=cell.sim,
+                         timeout_s=cell.timeout_s, idle_timeout_s=idle,
+                         build_type=options.build_type, model=cell.model)
+    started, nonce = utc_now(), secrets.randbits(32)
+    data = write_areas(out_dir, product, built, request, options, nonce)
+    simulation = simulate(simulator, simulator_binary(tree, simulator), built.firmware.elf,
+                          out_dir, data=data, deadline_s=cell.timeout_s, idle_s=idle,
+                          expected_build_id=built.firmware.build_id, macs=target.macs,
+                          fast=extra.fast,
+                          pmu_trace=out_dir / PMU_TRACE if extra.pmu_trace else None)
+    result = run_result(new_run_id(), target, built.firmware, simulation, started_at=started)
+    if simulator.kind == "fvp":
+        result = explain_fvp_stop(result, simulation.outcome.transcript)
+    result = check_nonce(result, simulation.stream, nonce)
+    return finish(result, simulation.stream, product, target, built, request, extra, out_dir)
