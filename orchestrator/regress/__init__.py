@@ -1,0 +1,48 @@
+"""Regression jobs: matrix files, the engine over narrow stage interfaces, baselines, reports.
+
+Public API (importing it never imports torch or matplotlib):
+    load_matrix, expand          matrix TOML -> cells
+    execute, EngineOptions       run cells through a Stages implementation
+    Stages, CompileRequest, CompileOutcome, FirmwareConfig, FirmwareOutcome
+    load_baselines, Baselines    two-sided metric baselines
+    regress_command, merge_command   the `invoke regress` / `invoke regress-merge` entry points
+"""
+
+from __future__ import annotations
+
+from orchestrator.regress.baseline import Baselines, load_baselines
+from orchestrator.regress.cells import Cell, Expect, Mode
+from orchestrator.regress.command import merge_command, regress_command
+from orchestrator.regress.engine import EngineOptions, EngineRun, execute
+from orchestrator.regress.matrix import Matrix, MatrixError, expand, load_matrix
+from orchestrator.regress.outcome import Outcome
+from orchestrator.regress.stages import (
+    CompileOutcome,
+    CompileRequest,
+    FirmwareConfig,
+    FirmwareOutcome,
+    Stages,
+)
+
+__all__ = [
+    "Baselines",
+    "Cell",
+    "CompileOutcome",
+    "CompileRequest",
+    "EngineOptions",
+    "EngineRun",
+    "Expect",
+    "FirmwareConfig",
+    "FirmwareOutcome",
+    "Matrix",
+    "MatrixError",
+    "Mode",
+    "Outcome",
+    "Stages",
+    "execute",
+    "expand",
+    "load_baselines",
+    "load_matrix",
+    "merge_command",
+    "regress_command",
+]
