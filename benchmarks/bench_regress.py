@@ -7,8 +7,9 @@ wall time per -j, the speedup (goal >= 1.7x where cells are simulator-bound), an
 number of firmware builds (must equal the number of distinct firmware configs).
 
 The default matrix needs no model runner: six real QEMU self-test cells over two firmware
-configs; five run a firmware that hangs on purpose until the no-output watchdog (2 s)
-stops QEMU (xfail, kind timeout), so each cell is bound by the simulator process.
+configs (the second adds 64 bytes of .bss); each runs a firmware that hangs on purpose
+until the no-output watchdog (2 s) stops QEMU (xfail, kind timeout), so every cell is
+bound by its simulator process.
 Pass --matrix to time your own (e.g. model cells once `invoke run --model` exists).
 """
 
@@ -26,19 +27,20 @@ from orchestrator.regress.report import LAST_POINTER
 from orchestrator.setup.toolchain import adopt_system_toolchain
 
 SPEEDUP_GOAL = 1.7
-HANG = '{ build_options = ["EOR_SELFTEST_BEHAVIOUR=hang"], idle_timeout_s = 2 }'
+HANG = '{{ build_options = ["EOR_SELFTEST_BEHAVIOUR=hang"{extra}], idle_timeout_s = 2 }}'
+BLOAT = ', "EOR_SELFTEST_BLOAT=64"'
 MATRIX = f"""
 name = "bench-6"
 [defaults]
 timeout_s = 20
 [options]
-{chr(10).join(f"hang{i} = {HANG}" for i in range(1, 6))}
+{chr(10).join(f"hang{i} = {HANG.format(extra=BLOAT if i > 3 else '')}" for i in range(1, 7))}
 [[lanes]]
 name = "selftest"
 mode = "app"
 apps = ["selftest"]
 targets = ["cortex-m55"]
-options = ["default", "hang1", "hang2", "hang3", "hang4", "hang5"]
+options = ["hang1", "hang2", "hang3", "hang4", "hang5", "hang6"]
 sim = "qemu"
 [[expect]]
 options = ["hang*"]

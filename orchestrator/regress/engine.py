@@ -73,7 +73,8 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     progress.phase("simulate", sum(1 for cell in active if cell.simulates))
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {cell.key: pool.submit(_run_one, cell, stages, options, firmware, compiles,
-                                         progress) for cell in active}
+                                         progress)
+                   for cell in sorted(active, key=lambda cell: (-cell.weight, cell.key))}
         try:
             for key, future in futures.items():
                 reports[key] = future.result()
