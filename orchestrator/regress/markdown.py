@@ -21,13 +21,15 @@ def render_markdown(document: dict[str, Any]) -> str:
     lines = [f"## Regression `{document['matrix']['name']}`: {verdict}", "",
              f"Run `{document['run_id']}`" + (f", shard {document['shard']}"
                                               if document.get("shard") else "") +
-             f": {counts['total']} cells — {shown or 'none'}.", ""]
+             f": {counts['total']} cell{'' if counts['total'] == 1 else 's'} — "
+             f"{shown or 'none'}.", ""]
     failing = [cell for cell in document["cells"] if cell["outcome"] in
                ("fail", "error", "timeout", "xpass", "regressed")]
     if failing:
         lines += ["### Needs attention", ""]
         lines += [f"- {ICONS[cell['outcome']]} `{cell['key']}` **{cell['outcome']}**: "
-                  f"{_escape(cell['reason'])} (log: `{cell.get('log') or cell['out_dir']}`)"
+                  f"{_escape(cell['reason'])}" + (f" (log: `{cell['log']}`)" if cell.get("log")
+                                                   else "")
                   for cell in failing]
         lines.append("")
     lines += _table(document["cells"])

@@ -70,6 +70,7 @@ def test_markdown_lists_failures_first(document):
     assert text.startswith("## Regression `unit`: ❌ FAIL")
     attention = text.split("### Needs attention")[1].split("|")[0]
     assert "`mv2@ethos-u85-128/fast` **fail**: compile failed: Vela: op not supported" in attention
+    assert "RUNX/compile/batch.log`)" in attention  # the log to read is named
     assert "| ⏭️ | `add@ethos-u55-128/default` | run | fvp-corstone-300-u55 |" in text
 
 
