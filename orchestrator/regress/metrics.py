@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from orchestrator.results import RunResult
@@ -34,8 +35,8 @@ def extract_versions(result: RunResult) -> dict[str, str]:
 
 
 def _put(metrics: dict[str, float], name: str, value: Any) -> None:
-    """Record a number (None and non-numbers are left out)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    """Record a finite number (None, NaN, infinities and non-numbers are left out)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         metrics[name] = value
 
 

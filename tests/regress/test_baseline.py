@@ -43,6 +43,15 @@ def test_metrics_flatten_every_tracked_number():
     assert extract_versions(result) == {"tool": result.versions.tool}  # a log names none
 
 
+def test_non_finite_numbers_are_not_metrics():
+    result = mv2_u85_128()
+    result.cpu.total = float("nan")
+    result.npu.cycles = float("inf")
+    metrics = extract_metrics(result)
+    assert "cpu.cycles" not in metrics and "npu.cycles" not in metrics
+    assert metrics["cpu.npu_wait_cycles"] == 729
+
+
 def test_same_numbers_pass_and_both_directions_fail(tmp_path):
     book, result = recorded(tmp_path)
     metrics, versions = extract_metrics(result), extract_versions(result)
