@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from documents import mv2_u85_128, vela_mv2_u85_128
+from regress_documents import mv2_u85_128, vela_mv2_u85_128
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.regress.baseline import (

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import replay_stages
+from regress_replay import replay_stages
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.regress.command import merge_command, regress_command

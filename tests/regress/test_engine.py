@@ -9,7 +9,7 @@ import signal
 import threading
 
 import pytest
-from conftest import replay_stages
+from regress_replay import replay_stages
 
 from orchestrator.regress.engine import EngineOptions, execute
 from orchestrator.regress.matrix import expand, load_matrix

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import replay_stages
+from regress_replay import UNIT_MATRIX, replay_stages
 
 from orchestrator.regress.engine import EngineOptions, execute
 from orchestrator.regress.html import render_html
@@ -28,8 +28,6 @@ def document(tmp_path_factory):
     """A report of the unit matrix with every kind of outcome (pass, xfail, skip, error)."""
     tmp = tmp_path_factory.mktemp("report")
     path = tmp / "unit.toml"
-    from conftest import UNIT_MATRIX
-
     path.write_text(UNIT_MATRIX)
     stages = replay_stages(failing_compiles={"mv2@ethos-u85-128": "Vela: op not supported"},
                            missing_sims={"fvp": "FVP_Corstone_SSE-300_Ethos-U55 is not "

@@ -11,6 +11,15 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from regress_documents import (
+    add_u55_128,
+    add_u85_128,
+    conv_m55,
+    failed,
+    mv2_u85_128,
+    vela_mv2_u85_128,
+)
+
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import (
     CompileOutcome,
@@ -19,6 +28,51 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
 )
 from orchestrator.results import RunResult, VelaEstimate, Versions
+
+UNIT_MATRIX = """
+schema = 1
+name = "unit"
+description = "engine tests: CPU cells, NPU cells on the FVP, compile-only NPU cells"
+
+[options]
+fast = { fast = true }
+
+[tolerances]
+"cpu.cycles" = { rel = 0.01, abs = 0 }
+
+[[lanes]]
+name = "cpu"
+models = ["conv", "add"]
+targets = ["cortex-m55"]
+sim = "qemu"
+
+[[lanes]]
+name = "npu"
+mode = "run"
+models = ["mv2", "add"]
+targets = ["ethos-u85-128", "ethos-u55-128"]
+sim = "fvp"
+
+[[lanes]]
+name = "npu-compile"
+mode = "compile"
+models = ["mv2"]
+targets = ["ethos-u85-128"]
+options = ["fast"]
+
+[[expect]]
+models = ["add"]
+targets = ["cortex-m55"]
+status = "xfail"
+reason = "allocation too small (known)"
+
+[[expect]]
+models = ["mv2"]
+targets = ["ethos-u55-*"]
+status = "skip"
+reason = "mv2 is too big for U55 SRAM in this matrix"
+"""
+
 
 
 @dataclass
@@ -72,3 +126,16 @@ class ReplayStages:
         transcript.write_text(f"replayed {cell.key}\n")
         result.artifacts["transcript"] = str(transcript)
         return result
+
+
+def replay_stages(**overrides) -> ReplayStages:
+    """Replay stages answering for every cell of UNIT_MATRIX."""
+    results = {
+        "conv@cortex-m55": conv_m55(),
+        "add@cortex-m55": failed("add", "cortex-m55"),
+        "mv2@ethos-u85-128": mv2_u85_128(),
+        "add@ethos-u55-128": add_u55_128(),
+        "add@ethos-u85-128": add_u85_128(),
+    }
+    return ReplayStages(results=results, vela={"mv2@ethos-u85-128": vela_mv2_u85_128()},
+                        **overrides)
