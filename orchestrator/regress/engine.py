@@ -70,7 +70,22 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     started = time.monotonic()
     firmware, compiles = _prepare(active, stages, options, progress)
     prepared = time.monotonic()
+    reports.update(_run_all(active, stages, options, firmware, compiles, progress))
+    for report in reports.values():
+        _check_baseline(report, options)
+    ordered = [reports[cell.key] for cell in cells]
+    phases = {"build_and_compile": prepared - started, "simulate": time.monotonic() - prepared}
+    return EngineRun(ordered, list(firmware.values()), compiles,
+                     {name: round(seconds, 3) for name, seconds in phases.items()})
+
+
+def _run_all(active: list[Cell], stages: Stages, options: EngineOptions,
+             firmware: dict[str, FirmwareOutcome],
+             compiles: dict[CompileRequest, CompileOutcome], progress: Progress
+             ) -> dict[str, CellReport]:
+    """Every active cell on `options.jobs` workers, heaviest first."""
     progress.phase("simulate", sum(1 for cell in active if cell.simulates))
+    reports = {}
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {cell.key: pool.submit(_run_one, cell, stages, options, firmware, compiles,
                                          progress)
@@ -83,12 +98,7 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
             # process layer kills their process groups), so nothing is left behind.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    for report in reports.values():
-        _check_baseline(report, options)
-    ordered = [reports[cell.key] for cell in cells]
-    phases = {"build_and_compile": prepared - started, "simulate": time.monotonic() - prepared}
-    return EngineRun(ordered, list(firmware.values()), compiles,
-                     {name: round(seconds, 3) for name, seconds in phases.items()})
+    return reports
 
 
 def _not_runnable(cell: Cell, stages: Stages, options: EngineOptions) -> CellReport | None:
