@@ -35,7 +35,7 @@ def doctor(c, target=None, json=False):
     positional=["logfile"],
 )
 def parse(c, logfile, json=False, etdump_dir=None, target=None):
-    """Turn any upstream runner log into a RunResult: status, cause, next step, numbers."""
+    """Turn any runner log into a RunResult: status, cause, next step, numbers."""
     run(
         "orchestrator.parse.command:parse_command",
         logfile=logfile,
