@@ -74,13 +74,16 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "model": "model to compile and run with the ExecuTorch runner (invoke compile --help); "
                  "implies --app runner",
         "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
-        "kernel_set": "runner: portable kernels linked (all, common; orchestrator/data/runner.toml)",
+        "kernel_set": "runner: portable kernels linked (all, common: see "
+                      "orchestrator/data/runner.toml)",
         "method_pool": "runner: method pool bytes (e.g. 32M; default from runner.toml)",
         "temp_pool": "runner: temp pool / Ethos-U scratch bytes",
         "fast_scratch": "runner: Ethos-U fast scratch bytes (Dedicated_Sram)",
         "quantize": "runner: int8, a16w8 or none (default: the compile stage's)",
         "atol": "runner: absolute tolerance for float outputs (default 1e-3)",
         "rtol": "runner: relative tolerance for float outputs (default 1e-3)",
+        "qtol": "runner: extra tolerance in quantization steps vs a quantized reference "
+                "(default 1)",
         "min_snr": "runner: also require this SNR in dB",
         "top1": "runner: also require the top-1 class to match the reference",
         "fast": "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
@@ -91,13 +94,13 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
 def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
          build_type="release", option=None, json=False, model=None, memory_mode=None,
          kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
-         atol=None, rtol=None, min_snr=None, top1=False, fast=False):
+         atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False):
     """Build, simulate and parse: prints a result table, writes scratch/runs/<id>/."""
     run("orchestrator.run:run_command", target=target, app=app, sim=sim, timeout=timeout,
         idle_timeout=idle_timeout, build_type=build_type, options=option, json=json,
         model=model, memory_mode=memory_mode, kernel_set=kernel_set, method_pool=method_pool,
         temp_pool=temp_pool, fast_scratch=fast_scratch, quantize=quantize, atol=atol,
-        rtol=rtol, min_snr=min_snr, top1=top1 or None, fast=fast or None)
+        rtol=rtol, qtol=qtol, min_snr=min_snr, top1=top1 or None, fast=fast or None)
 
 
 @task(

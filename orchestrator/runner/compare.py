@@ -14,6 +14,7 @@ class Thresholds:
 
     atol: float = 1e-3
     rtol: float = 1e-3
+    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
     min_snr_db: float | None = None
     require_top1: bool = False
 
@@ -32,6 +33,8 @@ class OutputComparison:
     top1_match: bool | None
     passed: bool
     reason: str = ""
+    quant_step: float | None = None
+    quant_steps: float | None = None   # max abs error in quantization steps
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -53,16 +56,30 @@ class Comparison:
 
 
 def compare_outputs(device: Sequence[Any], reference: Sequence[Any],
-                    thresholds: Thresholds = Thresholds()) -> Comparison:
-    """Compare numpy arrays pairwise (device[i] with reference[i])."""
+                    thresholds: Thresholds = Thresholds(), quantized: bool = False) -> Comparison:
+    """Compare numpy arrays pairwise (device[i] with reference[i]); `quantized`: the reference
+    is the quantized model's, so float outputs may differ by `qtol` quantization steps."""
     if len(device) != len(reference):
         return Comparison(reason=f"device gave {len(device)} outputs, reference has "
                                  f"{len(reference)}")
-    return Comparison([_compare_one(i, d, r, thresholds)
+    return Comparison([_compare_one(i, d, r, thresholds, quantized)
                        for i, (d, r) in enumerate(zip(device, reference, strict=True))])
 
 
-def _compare_one(index: int, device: Any, reference: Any, limits: Thresholds) -> OutputComparison:
+def quant_step(reference: Any) -> float | None:
+    """The quantization step of a dequantized output, read off the grid its values lie on."""
+    import numpy as np
+
+    values = np.unique(reference.astype(np.float64))
+    if values.size < 3:
+        return None
+    step = float(np.diff(values).min())
+    units = (values - values[0]) / step
+    return step if step > 0 and float(np.abs(units - np.round(units)).max()) < 1e-2 else None
+
+
+def _compare_one(index: int, device: Any, reference: Any, limits: Thresholds,
+                 quantized: bool = False) -> OutputComparison:
     import numpy as np
 
     if tuple(device.shape) != tuple(reference.shape):
@@ -77,17 +94,20 @@ def _compare_one(index: int, device: Any, reference: Any, limits: Thresholds) ->
     exact = bool(np.array_equal(device, reference))
     top1 = _top1(got, want)
     integer = device.dtype.kind in "iub" and reference.dtype.kind in "iub"
+    step = quant_step(reference) if quantized and not integer else None
+    allowance = limits.qtol * step if step else 0.0
     passed, reason = _verdict(integer, exact, max_abs, float(np.abs(want).max(initial=0.0)),
-                              _snr_db(want, got), top1, limits)
+                              _snr_db(want, got), top1, limits, allowance)
     return OutputComparison(index, str(device.dtype), tuple(device.shape), max_abs, mean_abs,
-                            _snr_db(want, got), exact, top1, passed, reason)
+                            _snr_db(want, got), exact, top1, passed, reason, step,
+                            max_abs / step if step else None)
 
 
 def _verdict(integer: bool, exact: bool, max_abs: float, ref_peak: float, snr: float,
-             top1: bool | None, limits: Thresholds) -> tuple[bool, str]:
+             top1: bool | None, limits: Thresholds, allowance: float = 0.0) -> tuple[bool, str]:
     if integer:
         return exact, "" if exact else "integer output differs from the reference"
-    bound = limits.atol + limits.rtol * ref_peak
+    bound = limits.atol + limits.rtol * ref_peak + allowance
     if max_abs > bound:
         return False, f"max abs error {max_abs:.3g} > {bound:.3g}"
     if limits.min_snr_db is not None and snr < limits.min_snr_db:

@@ -98,19 +98,31 @@ def compare_with_reference(result: RunResult, stream: ParsedStream, references: 
                            orders: Sequence[tuple[int, ...]], reference: str,
                            limits: Thresholds, run_dir: Path) -> RunResult:
     """Attach the comparison; a passing run whose outputs differ becomes an output mismatch."""
-    outcome = compare_outputs(device_arrays(stream, orders), references, limits)
+    outcome = compare_outputs(device_arrays(stream, orders), references, limits,
+                              quantized=reference == "quantized")
     result.artifacts["comparison"] = str(write_comparison(run_dir, outcome, reference))
     result = replace(result, comparison=comparison(outcome, reference, limits))
     if result.status is Status.PASS and not outcome.passed:
         failed = [o for o in outcome.outputs if not o.passed]
-        why = outcome.reason or "; ".join(f"output {o.index}: {o.reason}" for o in failed)
+        why = outcome.reason or "; ".join(f"output {o.index}: {o.reason}{_steps(o)}"
+                                          for o in failed)
         result = replace(result, status=Status.FAIL, reason=f"outputs differ from the "
                          f"{reference} reference: {why}", classification=Classification(
                              kind=Kind.OUTPUT_MISMATCH, summary=why,
                              next_step=f"read {result.artifacts['comparison']}; loosen with "
-                                       "--atol/--rtol if the difference is expected",
+                                       "--qtol/--atol/--rtol if the difference is expected",
                              details={"comparison": result.artifacts["comparison"]}))
     return result
+
+
+def _steps(output: Any) -> str:
+    """' (22.0 quantization steps of 0.00394; top-1 agrees)' where known."""
+    parts = []
+    if output.quant_steps is not None:
+        parts.append(f"{output.quant_steps:.1f} quantization steps of {output.quant_step:.3g}")
+    if output.top1_match is not None:
+        parts.append("top-1 agrees" if output.top1_match else "top-1 differs")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def explain_exit(result: RunResult, stream: ParsedStream, model: str) -> RunResult:

@@ -35,6 +35,7 @@ class RunnerRequest:
         base = Thresholds()
         thresholds = Thresholds(atol=_float(extra.get("atol"), base.atol),
                                 rtol=_float(extra.get("rtol"), base.rtol),
+                                qtol=_float(extra.get("qtol"), base.qtol),
                                 min_snr_db=_float(extra.get("min_snr"), None),
                                 require_top1=bool(extra.get("top1", False)))
         return cls(memory_mode=extra.get("memory_mode"),

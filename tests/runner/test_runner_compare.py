@@ -53,3 +53,16 @@ def test_shape_and_count_mismatches_fail():
     assert "shape" in compare_outputs([np.zeros(4, np.float32)], [ref]).outputs[0].reason
     result = compare_outputs([], [ref])
     assert not result.passed and "0 outputs" in result.reason
+
+
+def test_quantized_reference_allows_qtol_quantization_steps():
+    step = 0.25
+    ref = np.array([[-1.0, -0.5, 0.0, 0.25, 1.0]], dtype=np.float32)
+    one_step = ref + np.array([[0.0, step, 0.0, 0.0, 0.0]], dtype=np.float32)
+    assert compare_outputs([one_step], [ref], quantized=True).passed
+    (out,) = compare_outputs([one_step], [ref], quantized=True).outputs
+    assert out.quant_step == step and out.quant_steps == 1.0
+    three_steps = ref + np.array([[0.0, 3 * step, 0.0, 0.0, 0.0]], dtype=np.float32)
+    assert not compare_outputs([three_steps], [ref], quantized=True).passed
+    assert compare_outputs([three_steps], [ref], Thresholds(qtol=3.0), quantized=True).passed
+    assert not compare_outputs([one_step], [ref], quantized=False).passed
