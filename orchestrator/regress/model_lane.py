@@ -3,7 +3,6 @@ the model the batch compile already produced and a runner ELF built once per con
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -83,33 +82,20 @@ def build(tree: Scratch, config: FirmwareConfig) -> FirmwareOutcome:
 def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path) -> RunResult:
     """Load the compiled model into the runner on the cell's simulator; compare outputs.
 
-    The same steps as orchestrator.runner.handler.run_runner after its compile and build
-    (those the engine did once for all cells), with the cell's directory as the run dir."""
-    from orchestrator.results.model import new_run_id, utc_now
+    The runner stage's own simulate step, after the compile and build the engine did once
+    for all cells, with the cell's directory as the run dir."""
+    from orchestrator.results.model import new_run_id
     from orchestrator.run import RunRequest
-    from orchestrator.runner.enrich import check_nonce, explain_fvp_stop
-    from orchestrator.runner.handler import PMU_TRACE, finish, write_areas
-    from orchestrator.sim import simulate
-    from orchestrator.sim.result import run_result
+    from orchestrator.runner.handler import simulate_product
     from orchestrator.sim.select import refuse_unless_capable, simulator_binary
 
     catalogue = load_catalogue()
     target, simulator = catalogue.target(cell.target), catalogue.simulators[cell.sim]
     refuse_unless_capable(simulator, target, needs_npu=target.has_npu, needs_data=True)
-    extra, options = _request(cell), _runner_options(cell)
-    idle = idle_seconds(cell)
+    options = _runner_options(cell)
     request = RunRequest(target=cell.target, app="runner", sim=cell.sim,
-                         timeout_s=cell.timeout_s, idle_timeout_s=idle,
+                         timeout_s=cell.timeout_s, idle_timeout_s=idle_seconds(cell),
                          build_type=options.build_type, model=cell.model)
-    started, nonce = utc_now(), secrets.randbits(32)
-    data = write_areas(out_dir, product, built, request, options, nonce)
-    simulation = simulate(simulator, simulator_binary(tree, simulator), built.firmware.elf,
-                          out_dir, data=data, deadline_s=cell.timeout_s, idle_s=idle,
-                          expected_build_id=built.firmware.build_id, macs=target.macs,
-                          fast=extra.fast,
-                          pmu_trace=out_dir / PMU_TRACE if extra.pmu_trace else None)
-    result = run_result(new_run_id(), target, built.firmware, simulation, started_at=started)
-    if simulator.kind == "fvp":
-        result = explain_fvp_stop(result, simulation.outcome.transcript)
-    result = check_nonce(result, simulation.stream, nonce)
-    return finish(result, simulation.stream, product, target, built, request, extra, out_dir)
+    return simulate_product(out_dir, new_run_id(), target, simulator,
+                            simulator_binary(tree, simulator), product, built, request,
+                            _request(cell), options)

@@ -28,7 +28,7 @@ from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import simulator_binary
-from orchestrator.targets import Target, load_catalogue
+from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
@@ -56,7 +56,16 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
                             extra.kernel_set, request.build_type, extra.jobs)
     build = build_runner(work, target, options, extra.sources)
     run_id = new_run_id()
-    run_dir = work.runs / run_id
+    return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
+                            build, request, extra, options, started)
+
+
+def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
+                     binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
+                     extra: RunnerRequest, options: RunnerOptions,
+                     started: str | None = None) -> RunResult:
+    """Load a compiled model into a built runner, simulate, parse, compare: one RunResult."""
+    started = started or utc_now()
     nonce = secrets.randbits(32)
     data = write_areas(run_dir, product, build, request, options, nonce)
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
