@@ -87,20 +87,27 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "min_snr": "runner: also require this SNR in dB",
         "top1": "runner: also require the top-1 class to match the reference",
         "fast": "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
+        "elf": "run this upstream-built arm_executor_runner ELF on the target's FVP instead "
+               "of building (its console is parsed like invoke parse)",
+        "data": "with --elf: FILE@ADDRESS loaded into target memory (FVP --data), repeatable",
     },
-    iterable=["option"],
+    iterable=["option", "data"],
     name="run",
+    positional=[],
+    auto_shortflags=False,
 )
 def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
          build_type="release", option=None, json=False, model=None, memory_mode=None,
          kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
-         atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False):
+         atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False, elf=None,
+         data=None):
     """Build, simulate and parse: prints a result table, writes scratch/runs/<id>/."""
     run("orchestrator.run:run_command", target=target, app=app, sim=sim, timeout=timeout,
         idle_timeout=idle_timeout, build_type=build_type, options=option, json=json,
         model=model, memory_mode=memory_mode, kernel_set=kernel_set, method_pool=method_pool,
         temp_pool=temp_pool, fast_scratch=fast_scratch, quantize=quantize, atol=atol,
-        rtol=rtol, qtol=qtol, min_snr=min_snr, top1=top1 or None, fast=fast or None)
+        rtol=rtol, qtol=qtol, min_snr=min_snr, top1=top1 or None, fast=fast or None, elf=elf,
+        data=data or None)
 
 
 @task(

@@ -2,7 +2,8 @@
 and returns a RunResult; this module writes it under scratch/runs/<id>/ and prints it.
 
 Apps register here by name -> "module:function" (imported only when used); the ExecuTorch
-runner (issue #6) adds "runner" with its own handler reading RunRequest.model.
+runner (issue #6) adds "runner" with its own handler reading RunRequest.model; `--elf`
+selects "elf", an upstream-built runner ELF read with the upstream log parser (issue #7).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from orchestrator.cli import print_json, resolve
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult, Status
+from orchestrator.results.report import print_result
 from orchestrator.targets.catalogue import unknown_name_error
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
     "runner": "orchestrator.runner.handler:run_runner",
+    "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 RESULT_NAME = "result.json"
 
@@ -86,6 +89,16 @@ def format_result(result: RunResult) -> str:
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
+def app_for(app: str | None, model: str | None, elf: str | None) -> str:
+    """The app to run: --elf means an upstream ELF, --model the runner, else the selftest."""
+    if elf and app not in (None, "elf"):
+        raise OrchestratorError(f"--elf runs an upstream ELF, so --app {app} does not apply",
+                                "invoke run --target <target> --elf <ELF>")
+    if elf:
+        return "elf"
+    return app or ("runner" if model else "selftest")
+
+
 def run_command(target: str, app: str | None = None, sim: str | None = None,
                 timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
                 options: list[str] | None = None, model: str | None = None,
@@ -94,7 +107,7 @@ def run_command(target: str, app: str | None = None, sim: str | None = None,
     if timeout <= 0 or idle_timeout <= 0:
         raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
                                 "invoke run --help")
-    app = app or ("runner" if model else "selftest")
+    app = app_for(app, model, extra.get("elf"))
     request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
                          idle_timeout_s=float(idle_timeout), build_type=build_type,
                          options=tuple(options or ()), model=model,
@@ -102,6 +115,8 @@ def run_command(target: str, app: str | None = None, sim: str | None = None,
     result = execute(request)
     if json:
         print_json(result.to_dict())
+    elif app == "elf":
+        print_result(result)
     else:
         print(format_result(result))
     return 0 if result.status is Status.PASS else 1

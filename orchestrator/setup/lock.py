@@ -88,3 +88,12 @@ def source_tree(scratch: Scratch, name: str, setup_hint: str | None = None) -> P
 def runtime_env(scratch: Scratch, artifact: str) -> dict[str, str]:
     """Environment variables an installed artifact's binaries need (e.g. Corstone-320's python)."""
     return dict((read_lock(scratch).get(artifact) or {}).get("env", {}))
+
+
+def entry_of_binary(scratch: Scratch, binary: Path) -> dict[str, Any] | None:
+    """The lock entry whose recorded (usable) binaries include `binary`, else None."""
+    wanted = binary.resolve()
+    for entry in read_lock(scratch).values():
+        if any(Path(path).resolve() == wanted for path in entry.get("binaries", {}).values()):
+            return entry
+    return None

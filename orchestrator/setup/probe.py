@@ -28,12 +28,16 @@ class ProbeResult:
     remedy: str = ""
 
 
+def bundled_python_env(python: Path) -> dict[str, str]:
+    """Environment for an FVP's bundled python folder (Corstone-320 ships its libpython)."""
+    return {"PYTHONHOME": str(python), "LD_LIBRARY_PATH": str(python / "lib")}
+
+
 def runtime_env(artifact: Artifact, root: Path) -> dict[str, str]:
     """Environment an FVP needs to start (Corstone-320's bundled python)."""
     if not artifact.bundled_python or not (root / artifact.bundled_python).is_dir():
         return {}
-    python = root / artifact.bundled_python
-    return {"PYTHONHOME": str(python), "LD_LIBRARY_PATH": str(python / "lib")}
+    return bundled_python_env(root / artifact.bundled_python)
 
 
 def _merged_env(extra: dict[str, str]) -> dict[str, str]:

@@ -1,16 +1,19 @@
-"""What running a Corstone FVP needs beyond its command line: environment fixes, and why it
-stopped (the FVP's exit status alone never means success)."""
+"""What running a Corstone FVP needs beyond its command line: its environment (what setup
+recorded, one function for every run path), and why it stopped (the FVP's exit status alone
+never means success)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# glibc >= 2.41 refuses the FVP's executable-stack model libraries unless told otherwise;
-# older glibc ignores an unknown tunable.
-EXECSTACK_TUNABLE = "glibc.rtld.execstack=2"
-PYTHON_LIB = Path("python") / "lib"   # Corstone-320 ships its own libpython here
+from orchestrator.paths import Scratch
+from orchestrator.setup.lock import LOCK_NAME, entry_of_binary
+from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
+
+PYTHON_DIR = "python"   # Corstone-320 ships its own python (and libpython) here
 _STOP = re.compile(r"^Info: Simulation is stopping\. Reason: (.+?)\.?\s*$", re.MULTILINE)
 # (pattern, kind, summary) for FVP stop reasons and launch failures, first match wins.
 STOP_KINDS = (
@@ -30,14 +33,33 @@ LAUNCH_FAILURES = (
 )
 
 
-def fvp_environment(binary: Path) -> dict[str, str]:
-    """Extra environment for an FVP: the execstack tunable and Corstone-320's python libs."""
+def guessed_environment(binary: Path) -> dict[str, str]:
+    """For an FVP setup never probed: the execstack tunable and its bundled python, if any."""
     extra = {"GLIBC_TUNABLES": EXECSTACK_TUNABLE}
     for parent in binary.resolve().parents:
-        if (parent / PYTHON_LIB).is_dir():
-            extra["LD_LIBRARY_PATH"] = str(parent / PYTHON_LIB)
+        if (parent / PYTHON_DIR / "lib").is_dir():
+            extra.update(bundled_python_env(parent / PYTHON_DIR))
             break
     return extra
+
+
+def _lock_holders(binary: Path, work: Scratch | None) -> Iterator[Scratch]:
+    """Scratch trees whose setup lock may list `binary`: `work`, then those it lies under."""
+    if work is not None:
+        yield work
+    for parent in binary.resolve().parents:
+        if (parent / LOCK_NAME).is_file():
+            yield Scratch(parent)
+
+
+def fvp_environment(binary: Path, work: Scratch | None = None) -> dict[str, str]:
+    """The environment setup's probe recorded for `binary` (it started with exactly that);
+    the guess only for an FVP no setup lock lists."""
+    for holder in _lock_holders(binary, work):
+        entry = entry_of_binary(holder, binary)
+        if entry is not None:
+            return dict(entry.get("env", {}))
+    return guessed_environment(binary)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import qemu_binary
 from orchestrator.paths import Scratch
-from orchestrator.setup.lock import installed_binary
+from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 
@@ -54,9 +54,22 @@ def choose_simulator(target: Target, requested: str | None = None,
     return chosen
 
 
+def setup_artifact(simulator: Simulator) -> str:
+    """The setup item installing `simulator` (fvp-corstone-300 holds both U55 and U65 FVPs)."""
+    from orchestrator.setup.catalogue import load_setup_catalogue
+
+    for artifact in load_setup_catalogue().artifacts.values():
+        if simulator.binary in artifact.binaries:
+            return artifact.name
+    return simulator.name
+
+
 def simulator_binary(scratch: Scratch, simulator: Simulator) -> Path:
-    """QEMU from the OS package; an FVP from the setup lock (artifact = simulator name)."""
+    """QEMU from the OS package; an FVP from the setup lock (under the artifact holding it)."""
     if simulator.kind == "qemu":
         return qemu_binary()
-    return installed_binary(scratch, simulator.name, simulator.binary,
-                            setup_hint=f"invoke setup --only {simulator.name}")
+    artifact = setup_artifact(simulator)
+    hint = f"invoke setup --only {artifact}"
+    if artifact not in read_lock(scratch):
+        raise OrchestratorError(f"{simulator.name} is not set up in {scratch.root}", hint)
+    return installed_binary(scratch, artifact, simulator.binary, setup_hint=hint)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,21 +41,36 @@ def command_for(simulator: Simulator, binary: Path, elf: Path, data: Sequence[Da
     return fvp_command(simulator, binary, elf, data, options)
 
 
+def launch(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
+           consumer: Callable[[str], None], data: Sequence[DataFile] = (),
+           deadline_s: float = 60.0, idle_s: float | None = 20.0, macs: int | None = None,
+           fast: bool = False, pmu_trace: Path | None = None,
+           env: dict[str, str] | None = None) -> tuple[list[str], ProcessOutcome]:
+    """Run `elf` in `run_dir` (semihosting cwd), output streamed to `consumer`; keep the
+    transcript and command there. An FVP without `env` gets fvp_environment(binary)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    command = command_for(simulator, binary, elf, data, run_dir, deadline_s, macs, fast,
+                          pmu_trace)
+    if env is None and simulator.kind == "fvp":
+        env = fvp_environment(binary)
+    (run_dir / COMMAND).write_text(" ".join(command) + "\n")
+    outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
+                          deadline_s=deadline_s, idle_s=idle_s, consumer=consumer,
+                          env=clean_env(run_dir, env))
+    return command, outcome
+
+
 def simulate(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
              data: Sequence[DataFile] = (), deadline_s: float = 60.0,
              idle_s: float | None = 20.0, expected_build_id: str | None = None,
              macs: int | None = None, fast: bool = False,
-             pmu_trace: Path | None = None) -> SimulationResult:
-    """Run `elf` in `run_dir` (the semihosting cwd); transcript and command are kept there."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    command = command_for(simulator, binary, elf, data, run_dir, deadline_s, macs, fast,
-                          pmu_trace)
-    extra_env = fvp_environment(binary) if simulator.kind == "fvp" else None
-    (run_dir / COMMAND).write_text(" ".join(command) + "\n")
+             pmu_trace: Path | None = None,
+             env: dict[str, str] | None = None) -> SimulationResult:
+    """Run our protocol firmware `elf`: parse its records and judge the outcome."""
     parser = StreamParser()
-    outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
-                          deadline_s=deadline_s, idle_s=idle_s, consumer=parser.feed,
-                          env=clean_env(run_dir, extra_env))
+    command, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed, data=data,
+                              deadline_s=deadline_s, idle_s=idle_s, macs=macs, fast=fast,
+                              pmu_trace=pmu_trace, env=env)
     stream = parser.finish()
     return SimulationResult(simulator, command, outcome, stream,
                             judge(outcome, stream, expected_build_id))

@@ -4,12 +4,11 @@ with start-up delay, pacing and exit status. The FVP itself cannot run here."""
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from fvp_replay_install import install_replay, invocation
 
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
 from orchestrator.runner.enrich import explain_fvp_stop
@@ -17,26 +16,6 @@ from orchestrator.sim import simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, fvp_stop
 from orchestrator.targets import load_catalogue
-
-HERE = Path(__file__).resolve().parent
-TRANSCRIPTS = HERE.parent / "fixtures" / "transcripts"
-REPLAY = HERE / "replay_fvp.py"
-
-
-def install_replay(root: Path, simulator_name: str, transcript: str, exit_code: int,
-                   **pace: float) -> Path:
-    """An FVP-shaped install (models/<dir>/<binary>, python/lib) whose binary replays."""
-    simulator = load_catalogue().simulators[simulator_name]
-    models = root / "FVP" / "models" / "Linux64_GCC-9.3"
-    models.mkdir(parents=True)
-    (root / "FVP" / "python" / "lib").mkdir(parents=True)
-    binary = models / simulator.binary
-    binary.write_text(f"#!{sys.executable}\n" + REPLAY.read_text())
-    binary.chmod(0o755)
-    plan = {"transcript": str(TRANSCRIPTS / transcript), "exit_code": exit_code,
-            "startup_s": 0.3, "line_s": 0.005, **pace}
-    Path(f"{binary}.replay.json").write_text(json.dumps(plan))
-    return binary
 
 
 def replay(tmp_path: Path, simulator_name: str, transcript: str, exit_code: int,
@@ -52,8 +31,7 @@ def replay(tmp_path: Path, simulator_name: str, transcript: str, exit_code: int,
     run_dir = tmp_path / "run"
     result = simulate(simulator, binary, elf, run_dir, data=data, deadline_s=deadline_s,
                       idle_s=idle_s, macs=128, fast=True)
-    invocation = json.loads(Path(f"{binary}.invocation.json").read_text())
-    return result, invocation, binary
+    return result, invocation(binary), binary
 
 
 def as_run_result(simulation) -> RunResult:
@@ -85,6 +63,7 @@ def test_replay_corstone320_command_line_and_environment(tmp_path):
     env = invocation["env"]
     assert env["GLIBC_TUNABLES"] == EXECSTACK_TUNABLE
     assert env["LD_LIBRARY_PATH"] == str(binary.parents[2] / "python" / "lib")
+    assert env["PYTHONHOME"] == str(binary.parents[2] / "python")   # as setup records it
     assert Path(invocation["cwd"]) == tmp_path / "run"
 
 

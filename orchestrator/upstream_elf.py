@@ -1,0 +1,120 @@
+"""`invoke run --elf <arm_executor_runner ELF>`: run an upstream-built runner on the target's
+FVP through the same process layer and command line as our own runs, and read its console
+with the upstream log parser. No build id or nonce checks: we did not build this ELF."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.parse import UpstreamLogParser, result_from_facts
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult, Versions
+from orchestrator.results.model import Simulation, new_run_id, utc_now
+from orchestrator.setup.lock import read_lock
+from orchestrator.sim import choose_simulator
+from orchestrator.sim.data import DataFile
+from orchestrator.sim.fvp_run import fvp_environment
+from orchestrator.sim.process import ProcessOutcome
+from orchestrator.sim.select import setup_artifact, simulator_binary
+from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
+from orchestrator.targets import Simulator, Target, load_catalogue
+
+if TYPE_CHECKING:
+    from orchestrator.run import RunRequest
+
+SOURCE = "upstream-elf"
+ELF_MAGIC = b"\x7fELF"
+ETDUMP_DIR = "etdump"
+
+
+def elf_path(elf: str | None, target: str) -> Path:
+    """The ELF to run: it must exist and be an ELF file."""
+    usage = f"invoke run --target {target} --elf <arm_executor_runner ELF>"
+    path = Path(elf or "")
+    if not elf or not path.is_file():
+        raise OrchestratorError(f"ELF file {elf} does not exist", usage)
+    with path.open("rb") as handle:
+        if handle.read(len(ELF_MAGIC)) != ELF_MAGIC:
+            raise OrchestratorError(f"{path} is not an ELF file", usage)
+    return path.resolve()
+
+
+def data_files(specs: Sequence[str]) -> list[DataFile]:
+    """`FILE@ADDR` items (address in decimal or 0x-hex) as data files to load."""
+    found = []
+    for spec in specs:
+        name, _, address = spec.rpartition("@")
+        try:
+            value = int(address, 0)
+        except ValueError:
+            value = -1
+        if not name or value < 0:
+            raise OrchestratorError(f"--data {spec} is not FILE@ADDRESS",
+                                    "pass e.g. --data model.pte@0x70000000")
+        if not Path(name).is_file():
+            raise OrchestratorError(f"--data file {name} does not exist",
+                                    "pass an existing file: --data <file>@<address>")
+        found.append(DataFile(Path(name).resolve(), value))
+    return found
+
+
+def simulator_for(target: Target, requested: str | None) -> Simulator:
+    """The requested simulator, else the target's first FVP (refusing what cannot run it)."""
+    if requested in (None, "auto"):
+        fvps = [sim for sim in target.simulators if sim.kind == "fvp"]
+        requested = fvps[0].name if fvps else None
+    try:
+        return choose_simulator(target, requested)
+    except OrchestratorError as error:
+        raise OrchestratorError(error.cause, f"invoke run --target {target.name} --elf <ELF> "
+                                             "--sim fvp (invoke targets)") from None
+
+
+def known_versions(work: Scratch, simulator: Simulator) -> Versions:
+    """Simulator name and the version setup's probe recorded (a foreign ELF tells us no more)."""
+    entry = read_lock(work).get(setup_artifact(simulator)) or {}
+    return Versions(simulator=simulator.binary,
+                    simulator_version=entry.get("reported_version") or entry.get("version"))
+
+
+def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
+    """Run the ELF, stream its console into the upstream parser, return the RunResult."""
+    if request.model is not None:
+        raise OrchestratorError("--elf runs a runner with its model built in or loaded by "
+                                "--data, so --model does not apply",
+                                f"invoke run --target {request.target} --elf <ELF>")
+    target = load_catalogue().target(request.target)
+    elf = elf_path(request.extra.get("elf"), target.name)
+    data = data_files(request.extra.get("data") or ())
+    simulator = simulator_for(target, request.sim)
+    binary = simulator_binary(work, simulator)
+    env = fvp_environment(binary, work) if simulator.kind == "fvp" else None
+    run_id, started = new_run_id(), utc_now()
+    run_dir = work.runs / run_id
+    parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
+    _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,
+                        deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                        macs=target.macs, env=env)
+    facts = parser.finish()
+    note_outcome(facts.simulation, outcome)
+    facts.target.simulator = simulator.name
+    facts.target.options.update({"elf": str(elf), "num_macs": target.macs,
+                                 "data": [f"{d.path}@0x{d.address:x}" for d in data]})
+    result = result_from_facts(facts, source=SOURCE, target=target.name,
+                               pmu_events=target.pmu_events,
+                               versions=known_versions(work, simulator),
+                               transcript=run_dir / TRANSCRIPT,
+                               timings_s={"simulate": round(outcome.seconds, 3)}, run_id=run_id)
+    result.started_at, result.finished_at = started, utc_now()
+    result.artifacts.update({"elf": str(elf), "command": str(run_dir / COMMAND)})
+    return result
+
+
+def note_outcome(simulation: Simulation, outcome: ProcessOutcome) -> None:
+    """The process facts the log cannot show: exit status and a host stop."""
+    simulation.exit_code = outcome.exit_code
+    if outcome.stopped_by:
+        simulation.host_timeout_s = round(outcome.seconds, 3)
