@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.parse.facts import LogFacts, Problem
+from orchestrator.parse.fvp_stops import limit_of
 from orchestrator.results.model import Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
@@ -107,7 +108,8 @@ def _from_stop(facts: LogFacts) -> Classification | None:
     if done is not None and done < stop:
         return None
     reason = facts.simulation.stop_reason or "limit reached"
-    kind = Kind.CYCLE_LIMIT if "cycle" in reason.lower() else Kind.CPU_TIME_LIMIT
+    limit = limit_of(reason)
+    kind = limit.kind if limit is not None else Kind.CPU_TIME_LIMIT
     where = (
         "after the runner started"
         if "runner" in facts.markers

@@ -7,16 +7,12 @@ from pathlib import PurePosixPath
 
 from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.parse.lines import LogLine
 from orchestrator.results.model import Kind
 
 SIMULATOR_NAME = re.compile(r"\b((?:FVP|VHT)_[A-Za-z0-9_-]+|qemu-system-\w+)(?![\w/-])")
-LIMIT_WORDS = re.compile(r"cpu time|cycle|time ?limit|simulated time", re.IGNORECASE)
-EXECSTACK_NEXT_STEP = (
-    "glibc 2.41+ refuses the FVP's executable-stack libraries: start it with "
-    "GLIBC_TUNABLES=glibc.rtld.execstack=2 (or clear the flag with `execstack -c` on "
-    "libarmctmodel.so), then run `invoke doctor`"
-)
+FVP_ERROR_CODE = re.compile(r"^Error: \((E\d+)\)")
 
 
 def note_simulator(text: str, facts: LogFacts) -> str | None:
@@ -39,10 +35,9 @@ def _fast_models(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("simulator", line.number)
 
 
-@rule(r"^Info: Simulation is stopping\. Reason: (.+?)\.?\s*$")
 def _stopping(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.simulation.stop_reason = match[1]
-    if LIMIT_WORDS.search(match[1]):
+    if limit_of(match[1]) is not None:
         facts.mark("stop_limit", line.number)
     facts.mark("stopped", line.number)
 
@@ -64,11 +59,22 @@ def _stat_time(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.simulation.simulated_time = match[1]
 
 
-@rule(r"^(\S*?):\s*cannot execute binary file")
-def _wrong_binary(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    name = note_simulator(match[1], facts) or match[1]
-    summary = f"{PurePosixPath(name).name} could not execute on this host (wrong architecture)"
-    facts.problem(Kind.LAUNCH_FAILURE, summary, line, simulator=PurePosixPath(name).name)
+def _launch_failure(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    found = launch_failure_in(line.message)
+    if found is None:
+        return
+    failure, matched = found
+    details = {"cause": failure.name}
+    name = note_simulator(line.text, facts)
+    if name:
+        details["simulator"] = PurePosixPath(name).name
+    code = FVP_ERROR_CODE.search(line.message)
+    if code:
+        details["fvp_error"] = code[1]
+    if matched.groups() and matched[1]:
+        details["detail"] = matched[1]
+    problem = facts.problem(Kind.LAUNCH_FAILURE, failure.summary, line, **details)
+    problem.next_step = failure.next_step
 
 
 @rule(r"^Error: \((E\d+)\) (.*)$")
@@ -76,16 +82,12 @@ def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     if "runner" in facts.markers:
         facts.error_line(line.text)
         return
-    problem = facts.problem(
+    facts.problem(
         Kind.LAUNCH_FAILURE, f"the FVP failed to start ({match[1]})", line, fvp_error=match[1]
     )
-    if "executable stack" in match[2]:
-        problem.summary = "the FVP could not load libarmctmodel.so: executable stack refused"
-        problem.next_step = EXECSTACK_NEXT_STEP
 
 
 @rule(
-    r"error while loading shared libraries: (\S+?):|Exec format error|"
     r"(?:FVP_|VHT_|qemu-system-)\S*: (?:command )?not found|"
     r"(?:FVP_|VHT_|qemu-system-)\S*: No such file or directory"
 )
@@ -114,11 +116,14 @@ class SimulatorLines(RuleConsumer):
     rules = (
         _ethosu_banner,
         _fast_models,
-        _stopping,
+        (stop_table().stop_line, _stopping),
         _stopped_by_user,
         _timestamped,
         _stat_time,
-        _wrong_binary,
+        (
+            re.compile("|".join(f"(?:{f.pattern.pattern})" for f in stop_table().launch_failures)),
+            _launch_failure,
+        ),
         _fvp_error,
         _cannot_start,
         _qemu_error,

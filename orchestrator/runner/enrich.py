@@ -152,7 +152,8 @@ FVP_NEXT = {"cpu_time_limit": "raise the limit: invoke run ... --timeout <second
 
 def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
-    from orchestrator.sim.fvp_run import fvp_stop, stop_reason
+    from orchestrator.parse.fvp_stops import stop_reason
+    from orchestrator.sim.fvp_run import fvp_stop
 
     if result.simulation is not None:
         result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
@@ -161,7 +162,8 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
         return result
     status = Status.TIMEOUT if stop.kind != "launch_failure" else Status.ERROR
     return replace(result, status=status, reason=stop.summary, classification=Classification(
-        kind=FVP_KINDS[stop.kind], summary=stop.summary, next_step=FVP_NEXT[stop.kind],
+        kind=FVP_KINDS[stop.kind], summary=stop.summary,
+        next_step=stop.next_step or FVP_NEXT[stop.kind],
         evidence=[stop.evidence], details={"fvp_stop": stop.kind}))
 
 

@@ -4,33 +4,16 @@ never means success)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.paths import Scratch
 from orchestrator.setup.lock import LOCK_NAME, entry_of_binary
 from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
 
 PYTHON_DIR = "python"   # Corstone-320 ships its own python (and libpython) here
-_STOP = re.compile(r"^Info: Simulation is stopping\. Reason: (.+?)\.?\s*$", re.MULTILINE)
-# (pattern, kind, summary) for FVP stop reasons and launch failures, first match wins.
-STOP_KINDS = (
-    (re.compile(r"CPU time has been exceeded", re.I), "cpu_time_limit",
-     "the FVP stopped at its --timelimit (CPU time exceeded)"),
-    (re.compile(r"cycle limit", re.I), "cycle_limit", "the FVP stopped at its cycle limit"),
-    (re.compile(r"simulated time", re.I), "cycle_limit",
-     "the FVP stopped at its simulated-time limit"),
-)
-LAUNCH_FAILURES = (
-    (re.compile(r"cannot enable executable stack"), "glibc refuses the FVP's executable-stack "
-     f"libraries (GLIBC_TUNABLES={EXECSTACK_TUNABLE} was not honoured)"),
-    (re.compile(r"cannot execute binary file|Exec format error"),
-     "the FVP binary cannot run on this host (wrong architecture?)"),
-    (re.compile(r"error while loading shared libraries: (\S+)"),
-     "the FVP cannot load a shared library"),
-)
 
 
 def guessed_environment(binary: Path) -> dict[str, str]:
@@ -69,27 +52,21 @@ class FvpStop:
     kind: str          # cpu_time_limit | cycle_limit | launch_failure
     summary: str
     evidence: str
+    next_step: str | None = None   # a cause-specific step (e.g. the glibc execstack fix)
 
 
 def fvp_stop(transcript: str) -> FvpStop | None:
-    """A launch failure or a limit stop found in the FVP's output, else None."""
-    for pattern, summary in LAUNCH_FAILURES:
-        found = pattern.search(transcript)
-        if found:
-            return FvpStop("launch_failure", summary, _line_of(transcript, found.start()))
-    stop = _STOP.search(transcript)
-    if stop is None:
+    """A launch failure or a limit stop found in the FVP's output (data/fvp_stops.toml)."""
+    failed = launch_failure_in(transcript)
+    if failed is not None:
+        failure, found = failed
+        return FvpStop("launch_failure", failure.summary, _line_of(transcript, found.start()),
+                       failure.next_step)
+    stop = stop_table().stop_line.search(transcript)
+    limit = limit_of(stop[1]) if stop else None
+    if stop is None or limit is None:
         return None
-    for pattern, kind, summary in STOP_KINDS:
-        if pattern.search(stop.group(1)):
-            return FvpStop(kind, summary, stop.group(0).strip())
-    return None
-
-
-def stop_reason(transcript: str) -> str | None:
-    """The text after 'Simulation is stopping. Reason:', if the FVP printed it."""
-    found = _STOP.search(transcript)
-    return found.group(1) if found else None
+    return FvpStop(limit.kind.value, limit.summary, stop[0].strip())
 
 
 def _line_of(text: str, position: int) -> str:
