@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
+from orchestrator.paths import scratch
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
 from orchestrator.runner.enrich import explain_fvp_stop
+from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim import simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, fvp_stop
+from orchestrator.sim.select import simulator_binary
 from orchestrator.targets import load_catalogue
 
 
@@ -119,3 +122,23 @@ def test_replay_silent_fvp_is_stopped_by_the_watchdog_without_orphans(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.kill(result.outcome.pid, 0)
 
+
+
+@pytest.mark.slow
+def test_replay_protocol_runs_get_the_environment_setup_recorded(tmp_path):
+    # selftest / runner runs: the U55 FVP is found under setup's fvp-corstone-300 item and
+    # started with the environment its probe recorded, not with the guess.
+    work = scratch(tmp_path / "scratch").ensure()
+    binary = install_replay(work.tools / "fvp-corstone-300", "fvp-corstone-300-u55",
+                            "et-issue-7568-1.log", 0)
+    write_lock_entry(work, "fvp-corstone-300", {
+        "kind": "fvp", "usable": True, "binaries": {binary.name: str(binary)},
+        "env": {"LD_LIBRARY_PATH": "/recorded/lib"}})
+    simulator = load_catalogue().simulators["fvp-corstone-300-u55"]
+    assert simulator_binary(work, simulator) == binary
+    elf = tmp_path / "runner.elf"
+    elf.write_bytes(b"\x7fELF")
+    simulate(simulator, binary, elf, tmp_path / "run", deadline_s=20.0, idle_s=10.0)
+    env = invocation(binary)["env"]
+    assert env["LD_LIBRARY_PATH"] == "/recorded/lib"
+    assert "GLIBC_TUNABLES" not in env and "PYTHONHOME" not in env
