@@ -90,10 +90,10 @@ def runtime_env(scratch: Scratch, artifact: str) -> dict[str, str]:
     return dict((read_lock(scratch).get(artifact) or {}).get("env", {}))
 
 
-def entry_of_binary(scratch: Scratch, binary: Path) -> dict[str, Any] | None:
-    """The lock entry whose recorded (usable) binaries include `binary`, else None."""
+def artifact_of_binary(scratch: Scratch, binary: Path) -> str | None:
+    """The artifact whose recorded (usable) binaries include `binary`, else None."""
     wanted = binary.resolve()
-    for entry in read_lock(scratch).values():
+    for name, entry in read_lock(scratch).items():
         if any(Path(path).resolve() == wanted for path in entry.get("binaries", {}).values()):
-            return entry
+            return name
     return None

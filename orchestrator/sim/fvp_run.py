@@ -10,7 +10,7 @@ from pathlib import Path
 
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.paths import Scratch
-from orchestrator.setup.lock import LOCK_NAME, entry_of_binary
+from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
 from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
 
 PYTHON_DIR = "python"   # Corstone-320 ships its own python (and libpython) here
@@ -39,9 +39,9 @@ def fvp_environment(binary: Path, work: Scratch | None = None) -> dict[str, str]
     """The environment setup's probe recorded for `binary` (it started with exactly that);
     the guess only for an FVP no setup lock lists."""
     for holder in _lock_holders(binary, work):
-        entry = entry_of_binary(holder, binary)
-        if entry is not None:
-            return dict(entry.get("env", {}))
+        artifact = artifact_of_binary(holder, binary)
+        if artifact is not None:
+            return runtime_env(holder, artifact)
     return guessed_environment(binary)
 
 

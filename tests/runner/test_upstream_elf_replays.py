@@ -14,6 +14,7 @@ from fvp_replay_install import install_replay, invocation
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import Kind, RunResult, Status
+from orchestrator.results.schema import validation_errors
 from orchestrator.run import RunRequest, execute, run_command
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE
@@ -78,7 +79,9 @@ def test_replay_upstream_success_with_pmu_block_is_a_pass_with_counters(work, tm
     assert result.versions.simulator_version == RECORDED_VERSION
     assert result.simulation.exit_code == 0
     run_dir = work.runs / result.run_id
-    saved = RunResult.from_json((run_dir / "result.json").read_text())
+    document = json.loads((run_dir / "result.json").read_text())
+    assert validation_errors(document) == []
+    saved = RunResult.from_dict(document)
     assert saved.status is Status.PASS and saved.npu.cycles == 5920305
     transcript = (run_dir / "transcript.log").read_text()
     assert "Ethos-U PMU report" in transcript
