@@ -6,19 +6,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.targets.model import Region
+
 _REGION = re.compile(r"^(?P<name>\S+)\s+0x(?P<origin>[0-9a-f]+)\s+0x(?P<length>[0-9a-f]+)")
 _SECTION_START = re.compile(r"^(?P<name>\.[^\s]+|[A-Za-z_][^\s]*)(?:\s+(?P<rest>.*))?$")
 _PLACEMENT = re.compile(r"^\s*0x(?P<address>[0-9a-f]+)\s+0x(?P<size>[0-9a-f]+)"
                         r"(?:\s+load address 0x(?P<lma>[0-9a-f]+))?")
-
-
-@dataclass(frozen=True)
-class MapRegion:
-    """A MEMORY region as the linker saw it."""
-
-    name: str
-    origin: int
-    length: int
 
 
 @dataclass(frozen=True)
@@ -35,11 +28,11 @@ class MapSection:
 class LinkMap:
     """Regions and output sections of one link."""
 
-    regions: tuple[MapRegion, ...]
+    regions: tuple[Region, ...]
     sections: tuple[MapSection, ...]
 
 
-def _regions(lines: list[str]) -> list[MapRegion]:
+def _regions(lines: list[str]) -> list[Region]:
     try:
         start = lines.index("Memory Configuration") + 3
     except ValueError:
@@ -50,7 +43,7 @@ def _regions(lines: list[str]) -> list[MapRegion]:
         if not match:
             break
         if match.group("name") != "*default*":
-            regions.append(MapRegion(match.group("name"), int(match.group("origin"), 16),
+            regions.append(Region(match.group("name"), int(match.group("origin"), 16),
                                      int(match.group("length"), 16)))
     return regions
 

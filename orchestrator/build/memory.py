@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orchestrator.build.elf import ElfImage
-from orchestrator.build.mapfile import LinkMap, MapRegion, MapSection
+from orchestrator.build.mapfile import LinkMap, MapSection
+from orchestrator.targets.model import Region
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class RegionUse:
         return 100.0 * self.used / self.length if self.length else 0.0
 
 
-def _region_of(regions: tuple[MapRegion, ...], address: int) -> MapRegion | None:
+def _region_of(regions: tuple[Region, ...], address: int) -> Region | None:
     return next((r for r in regions if r.origin <= address < r.origin + r.length), None)
 
 
@@ -60,7 +61,7 @@ def section_uses(link_map: LinkMap, image: ElfImage) -> list[SectionUse]:
     return uses
 
 
-def _high_water(region: MapRegion, sections: list[SectionUse]) -> int:
+def _high_water(region: Region, sections: list[SectionUse]) -> int:
     top = region.origin
     for section in sections:
         if section.region == region.name:
