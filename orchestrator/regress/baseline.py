@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.jsonfile import write_json_atomic
 
 BASELINE_SCHEMA = 1
 DEFAULT_TOLERANCES: dict[str, dict[str, float]] = {
@@ -155,12 +154,7 @@ class Baselines:
     def save(self) -> None:
         """Write atomically (temp file + rename), stable key order."""
         document = {"schema": BASELINE_SCHEMA, "entries": dict(sorted(self.entries.items()))}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".baselines-", dir=self.path.parent)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(document, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-        os.replace(tmp, self.path)
+        write_json_atomic(self.path, document)
 
 
 def load_baselines(path: Path) -> Baselines:

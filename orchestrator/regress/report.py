@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from orchestrator import __version__
 from orchestrator.errors import OrchestratorError
+from orchestrator.jsonfile import write_json_atomic
 from orchestrator.regress.engine import EngineRun
 from orchestrator.regress.outcome import FAILING, Outcome
 
@@ -61,12 +61,7 @@ def failing_cells(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_json(path: Path, document: Any) -> None:
     """Atomic JSON write (temp file + rename), stable key order."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-    os.replace(tmp, path)
+    write_json_atomic(path, document)
 
 
 def load_report(path: Path) -> dict[str, Any]:

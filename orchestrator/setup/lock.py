@@ -6,12 +6,11 @@ Later stages resolve tools through this file (absolute paths), never through PAT
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.jsonfile import write_json_atomic
 from orchestrator.paths import Scratch
 
 LOCK_NAME = "setup.lock.json"
@@ -48,14 +47,8 @@ def remove_lock_entry(scratch: Scratch, name: str) -> None:
 
 def _write_artifacts(scratch: Scratch, artifacts: dict[str, dict[str, Any]]) -> None:
     """Atomically replace the lock file with `artifacts`."""
-    path = lock_path(scratch)
-    path.parent.mkdir(parents=True, exist_ok=True)
     document = {"schema": LOCK_SCHEMA, "artifacts": dict(sorted(artifacts.items()))}
-    fd, tmp = tempfile.mkstemp(prefix=".lock-", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(document, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-    os.replace(tmp, path)
+    write_json_atomic(lock_path(scratch), document)
 
 
 def installed_binary(scratch: Scratch, artifact: str, binary: str,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from orchestrator.hosttools import tool_version
+from orchestrator.jsonfile import write_json_atomic
 from orchestrator.paths import Scratch
 
 CACHE_NAME = "simulator-versions.json"
@@ -31,8 +30,5 @@ def simulator_version(work: Scratch, binary: Path, flag: str = "--version") -> s
         if not version:
             return None
         known[key] = version
-        fd, tmp = tempfile.mkstemp(prefix=".versions-", dir=work.root)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(known, handle, indent=1, sort_keys=True)
-        os.replace(tmp, cache)
+        write_json_atomic(cache, known, indent=1)
     return known[key]

@@ -1,0 +1,34 @@
+"""Atomic JSON files: written beside the target, then renamed over it (never half-written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
+    """Write `document` as JSON (stable key order) to `path` via a temp file + rename.
+
+    The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
+    reports and lock files stay readable by CI artifact uploaders and other users.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=indent, sort_keys=True)
+            handle.write("\n")
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
