@@ -17,6 +17,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult, Status
 from orchestrator.results.report import print_result
+from orchestrator.sim.session import RESULT
 from orchestrator.targets.catalogue import unknown_name_error
 
 APPS: dict[str, str] = {
@@ -24,7 +25,7 @@ APPS: dict[str, str] = {
     "runner": "orchestrator.runner.handler:run_runner",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
-RESULT_NAME = "result.json"
+RESULT_NAME = RESULT
 
 
 @dataclass(frozen=True)

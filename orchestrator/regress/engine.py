@@ -29,8 +29,9 @@ from orchestrator.results import (
     TargetInfo,
     Versions,
 )
+from orchestrator.sim.session import RESULT
 
-RESULT_NAME = "result.json"
+RESULT_NAME = RESULT
 
 
 @dataclass

@@ -17,6 +17,7 @@ from orchestrator.targets import Simulator
 
 TRANSCRIPT = "transcript.log"
 COMMAND = "command.txt"
+RESULT = "result.json"   # the RunResult document, written beside the transcript
 
 
 @dataclass(frozen=True)
