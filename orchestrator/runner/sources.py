@@ -9,21 +9,16 @@ from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
-from orchestrator.setup.lock import read_lock
+from orchestrator.setup.catalogue import Source, load_setup_catalogue
+from orchestrator.setup.lock import read_lock, source_tree
 
-# name -> a file that proves the directory is that source tree
-REQUIRED_FILE = {
-    "executorch": "runtime/executor/program.h",
-    "cmsis-nn": "Include/arm_nnfunctions.h",
-    "ethosu-core-driver": "include/ethosu_driver.h",
-    "cmsis": "CMSIS/Core/Include/cmsis_compiler.h",
-}
-NPU_ONLY = ("ethosu-core-driver", "cmsis")
+# The trees the runtime build compiles, in RuntimeSources order; which are NPU-only and which
+# files prove a directory is that tree come from the pins ([sources.*] in pins.toml).
+RUNTIME_TREES = ("executorch", "cmsis-nn", "ethosu-core-driver", "cmsis")
 # Directory names the trees usually have when checked out side by side.
 USUAL_DIRS = {"executorch": ("executorch",), "cmsis-nn": ("cmsis-nn", "CMSIS-NN"),
               "ethosu-core-driver": ("ethos-u-core-driver", "core_driver", "hal_ethos_u"),
               "cmsis": ("cmsis_6", "CMSIS_6")}
-_PATH_KEYS = ("path", "source_dir", "dir")
 
 
 @dataclass(frozen=True)
@@ -39,22 +34,25 @@ class RuntimeSources:
 def resolve_sources(scratch: Scratch, given: Mapping[str, Path] | None = None,
                     npu: bool = False) -> RuntimeSources:
     """Source trees from `given` (name -> dir) first, then the setup lock; checked."""
-    needed = [name for name in REQUIRED_FILE if npu or name not in NPU_ONLY]
-    found = {name: _locate(scratch, name, given or {}) for name in needed}
+    pinned = load_setup_catalogue().sources
+    needed = [pinned[name] for name in RUNTIME_TREES
+              if npu or pinned[name].needed_for != "npu"]
+    found = {source.name: _locate(scratch, source, given or {}) for source in needed}
     return RuntimeSources(found["executorch"], found["cmsis-nn"],
                           found.get("ethosu-core-driver"), found.get("cmsis"))
 
 
-def _locate(scratch: Scratch, name: str, given: Mapping[str, Path]) -> Path:
-    path = given.get(name) or _from_lock(scratch, name)
+def _locate(scratch: Scratch, source: Source, given: Mapping[str, Path]) -> Path:
+    name = source.name
+    fix = f"invoke setup --only sources --source {name}=<dir>"
+    path = given.get(name) or _from_lock(scratch, name, fix)
     if path is None:
-        raise OrchestratorError(f"no {name} source tree is set up",
-                                f"invoke setup --only sources --source {name}=<dir>")
+        raise OrchestratorError(f"no {name} source tree is set up", fix)
     path = Path(path).expanduser().resolve()
-    if not (path / REQUIRED_FILE[name]).is_file():
-        raise OrchestratorError(f"{path} is not a {name} source tree "
-                                f"(no {REQUIRED_FILE[name]})",
-                                f"invoke setup --only sources --source {name}=<dir> --force")
+    missing = [f for f in source.required_files if not (path / f).is_file()]
+    if missing:
+        raise OrchestratorError(f"{path} is not a {name} source tree (no {missing[0]})",
+                                f"{fix} --force")
     if name == "executorch" and path.name != "executorch":
         raise OrchestratorError(f"the ExecuTorch source directory must be named 'executorch' "
                                 f"(its headers are included as <executorch/...>), got {path}",
@@ -62,12 +60,9 @@ def _locate(scratch: Scratch, name: str, given: Mapping[str, Path]) -> Path:
     return path
 
 
-def _from_lock(scratch: Scratch, name: str) -> Path | None:
-    entry = read_lock(scratch).get(f"source-{name}") or read_lock(scratch).get(name) or {}
-    for key in _PATH_KEYS:
-        if entry.get(key):
-            return Path(entry[key])
-    return None
+def _from_lock(scratch: Scratch, name: str, fix: str) -> Path | None:
+    """The tree setup recorded (None when setup recorded none)."""
+    return source_tree(scratch, name, fix) if name in read_lock(scratch) else None
 
 
 def sources_available(scratch: Scratch, given: Mapping[str, Path] | None = None,

@@ -97,7 +97,7 @@ def record_sources(tree) -> bool:
     if not root:
         return False
     for name, folder in SOURCE_DIRS.items():
-        write_lock_entry(tree, f"source-{name}", {"path": str(Path(root) / folder)})
+        write_lock_entry(tree, name, {"kind": "source", "path": str(Path(root) / folder)})
     return True
 
 
