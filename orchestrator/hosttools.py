@@ -52,8 +52,8 @@ def tool_version(binary: Path, flag: str = "--version") -> str:
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
-    """'7.2.22' -> (7, 2, 22); '' -> ()."""
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
+    """'7.2.22' -> (7, 2, 22); '15.2.rel1' -> (15, 2, 1); '' -> ()."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
 
 
 def _existing(path: Path, name: str, fix: str) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,11 +161,6 @@ def host_build(artifact: Artifact, host: str | None = None) -> HostBuild:
     raise OrchestratorError(f"{artifact.title} {artifact.version} has no build for {host}",
                             f"invoke setup --only {artifact.name} --archive "
                             f"{artifact.name}=<a {artifact.archive} for this host>")
-
-
-def version_tuple(version: str) -> tuple[int, ...]:
-    """'12.2.1' -> (12, 2, 1); '15.2.rel1' -> (15, 2, 1)."""
-    return tuple(int(part) for part in re.findall(r"\d+", version))
 
 
 def pin_label(source: Source) -> str:

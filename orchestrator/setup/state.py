@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.doctor_model import State
-from orchestrator.setup.catalogue import Artifact, Source, pin_label, version_tuple
+from orchestrator.hosttools import version_tuple
+from orchestrator.setup.catalogue import Artifact, Source, pin_label
 from orchestrator.setup.install import read_marker
 
 

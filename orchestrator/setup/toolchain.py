@@ -11,13 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.hosttools import version_tuple
 from orchestrator.paths import Scratch
-from orchestrator.setup.catalogue import (
-    Artifact,
-    host_build,
-    load_setup_catalogue,
-    version_tuple,
-)
+from orchestrator.setup.catalogue import Artifact, host_build, load_setup_catalogue
 from orchestrator.setup.context import Context, download_entry, obtain_archive, relocate
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.lock import write_lock_entry
