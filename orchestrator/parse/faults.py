@@ -20,7 +20,8 @@ ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-
 # with or without 0x (`IPSR : 0x00000005`, `PC   : 00005276`, `PC: 0x0809EB58(0x5018E8B1)`).
 VENDOR_REGISTER = re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)\s*:\s*(?:0x)?([0-9A-Fa-f]{8})\b")
 VENDOR_REGISTER_LINE = re.compile(r"^\(?\s*[A-Za-z][A-Za-z0-9_]*\s*:\s*(?:0x)?[0-9A-Fa-f]{8}\b")
-# IPSR's exception number names the fault a generic handler caught.
+# The active exception number (IPSR, or ICSR's VECTACTIVE field) names the fault a generic
+# handler caught.
 EXCEPTION_NUMBERS = {3: "hard", 4: "memmanage", 5: "bus", 6: "usage", 7: "secure"}
 HANDLER_FAULTS = {
     "hardfault": "hard", "busfault": "bus", "memmanage": "memmanage", "usagefault": "usage",
@@ -152,7 +153,8 @@ def vendor_registers(line: LogLine, facts: LogFacts) -> bool:
     found = fault.details.setdefault("registers", {})
     for name, value in VENDOR_REGISTER.findall(line.text):
         found.setdefault(name.lower(), int(value, 16))
-    number = EXCEPTION_NUMBERS.get(found.get("ipsr", 0) & 0x1FF)
+    active = found.get("ipsr", found.get("icsr", 0)) & 0x1FF  # IPSR / ICSR.VECTACTIVE
+    number = EXCEPTION_NUMBERS.get(active)
     if number and fault.details.get("fault_type") == "hard" and number != "hard":
         fault.details["fault_type"] = number
         fault.summary = fault.summary.replace("a hard fault", f"a {number} fault")

@@ -34,17 +34,17 @@ def _pte_size(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("model_loaded", line.number)
 
 
-@rule(r"^Model buffer loaded, has (\d+) methods")
+@rule(r"^Model (?:buffer )?loaded, has (\d+) methods")
 def _methods(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["methods"] = int(match[1])
 
 
-@rule(r"^Running method (\S+)")
+@rule(r"^Running method:? (\S+)")
 def _method_name(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["method"] = match[1]
 
 
-@rule(r"^Setup Method allocator pool\. Size: (\d+) bytes")
+@rule(r"^(?:Setup Method allocator pool\. Size|Method allocator pool size): (\d+) bytes")
 def _method_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.pool("method_allocator").size = int(match[1])
 
@@ -162,8 +162,9 @@ class RunnerLifecycle(RuleConsumer):
         _model_run,
         _output_count,
         _inferences,
-        flag(r"^Method (?:'\S+' )?loaded\.", "method_loaded"),
-        flag(r"^(?:Preparing inputs|Input prepared|Input testset)", "inputs"),
+        flag(r"^Method (?:'\S+' )?loaded\b", "method_loaded"),
+        flag(r"^(?:Preparing inputs?|Input prepared|Input testset|Input tensor:)", "inputs"),
+        flag(r"^(?:Loading method|Computed planned buffer size=|Beginning output verif)", "runner"),
         flag(r"^Starting the model execution", "started"),
         flag(
             r"^(?:Model executed successfully|\d+ inferences finished|Inference completed in \d+)",

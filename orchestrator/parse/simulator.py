@@ -133,7 +133,9 @@ class SimulatorLines(RuleConsumer):
         _cannot_start,
         _qemu_error,
         flag(
-            r"^\s*\(C\) COPYRIGHT \d{4}(?:-\d{4})? Arm Limited|^\s*ALL RIGHTS RESERVED", "simulator"
+            r"^\s*\(C\) COPYRIGHT \d{4}(?:-\d{4})? Arm Limited|^\s*ALL RIGHTS RESERVED|"
+            r"^Copyright \d{4}-\d{4} ARM Limited\.$|^All Rights Reserved\.$",
+            "simulator",
         ),
         flag(r"^telnetterminal\d+: Listening for serial connection on port \d+", "simulator"),
         flag(r"Failed to initialize timing-adapter|Timing adapter has no effect", "simulator"),
