@@ -5,6 +5,8 @@ from __future__ import annotations
 from invoke import task
 
 from orchestrator.cli import run
+from orchestrator.options import RunRequest
+from orchestrator.task_options import options_task
 
 
 @task(help={"json": "print the catalogue as JSON instead of a table"})
@@ -61,53 +63,11 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         build_type=build_type, options=option, json=json)
 
 
-@task(
-    help={
-        "target": "catalogue target (invoke targets), e.g. cortex-m55",
-        "app": "firmware app to run (default: selftest)",
-        "sim": "qemu, fvp or a simulator name (default: the target's first simulator)",
-        "timeout": "host deadline in seconds (default 60)",
-        "idle_timeout": "stop a simulator that prints nothing for this many seconds (default 20)",
-        "build_type": "release or debug",
-        "option": "NAME=value build option, repeatable",
-        "json": "print the RunResult document as JSON",
-        "model": "model to compile and run with the ExecuTorch runner (invoke compile --help); "
-                 "implies --app runner",
-        "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
-        "kernel_set": "runner: portable kernels linked (all, common: see "
-                      "orchestrator/data/runner.toml)",
-        "method_pool": "runner: method pool bytes (e.g. 32M; default from runner.toml)",
-        "temp_pool": "runner: temp pool / Ethos-U scratch bytes",
-        "fast_scratch": "runner: Ethos-U fast scratch bytes (Dedicated_Sram)",
-        "quantize": "runner: int8, a16w8 or none (default: the compile stage's)",
-        "atol": "runner: absolute tolerance for float outputs (default 1e-3)",
-        "rtol": "runner: relative tolerance for float outputs (default 1e-3)",
-        "qtol": "runner: extra tolerance in quantization steps vs a quantized reference "
-                "(default 1)",
-        "min_snr": "runner: also require this SNR in dB",
-        "top1": "runner: also require the top-1 class to match the reference",
-        "fast": "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
-        "elf": "run this upstream-built arm_executor_runner ELF on the target's FVP instead "
-               "of building (its console is parsed like invoke parse)",
-        "data": "with --elf: FILE@ADDRESS loaded into target memory (FVP --data), repeatable",
-    },
-    iterable=["option", "data"],
-    name="run",
-    positional=[],
-    auto_shortflags=False,
+run_ = options_task(
+    "orchestrator.run:run_command", RunRequest, name="run",
+    doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
+    flags={"json": (False, "print the RunResult document as JSON")},
 )
-def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
-         build_type="release", option=None, json=False, model=None, memory_mode=None,
-         kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
-         atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False, elf=None,
-         data=None):
-    """Build, simulate and parse: prints a result table, writes scratch/runs/<id>/."""
-    run("orchestrator.run:run_command", target=target, app=app, sim=sim, timeout=timeout,
-        idle_timeout=idle_timeout, build_type=build_type, options=option, json=json,
-        model=model, memory_mode=memory_mode, kernel_set=kernel_set, method_pool=method_pool,
-        temp_pool=temp_pool, fast_scratch=fast_scratch, quantize=quantize, atol=atol,
-        rtol=rtol, qtol=qtol, min_snr=min_snr, top1=top1 or None, fast=fast or None, elf=elf,
-        data=data or None)
 
 
 @task(
