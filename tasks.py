@@ -6,6 +6,7 @@ from invoke import task
 
 from orchestrator.cli import run
 from orchestrator.options import RunRequest
+from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
 
 
@@ -140,40 +141,8 @@ def regress_merge(c, reports=None, out=None, json=False, quiet=False):
         quiet=quiet)
 
 
-@task(
-    help={
-        "only": "what to set up: toolchain, fvp, sources, or artifact/source names "
-                "(comma-separated; default: everything)",
-        "targets": "set up only what these targets need (comma-separated target names)",
-        "force": "reinstall: bare --force = everything selected, or --force=NAME[,NAME]",
-        "offline": "use only the download cache, user archives and local sources",
-        "mirror": "base URL serving the pinned file names (env ETHOSU_ORCH_MIRROR)",
-        "cache_dir": "shared download cache (env ETHOSU_ORCH_DOWNLOAD_CACHE; "
-                     "default scratch/downloads)",
-        "archive": "NAME=FILE: use this local archive for an artifact (repeatable)",
-        "source": "NAME=DIR (used in place) or NAME=REPO[@REV] (exported into scratch/src); "
-                  "repeatable; env ETHOSU_ORCH_SRC_<NAME>",
-        "fvp_dir": "NAME=DIR: FVPs installed elsewhere (e.g. FVPs-on-Mac), used in place",
-        "accept_eula": "accept Arm's FVP EULA (or ARM_FVP_INSTALL_I_AGREE_TO_THE_CONTAINED_EULA"
-                       "=True)",
-        "toolchain_provider": "auto (system arm-none-eabi-gcc if new enough, else download), "
-                              "system, or arm",
-        "toolchain_dir": "bin folder of an arm-none-eabi toolchain to adopt",
-        "allow_dirty": "accept user source directories with uncommitted changes",
-        "allow_unpinned": "accept sources at other revisions: bare = all, or =NAME[,NAME]",
-        "config": "TOML file with the same settings (env ETHOSU_ORCH_SETUP_CONFIG)",
-        "json": "print the lock entries of the selected items as JSON",
-    },
-    optional=["force", "allow_unpinned"],
-    iterable=["archive", "source", "fvp_dir"],
-    auto_shortflags=False,
+setup = options_task(
+    "orchestrator.setup.command:setup_command", SetupFlags, name="setup",
+    doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
+    flags={"json": (False, "print the lock entries of the selected items as JSON")},
 )
-def setup(c, only=None, targets=None, force=None, offline=False, mirror=None, cache_dir=None,
-          archive=None, source=None, fvp_dir=None, accept_eula=False, toolchain_provider=None,
-          toolchain_dir=None, allow_dirty=False, allow_unpinned=None, config=None, json=False):
-    """Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached)."""
-    run("orchestrator.setup.command:setup_command", only=only, targets=targets, force=force,
-        offline=offline, mirror=mirror, cache_dir=cache_dir, archive=archive or [],
-        source=source or [], fvp_dir=fvp_dir or [], accept_eula=accept_eula,
-        toolchain_provider=toolchain_provider, toolchain_dir=toolchain_dir,
-        allow_dirty=allow_dirty, allow_unpinned=allow_unpinned, config=config, json=json)

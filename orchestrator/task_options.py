@@ -42,4 +42,5 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
     helps = {spec.parameter: help_text(spec) for spec in specs}
     helps.update({key: text for key, (_, text) in extra.items()})
     return Task(body, name=name, help=helps, positional=[], auto_shortflags=False,
-                iterable=[spec.parameter for spec in specs if spec.info.repeatable])
+                iterable=[spec.parameter for spec in specs if spec.info.repeatable],
+                optional=[spec.parameter for spec in specs if spec.info.bare])

@@ -28,6 +28,7 @@ class OptionInfo:
     cli: bool = True
     matrix: bool = True
     repeatable: bool = False
+    bare: bool = False         # may be given without a value (--force = everything)
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,10 @@ class Spec:
 
 def option(default: Any = MISSING, help: str = "", *, parse: Parser | None = None,
            flag: str | None = None, cli: bool = True, matrix: bool = True,
-           repeatable: bool = False, default_factory: Callable[[], Any] | None = None) -> Any:
+           repeatable: bool = False, bare: bool = False,
+           default_factory: Callable[[], Any] | None = None) -> Any:
     """A dataclass field that is a user option (see OptionInfo for the switches)."""
-    info = OptionInfo(help, parse, flag, cli, matrix, repeatable)
+    info = OptionInfo(help, parse, flag, cli, matrix, repeatable, bare)
     if default_factory is not None:
         return field(default_factory=default_factory, metadata={META: info})
     return field(default=default, metadata={META: info})
@@ -205,6 +207,13 @@ def strings(value: Any, label: str) -> tuple[str, ...]:
         raise OrchestratorError(f"{label} must be a list of strings",
                                 f'give {label} = ["..."]')
     return tuple(items)
+
+
+def names_or_all(value: Any, label: str) -> str | bool:
+    """A flag given bare (True: everything) or with comma-separated names."""
+    if isinstance(value, bool):
+        return value
+    return text(value, label)
 
 
 def paths(value: Any, label: str) -> Mapping[str, Path]:
