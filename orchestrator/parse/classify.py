@@ -193,6 +193,11 @@ def _from_progress(facts: LogFacts) -> Classification:
         deadline = facts.simulation.host_timeout_s
         summary = f"no end-of-run marker within the host deadline of {deadline:g} s"
         return make_classification(Kind.TIMEOUT, summary, [])
+    return _unfinished(facts)
+
+
+def _unfinished(facts: LogFacts) -> Classification:
+    """A log without completion: cut (output exists), silent after a real end, or no run."""
     if any(name in facts.markers for name in FIRMWARE_MARKERS) or facts.outputs:
         summary = f"the firmware {_how_far(facts)}, but the log ends before a completion marker"
         return make_classification(Kind.INCOMPLETE, summary, [])
