@@ -11,10 +11,9 @@ from orchestrator.parse.facts import LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
 from orchestrator.parse.memory import pool_advice
 from orchestrator.parse.platform import PLATFORM
-from orchestrator.results.model import Classification, Kind, Status
+from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
-MAX_EVIDENCE = 8
 # Positive evidence that the firmware finished; nothing else makes a log a pass.
 COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot", "tests_passed")
 # Evidence that firmware printed something (as opposed to a simulator, wrapper or report).
@@ -48,6 +47,26 @@ def kind_rules() -> dict[Kind, KindRule]:
     table = load_toml(CLASSIFICATIONS_PATH)
     return {
         Kind(name): KindRule(Status(row["status"]), row["next_step"]) for name, row in table.items()
+    }
+
+
+@dataclass(frozen=True)
+class CauseRule:
+    """A cause a protocol run tells apart within a kind ([KIND.causes.NAME])."""
+
+    kind: Kind
+    status: Status
+    next_step: str
+
+
+@cache
+def cause_rules() -> dict[str, CauseRule]:
+    """Every named cause with its kind, status (the kind's unless given) and next step."""
+    table = load_toml(CLASSIFICATIONS_PATH)
+    return {
+        name: CauseRule(Kind(kind), Status(row.get("status", table[kind]["status"])),
+                        row["next_step"])
+        for kind, kind_row in table.items() for name, row in kind_row.get("causes", {}).items()
     }
 
 

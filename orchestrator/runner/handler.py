@@ -13,16 +13,11 @@ from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.enrich import (
-    check_nonce,
-    compare_with_reference,
-    explain_exit,
-    explain_fvp_stop,
-    npu_pmu,
-    pools,
-)
+from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
+from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
+from orchestrator.runner.reference_check import compare_with_reference
 from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
