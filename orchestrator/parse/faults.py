@@ -68,7 +68,7 @@ def _zephyr_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 )
 def _vendor_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     named = (match[1] or match[2] or "").lower()
-    fault = HANDLER_FAULTS.get(named.removesuffix("_"), named or "hard")
+    fault = HANDLER_FAULTS.get(named, named or "hard")
     existing = _last_fault(facts)
     if existing is not None and existing.details.get("vendor_handler") and match[2]:
         existing.details["fault_type"] = fault

@@ -214,6 +214,17 @@ def test_unity_failure_wins_over_the_simulator_stop(parsed):
     assert result.log.unknown_count == 0
 
 
+def test_unity_counts_every_failed_test(parsed):
+    result = parsed("unity-issue-626-1.log")
+    details = result.classification.details
+    assert (details["tests"], details["failures"], details["ignored"]) == (5, 3, 1)
+    assert [entry["test"] for entry in details["failed_tests"]] == [
+        "test_qu_float_process_2", "test_qu_float_process_3", "test_add",
+    ]
+    assert details["failed_tests"][0]["message"] == "Expected 0 Was -1"
+    assert result.reason.startswith("3 of 5 unit tests failed")
+
+
 def test_unity_without_failures_is_a_completion():
     lines = text_of("avh-getstarted-unity-1.log").splitlines()
     passing = [line for line in lines if ":FAIL:" not in line]

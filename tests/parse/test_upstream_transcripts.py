@@ -37,7 +37,7 @@ CLASSIFIED = [
     ("ultralytics-pr-24171-2.log", Kind.ALLOC_FAILURE),
     ("et-issue-22316-1.log", Kind.LAUNCH_FAILURE),
     ("lp-issue-2038-1.log", Kind.LAUNCH_FAILURE),
-    # Added for issue 15 (real logs the parser was not developed against; INDEX.md rows 36-57)
+    # Added for issue 15 (real logs the parser was not developed against; INDEX.md rows 36-58)
     ("bujset-zephyr-fvp-2.log", Kind.SUCCESS),
     ("et-docs-zephyr-alif-1.log", Kind.SUCCESS),
     ("zephyr-docs-hello-executorch-1.log", Kind.SUCCESS),
@@ -51,6 +51,7 @@ CLASSIFIED = [
     ("zingo-zephyr-hello-world-1.log", Kind.INCOMPLETE),
     ("ultralytics-pr-24171-3.log", Kind.INCOMPLETE),
     ("avh-getstarted-unity-1.log", Kind.TEST_FAILURE),
+    ("unity-issue-626-1.log", Kind.TEST_FAILURE),
     ("mbed-os-pr-11332-1.log", Kind.HARD_FAULT),
     ("nxp-community-busfault-1.log", Kind.HARD_FAULT),
     ("et-issue-22316-2.log", Kind.LAUNCH_FAILURE),
