@@ -15,8 +15,9 @@ PACKAGE = ROOT / "orchestrator"
 
 # Bottom to top. A module belongs to the first layer with a prefix that matches it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths", "orchestrator._toml",
-                    "orchestrator.jsonfile", "orchestrator.pins", "orchestrator.hosttools",
+    ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
+                    "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
+                    "orchestrator.hosttools",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.options",
                     "orchestrator.protocol", "orchestrator.results", "orchestrator.targets")),
     ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse")),
