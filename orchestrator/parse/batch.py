@@ -7,7 +7,7 @@ from pathlib import Path
 
 from orchestrator.cli import console
 from orchestrator.results.model import RunResult
-from orchestrator.results.report import STATUS_STYLE
+from orchestrator.results.summary_table import STATUS_STYLE
 
 LOG_SUFFIXES = (".log", ".txt")
 MAX_REASON = 110
