@@ -6,7 +6,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from invoke import Context, Task
+from invoke.context import Context
+from invoke.tasks import Task
 
 from orchestrator.cli import run_with_options
 from orchestrator.options.fields import Spec, cli_specs, help_text

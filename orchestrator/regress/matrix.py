@@ -249,7 +249,7 @@ def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, s
     """(simulator name, kind) a lane's cells run on for `target` (None for compile-only)."""
     if lane.sim is None:
         return None, None
-    kinds = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
+    kinds: tuple[str, ...] = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
     if target.has_npu:
         kinds = tuple(kind for kind in kinds if kind != "qemu")
     for kind in kinds:
@@ -290,20 +290,20 @@ class _Checker:
     def table(self, document: dict[str, Any], key: str) -> dict[str, Any]:
         value = document.get(key, {})
         self.require(isinstance(value, dict), f"{key} must be a table")
-        return value
+        return dict(value)
 
     def array(self, document: dict[str, Any], key: str) -> list[Any]:
         value = document.get(key, [])
         self.require(isinstance(value, list), f"{key} must be an array of tables")
-        return value
+        return list(value)
 
     def strings(self, value: Any, where: str) -> list[str]:
         if isinstance(value, str):
             value = [value]
         self.require(isinstance(value, list) and all(isinstance(v, str) for v in value),
                      f"{where} must be a list of strings")
-        return value
+        return [str(item) for item in value]
 
     def choice(self, value: Any, allowed: Any, where: str) -> str:
         self.require(value in allowed, f"{where}: {value!r} is not one of {list(allowed)}")
-        return value
+        return str(value)

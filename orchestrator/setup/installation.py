@@ -25,6 +25,7 @@ from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.needs import needs
 from orchestrator.setup.options import GROUPS, SetupOptions, build_options
 from orchestrator.setup.state import artifact_state, source_state
+from orchestrator.targets import Target, load_catalogue
 
 GROUP_OF_KIND = {"toolchain": "toolchain", "fvp": "fvp"}
 
@@ -80,11 +81,10 @@ def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
     return items
 
 
-def _targets(names: tuple[str, ...]) -> list:
+def _targets(names: tuple[str, ...]) -> list[Target]:
     """Target records for --targets (unknown names give the catalogue's one-line error)."""
     if not names:
         return []
-    from orchestrator.targets import load_catalogue
     catalogue = load_catalogue()
     return [catalogue.target(name) for name in names]
 

@@ -112,7 +112,7 @@ def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     return load_toml(config)
 
 
-def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict:
+def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict[str, str]:
     """Config < environment < flags, per name."""
     return {**{k: str(v) for k, v in config.items()}, **env, **flag}
 
