@@ -196,7 +196,11 @@ def number(value: Any, label: str) -> float:
 
 def seconds(value: Any, label: str) -> float:
     """A positive number of seconds."""
-    result = number(value, label)
+    try:
+        result = number(value, label)
+    except OrchestratorError:
+        raise OrchestratorError(f"{label} {value} is not a number of seconds",
+                                f"e.g. {label} 60") from None
     if result <= 0:
         raise OrchestratorError(f"{label} must be positive seconds", f"e.g. {label} 60")
     return result
