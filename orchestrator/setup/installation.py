@@ -63,8 +63,23 @@ def _names(catalogue: SetupCatalogue) -> list[str]:
     return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
 
 
+def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
+    """--archive, --fvp-dir and --source name pinned items (a typo is an error, not ignored)."""
+    fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
+    for flag, given, known in (("--archive", options.archives, list(catalogue.artifacts)),
+                               ("--fvp-dir", options.fvp_dirs, fvps),
+                               ("--source", options.sources, list(catalogue.sources))):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise OrchestratorError(f"{flag} names {', '.join(unknown)}, which the pins do not "
+                                    f"list (known: {', '.join(known)})",
+                                    f"invoke setup {flag} {known[0]}=<path>" if known else
+                                    "invoke setup --help")
+
+
 def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
     """The items selected by --only and --targets, in install order."""
+    check_names(catalogue, options)
     words = set(options.only or GROUPS)
     unknown = sorted(words - set(_names(catalogue)))
     if unknown:
