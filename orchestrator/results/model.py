@@ -27,6 +27,7 @@ class Status(str, Enum):
     ERROR = "error"
     TIMEOUT = "timeout"
     SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"
 
 
 MAX_EVIDENCE = 8   # lines of evidence a classification keeps
@@ -52,6 +53,7 @@ class Kind(str, Enum):
     INCOMPLETE = "incomplete"
     NOT_RUN = "not_run"
     UNKNOWN = "unknown"
+    INTERRUPTED = "interrupted"
 
 
 @dataclass
