@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.build.config import BuildConfig
 from orchestrator.build.linker import find_overflows, first_error
 from orchestrator.build.tools import BuildTools
@@ -68,6 +69,7 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
             return False
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
+    forget_moved_cache(build_dir)
     done = _run([str(tools.cmake), *arguments], build_dir / "configure.log")
     if done.returncode != 0:
         raise OrchestratorError(
