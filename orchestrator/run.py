@@ -23,6 +23,7 @@ from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.results.summary_table import print_result
 from orchestrator.sim.session import RESULT, TRANSCRIPT
 from orchestrator.targets.catalogue import unknown_name_error
+from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
@@ -74,9 +75,10 @@ def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
 def write_result(work: Scratch, result: RunResult) -> RunResult:
     """result.json in the run's directory (named in the result's artifacts)."""
     run_dir = run_dir_for(work, result.run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
     result.artifacts.setdefault("result", str(run_dir / RESULT_NAME))
-    (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
+    with writing(run_dir / RESULT_NAME):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
     return result
 
 
