@@ -28,7 +28,8 @@ def run(reference: str, **kwargs: Any) -> None:
 
 
 def run_callable(command: Callable[[], int | None]) -> None:
-    """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130."""
+    """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130, a bug in
+    the tool one line naming its crash report and exit 70."""
     try:
         code = command()
     except OrchestratorError as error:
@@ -37,6 +38,11 @@ def run_callable(command: Callable[[], int | None]) -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except Exception as error:  # noqa: BLE001 - the last resort: a bug, never a raw traceback
+        from orchestrator.crash_report import EXIT_BUG, bug_line, write_crash_report
+
+        print(bug_line(error, write_crash_report(error)), file=sys.stderr)
+        raise SystemExit(EXIT_BUG) from None
     if code:
         raise SystemExit(code)
 

@@ -8,15 +8,22 @@ selects "elf", an upstream-built runner ELF read with the upstream log parser (i
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from orchestrator.cli import print_json, resolve
 from orchestrator.options import RunnerSettings, RunRequest
+from orchestrator.parse.classify import make_classification
 from orchestrator.paths import Scratch, scratch
-from orchestrator.results import RunResult, Status
+from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.results.summary_table import print_result
-from orchestrator.sim.session import RESULT
+from orchestrator.sim.session import RESULT, TRANSCRIPT
 from orchestrator.targets.catalogue import unknown_name_error
+from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
@@ -25,6 +32,23 @@ APPS: dict[str, str] = {
 }
 RESULT_NAME = RESULT
 __all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt (the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_dir_for(work: Scratch, run_id: str) -> Path:
@@ -40,12 +64,33 @@ def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
     if request.app not in APPS:
         raise unknown_name_error("app", str(request.app), sorted(APPS), "invoke run --help")
     work = (work or scratch()).ensure()
-    result: RunResult = resolve(APPS[request.app])(request, work)
+    try:
+        result: RunResult = resolve(APPS[request.app])(request, work)
+    except KeyboardInterrupt:
+        write_result(work, interrupted_result(request, run_dir_for(work, request.run_id)))
+        raise
+    return write_result(work, result)
+
+
+def write_result(work: Scratch, result: RunResult) -> RunResult:
+    """result.json in the run's directory (named in the result's artifacts)."""
     run_dir = run_dir_for(work, result.run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
     result.artifacts.setdefault("result", str(run_dir / RESULT_NAME))
-    (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
+    with writing(run_dir / RESULT_NAME):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
     return result
+
+
+def interrupted_result(request: RunRequest, run_dir: Path) -> RunResult:
+    """What an interrupted run leaves: status interrupted, and the transcript so far."""
+    summary = "the run was interrupted (SIGINT or SIGTERM) before it finished"
+    transcript = run_dir / TRANSCRIPT
+    return RunResult(
+        status=Status.INTERRUPTED, reason=summary, run_id=request.run_id,
+        classification=make_classification(Kind.INTERRUPTED, summary, []),
+        model=request.model, target=TargetInfo(name=request.target, simulator=request.sim),
+        artifacts={"transcript": str(transcript)} if transcript.is_file() else {})
 
 
 def format_result(result: RunResult) -> str:
@@ -78,9 +123,11 @@ def format_result(result: RunResult) -> str:
 
 
 def run_command(request: RunRequest, json: bool = False) -> int:
-    """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
+    """CLI entry: run, print the table (or JSON); exit 0 only when the run passed. SIGTERM
+    stops the run like Ctrl-C (the simulator is stopped, result.json says interrupted)."""
     request = request.resolved()
-    result = execute(request)
+    with terminate_as_interrupt():
+        result = execute(request)
     if json:
         print_json(result.to_dict())
     elif request.app == "elf":

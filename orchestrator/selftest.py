@@ -9,7 +9,7 @@ from orchestrator.build import build_firmware, config_for_target
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import simulator_binary
@@ -33,7 +33,7 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     config = config_for_target(target.name, app="selftest", build_type=request.build_type,
                                options=list(request.build_options))
     build = build_firmware(work, config)
-    run_id = new_run_id()
+    run_id = request.run_id
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
                           deadline_s=request.timeout_s, idle_s=request.idle_s,
                           expected_build_id=build.build_id, macs=target.macs)

@@ -12,7 +12,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult, Versions
-from orchestrator.results.model import Simulation, new_run_id, utc_now
+from orchestrator.results.model import Simulation, utc_now
 from orchestrator.setup.lock import read_lock
 from orchestrator.sim import choose_simulator
 from orchestrator.sim.data import DataFile
@@ -92,7 +92,7 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
     simulator = simulator_for(target, request.sim)
     binary = simulator_binary(work, simulator)
     env = fvp_environment(binary, work) if simulator.kind == "fvp" else None
-    run_id, started = new_run_id(), utc_now()
+    run_id, started = request.run_id, utc_now()
     run_dir = work.runs / run_id
     parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
     _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,

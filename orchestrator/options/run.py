@@ -7,7 +7,7 @@ here, read by the stage that uses it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from orchestrator.options.fields import (
     switch,
     text,
 )
+from orchestrator.results.model import new_run_id
 
 DEFAULT_IDLE_S = 20.0      # `invoke run`; a regress cell's default is min(30 s, its timeout)
 
@@ -119,6 +120,7 @@ class RunRequest:
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
     runner: RunnerSettings = subgroup(RunnerSettings)
+    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
 
     @property
     def idle_s(self) -> float:

@@ -41,33 +41,33 @@ class KindRule:
     next_step: str
 
 
+@dataclass(frozen=True)
+class CauseRule(KindRule):
+    """A cause a protocol run tells apart within a kind ([KIND.causes.NAME])."""
+
+    kind: Kind = Kind.UNKNOWN
+
+
+@cache
+def _classifications() -> dict[str, Any]:
+    """data/classifications.toml, read once."""
+    return load_toml(CLASSIFICATIONS_PATH)
+
+
 @cache
 def kind_rules() -> dict[Kind, KindRule]:
     """Every kind's rule, in precedence order (data/classifications.toml)."""
-    table = load_toml(CLASSIFICATIONS_PATH)
-    return {
-        Kind(name): KindRule(Status(row["status"]), row["next_step"]) for name, row in table.items()
-    }
-
-
-@dataclass(frozen=True)
-class CauseRule:
-    """A cause a protocol run tells apart within a kind ([KIND.causes.NAME])."""
-
-    kind: Kind
-    status: Status
-    next_step: str
+    return {Kind(name): KindRule(Status(row["status"]), row["next_step"])
+            for name, row in _classifications().items()}
 
 
 @cache
 def cause_rules() -> dict[str, CauseRule]:
     """Every named cause with its kind, status (the kind's unless given) and next step."""
-    table = load_toml(CLASSIFICATIONS_PATH)
-    return {
-        name: CauseRule(Kind(kind), Status(row.get("status", table[kind]["status"])),
-                        row["next_step"])
-        for kind, kind_row in table.items() for name, row in kind_row.get("causes", {}).items()
-    }
+    return {name: CauseRule(Status(row.get("status", kind_row["status"])), row["next_step"],
+                            Kind(kind))
+            for kind, kind_row in _classifications().items()
+            for name, row in kind_row.get("causes", {}).items()}
 
 
 def status_of(kind: Kind) -> Status:

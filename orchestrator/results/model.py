@@ -27,6 +27,7 @@ class Status(str, Enum):
     ERROR = "error"
     TIMEOUT = "timeout"
     SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"
 
 
 MAX_EVIDENCE = 8   # lines of evidence a classification keeps
@@ -55,6 +56,7 @@ class Kind(str, Enum):
     NOT_A_RUN_LOG = "not_a_run_log"
     NOT_RUN = "not_run"
     UNKNOWN = "unknown"
+    INTERRUPTED = "interrupted"
 
 
 @dataclass

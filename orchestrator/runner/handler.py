@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
@@ -47,7 +47,7 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     options = runner_options_for(target, request)
     product = compile_for(request.model, target, options.memory_mode, settings, work)
     build = build_runner(work, target, options, settings.sources)
-    run_id = new_run_id()
+    run_id = request.run_id
     return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
                             build, request, settings, options, started)
 

@@ -17,7 +17,8 @@ PACKAGE = ROOT / "orchestrator"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
-                    "orchestrator.hosttools",
+                    "orchestrator.hosttools", "orchestrator.crash_report",
+                    "orchestrator.write_faults",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.options",
                     "orchestrator.protocol", "orchestrator.results", "orchestrator.targets")),
     ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse")),
