@@ -31,8 +31,8 @@ def doctor(c, target=None, json=False):
 @task(
     help={
         "logfile": "a saved console log: upstream runner / run_fvp.sh / FVP / Zephyr, or a "
-        "transcript.log of this tool",
-        "json": "print the RunResult document as JSON",
+        "transcript.log of this tool; or a folder: every .log/.txt in it, one table",
+        "json": "print the RunResult document as JSON (a list of them for a folder)",
         "etdump_dir": "where decoded ETDump blocks go (default: <logfile>.etdump/)",
         "target": "target name, to label PMU counters when the log printed no event list",
     },

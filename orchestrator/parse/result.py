@@ -72,6 +72,7 @@ def result_from_facts(
         cpu=facts.cpu,
         vela=facts.vela,
         memory=facts.memory,
+        delegation=facts.delegation,
         simulation=facts.simulation,
         timings_s=dict(timings_s or {}),
         artifacts=artifacts,
