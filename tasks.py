@@ -66,8 +66,10 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "target": "catalogue target (invoke targets), e.g. cortex-m55",
         "app": "firmware app to run (default: selftest)",
         "sim": "qemu, fvp or a simulator name (default: the target's first simulator)",
-        "timeout": "host deadline in seconds (default 60)",
-        "idle_timeout": "stop a simulator that prints nothing for this many seconds (default 20)",
+        "timeout": "run time limit in seconds (default: the simulator's, targets.toml "
+                   "limits: FVP 600 like upstream run_fvp.sh, QEMU 60)",
+        "idle_timeout": "stop a simulator that prints nothing for this many seconds; 0 = off "
+                        "(default: the simulator's: FVP off, QEMU 20)",
         "build_type": "release or debug",
         "option": "NAME=value build option, repeatable",
         "json": "print the RunResult document as JSON",
@@ -96,7 +98,7 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
     positional=[],
     auto_shortflags=False,
 )
-def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
+def run_(c, target, app=None, sim=None, timeout=None, idle_timeout=None,
          build_type="release", option=None, json=False, model=None, memory_mode=None,
          kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
          atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False, elf=None,

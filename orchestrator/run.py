@@ -35,8 +35,8 @@ class RunRequest:
     target: str
     app: str = "selftest"
     sim: str | None = None
-    timeout_s: float = 60.0
-    idle_timeout_s: float = 20.0
+    timeout_s: float | None = None        # None: the simulator's catalogue limits
+    idle_timeout_s: float | None = None   # 0: no watchdog
     build_type: str = "release"
     options: tuple[str, ...] = ()
     model: str | None = None
@@ -101,16 +101,20 @@ def app_for(app: str | None, model: str | None, elf: str | None) -> str:
 
 
 def run_command(target: str, app: str | None = None, sim: str | None = None,
-                timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
+                timeout: float | None = None, idle_timeout: float | None = None,
+                build_type: str = "release",
                 options: list[str] | None = None, model: str | None = None,
                 json: bool = False, **extra: Any) -> int:
     """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
-    if timeout <= 0 or idle_timeout <= 0:
-        raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
-                                "invoke run --help")
+    if (timeout is not None and float(timeout) <= 0) or (
+            idle_timeout is not None and float(idle_timeout) < 0):
+        raise OrchestratorError("--timeout must be positive seconds and --idle-timeout zero "
+                                "(no watchdog) or positive", "invoke run --help")
     app = app_for(app, model, extra.get("elf"))
-    request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
-                         idle_timeout_s=float(idle_timeout), build_type=build_type,
+    request = RunRequest(target=target, app=app, sim=sim,
+                         timeout_s=None if timeout is None else float(timeout),
+                         idle_timeout_s=None if idle_timeout is None else float(idle_timeout),
+                         build_type=build_type,
                          options=tuple(options or ()), model=model,
                          extra={k: v for k, v in extra.items() if v is not None})
     result = execute(request)

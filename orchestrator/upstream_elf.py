@@ -17,6 +17,7 @@ from orchestrator.setup.lock import read_lock
 from orchestrator.sim import choose_simulator
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import fvp_environment
+from orchestrator.sim.limits import run_limits
 from orchestrator.sim.process import ProcessOutcome
 from orchestrator.sim.select import setup_artifact, simulator_binary
 from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
@@ -95,13 +96,14 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
     run_id, started = new_run_id(), utc_now()
     run_dir = work.runs / run_id
     parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
+    limits = run_limits(simulator, request.timeout_s, request.idle_timeout_s)
     _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,
-                        deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
-                        macs=target.macs, env=env)
+                        limits=limits, macs=target.macs, env=env)
     facts = parser.finish()
     note_outcome(facts.simulation, outcome)
     facts.target.simulator = simulator.name
     facts.target.options.update({"elf": str(elf), "num_macs": target.macs,
+                                 "limits": limits.record(),
                                  "data": [f"{d.path}@0x{d.address:x}" for d in data]})
     result = result_from_facts(facts, source=SOURCE, target=target.name,
                                pmu_events=target.pmu_events,
