@@ -48,10 +48,12 @@ def launch(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
            consumer: Callable[[str], None], data: Sequence[DataFile] = (),
            limits: RunLimits | None = None, macs: int | None = None,
            fast: bool = False, pmu_trace: Path | None = None,
-           env: dict[str, str] | None = None) -> tuple[list[str], ProcessOutcome]:
+           env: dict[str, str] | None = None,
+           terminal: bool = True) -> tuple[list[str], ProcessOutcome]:
     """Run `elf` in `run_dir` (semihosting cwd), output streamed to `consumer`; keep the
     transcript and command there. `limits` default to the simulator's catalogue limits; an
-    FVP without `env` gets fvp_environment(binary)."""
+    FVP without `env` gets fvp_environment(binary). `terminal` False: output through a pipe
+    (what C stdio block-buffers; the way runs were read before issue 16)."""
     limits = limits or run_limits(simulator)
     run_dir.mkdir(parents=True, exist_ok=True)
     command = command_for(simulator, binary, elf, data, run_dir, limits.deadline_s, macs, fast,
@@ -61,7 +63,7 @@ def launch(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
     (run_dir / COMMAND).write_text(" ".join(command) + "\n")
     outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
                           deadline_s=limits.host_deadline_s, idle_s=limits.idle_s,
-                          consumer=consumer, env=clean_env(run_dir, env))
+                          consumer=consumer, env=clean_env(run_dir, env), terminal=terminal)
     return command, outcome
 
 
