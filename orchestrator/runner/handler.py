@@ -21,7 +21,7 @@ from orchestrator.runner.enrich import (
     npu_pmu,
     pools,
 )
-from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
+from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.request import RunnerRequest
 from orchestrator.sim import choose_simulator, simulate
@@ -74,10 +74,19 @@ def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simu
                           fast=extra.fast,
                           pmu_trace=run_dir / PMU_TRACE if extra.pmu_trace else None)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
+    if target.has_npu:
+        result.target.options["npu_axi"] = npu_axi_record(target, options.memory_mode,
+                                                          extra.fast)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
     result = check_nonce(result, simulation.stream, nonce)
     return finish(result, simulation.stream, product, target, build, request, extra, run_dir)
+
+
+def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any]:
+    """Which timing-adapter and region settings the runner was built with; under --fast the
+    FVP ignores the timing adapters (upstream run_fvp.sh filters its warning for this)."""
+    return {**runner_npu_axi(target, memory_mode).record(), "timing_adapters_in_effect": not fast}
 
 
 def compile_for(model: str, target: Target, mode: str, extra: RunnerRequest,
