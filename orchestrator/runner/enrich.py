@@ -154,6 +154,7 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
     from orchestrator.parse.fvp_stops import stop_reason
     from orchestrator.sim.fvp_run import fvp_stop
+    from orchestrator.sim.limits import recorded_hint
 
     if result.simulation is not None:
         result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
@@ -161,9 +162,12 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     if result.status is Status.PASS or stop is None:
         return result
     status = Status.TIMEOUT if stop.kind != "launch_failure" else Status.ERROR
+    hint = recorded_hint(result.target.options, "deadline") if result.target else None
+    next_step = stop.next_step or FVP_NEXT[stop.kind]
+    if stop.kind == "cpu_time_limit" and hint:
+        next_step = f"the FVP stopped at its --timelimit: {hint}"
     return replace(result, status=status, reason=stop.summary, classification=Classification(
-        kind=FVP_KINDS[stop.kind], summary=stop.summary,
-        next_step=stop.next_step or FVP_NEXT[stop.kind],
+        kind=FVP_KINDS[stop.kind], summary=stop.summary, next_step=next_step,
         evidence=[stop.evidence], details={"fvp_stop": stop.kind}))
 
 

@@ -3,7 +3,9 @@ run's overrides, and the setting a stopped run should raise."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from orchestrator.targets import Simulator
 
@@ -31,9 +33,17 @@ class RunLimits:
 
     def record(self) -> dict[str, float | str | None]:
         """What the result records about the limits a run had."""
-        return {"deadline_s": self.deadline_s, "idle_s": self.idle_s,
+        return {"simulator": self.simulator, "deadline_s": self.deadline_s, "idle_s": self.idle_s,
                 "host_deadline_s": self.host_deadline_s, "deadline_from": self.deadline_from,
                 "idle_from": self.idle_from}
+
+
+def recorded_hint(options: Mapping[str, Any], stopped_by: str) -> str | None:
+    """raise_hint() from the limits a result recorded (target.options["limits"])."""
+    record = options.get("limits")
+    if not isinstance(record, Mapping):
+        return None
+    return RunLimits(**record).raise_hint(stopped_by)
 
 
 def run_limits(simulator: Simulator, timeout_s: float | None = None,

@@ -132,6 +132,7 @@ def test_replay_u55_command_line_and_cpu_time_limit(work, tmp_path):
     assert argv[argv.index("--timelimit") + 1] == "20"   # the run's limit; host kills later
     assert result.status is Status.TIMEOUT
     assert result.classification.kind is Kind.CPU_TIME_LIMIT
+    assert result.classification.next_step == "raise --timeout (now 20 s, from --timeout)"
     assert result.simulation.stop_reason == "CPU time has been exceeded"
     assert result.simulation.exit_code == 0
 
