@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
+from orchestrator.protocol import StreamParser
+from orchestrator.sim.classify import judge
 from orchestrator.sim.limits import run_limits
+from orchestrator.sim.process import run_process
 from orchestrator.targets import load_catalogue
 
 
@@ -32,3 +37,14 @@ def test_stop_hint_names_the_setting_to_raise():
     qemu = run_limits(load_catalogue().simulators["qemu"])
     assert "--idle-timeout" in qemu.raise_hint("no_output")
     assert "simulators.qemu.limits.idle_s" in qemu.raise_hint("no_output")
+
+
+def test_a_host_stop_verdict_names_the_setting(tmp_path):
+    qemu = load_catalogue().simulators["qemu"]
+    limits = run_limits(qemu, timeout_s=30, idle_timeout_s=0.5)
+    outcome = run_process([sys.executable, "-c", "import time; time.sleep(30)"], cwd=tmp_path,
+                          log_path=tmp_path / "log", deadline_s=limits.host_deadline_s,
+                          idle_s=limits.idle_s)
+    verdict = judge(outcome, StreamParser().finish(), limits=limits)
+    assert verdict.kind == "hang"
+    assert "raise --idle-timeout (now 0.5 s, from --idle-timeout" in verdict.summary
