@@ -17,7 +17,7 @@ from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import load_catalogue
 
 if TYPE_CHECKING:
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 
 def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
@@ -31,7 +31,7 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     binary = simulator_binary(work, simulator)
     started = utc_now()
     config = config_for_target(target.name, app="selftest", build_type=request.build_type,
-                               options=list(request.options))
+                               options=list(request.build_options))
     build = build_firmware(work, config)
     run_id = new_run_id()
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,

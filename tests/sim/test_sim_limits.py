@@ -46,5 +46,5 @@ def test_a_host_stop_verdict_names_the_setting(tmp_path):
                           log_path=tmp_path / "log", deadline_s=limits.host_deadline_s,
                           idle_s=limits.idle_s)
     verdict = judge(outcome, StreamParser().finish(), limits=limits)
-    assert verdict.kind == "hang"
+    assert verdict.cause == "hang"
     assert "raise --idle-timeout (now 0.5 s, from --idle-timeout" in verdict.summary
