@@ -54,7 +54,7 @@ def test_replay_block_buffered_silent_npu_passes_now_and_hung_the_old_way(tmp_pa
                               silences=NPU_AT_WORK)
     elf = tmp_path / "arm_executor_runner"
     elf.write_bytes(b"\x7fELF" + b"\0" * 60)
-    request = RunRequest(target="ethos-u85-128", app="elf", extra={"elf": str(elf)})
+    request = RunRequest(target="ethos-u85-128", app="elf", elf=str(elf))
     with ThreadPoolExecutor(max_workers=2) as pool:
         new = pool.submit(execute, request, work)
         old = pool.submit(_old_way, old_copy, elf, tmp_path / "old-run")
