@@ -6,6 +6,7 @@ from invoke import task
 
 from orchestrator.cli import run
 from orchestrator.options import RunRequest
+from orchestrator.options.compile import CompileTask
 from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
 
@@ -13,7 +14,7 @@ from orchestrator.task_options import options_task
 @task(help={"json": "print the catalogue as JSON instead of a table"})
 def targets(c, json=False):
     """List every target: CPU, NPU and MACs, platform, simulators, Vela defaults."""
-    run("orchestrator.targets.report:targets_command", json=json)
+    run("orchestrator.targets.listing:targets_command", json=json)
 
 
 @task(
@@ -40,7 +41,7 @@ def doctor(c, target=None, json=False):
 def parse(c, logfile, json=False, etdump_dir=None, target=None):
     """Turn any runner log into a RunResult: status, cause, next step, numbers."""
     run(
-        "orchestrator.parse.command:parse_command",
+        "orchestrator.parse.parse_cli:parse_command",
         logfile=logfile,
         json=json,
         etdump_dir=etdump_dir,
@@ -60,7 +61,7 @@ def parse(c, logfile, json=False, etdump_dir=None, target=None):
 )
 def build(c, target, app="selftest", build_type="release", option=None, json=False):
     """Configure if needed, build incrementally, print ELF sections and memory-region use."""
-    run("orchestrator.build.command:build_command", target=target, app=app,
+    run("orchestrator.build.build_cli:build_command", target=target, app=app,
         build_type=build_type, options=option, json=json)
 
 
@@ -71,37 +72,11 @@ run_ = options_task(
 )
 
 
-@task(
-    help={
-        "model": "built-in name (add, softmax, convnet, mv2), a .py file with ModelUnderTest "
-                 "and ModelInputs, a torch.save'd .pt model, or module:function",
-        "target": "target name (invoke targets lists them)",
-        "quantize": "int8 (default), a16w8 where the target supports int16, or none",
-        "delegate": "delegate to the NPU (default for Ethos-U targets; refused without an NPU)",
-        "no_delegate": "run every op on the CPU (default for Cortex-M targets)",
-        "inputs": "input tensors: .pt (torch.save of a tuple) or .npy",
-        "calibration": "calibration data for quantization: a .pt/.npy file or a directory",
-        "system_config": "Vela system config (default: the target's, from the catalogue)",
-        "memory_mode": "Vela memory mode (default: the target's, from the catalogue)",
-        "vela_config": "your own vela.ini",
-        "vela_flags": "extra Vela flags, e.g. '--optimise Size'",
-        "tosa": "also keep the TOSA flatbuffer(s)",
-        "strict": "strict torch.export (default); --no-strict for non-strict export",
-        "torchvision": "mv2: use torchvision's MobileNetV2 (needs torchvision installed)",
-        "json": "print the summary as JSON",
-    },
-    auto_shortflags=False,
+compile = options_task(
+    "orchestrator.aot.compile_cli:compile_command", CompileTask, name="compile",
+    doc="Compile a PyTorch model to a .pte with Vela and delegation reports (cached).",
+    flags={"json": (False, "print the summary as JSON")},
 )
-def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=False,
-            no_delegate=False, inputs=None, calibration=None, system_config=None,
-            memory_mode=None, vela_config=None, vela_flags=None, tosa=False, strict=True,
-            torchvision=False, json=False):
-    """Compile a PyTorch model to a .pte with Vela and delegation reports (cached)."""
-    run("orchestrator.aot.command:compile_command", model=model, target=target,
-        quantize=quantize, delegate=True if delegate else (False if no_delegate else None),
-        inputs=inputs, calibration=calibration, system_config=system_config,
-        memory_mode=memory_mode, vela_config=vela_config, vela_flags=vela_flags, tosa=tosa,
-        strict_export=strict, torchvision=torchvision, json=json)
 
 
 @task(
@@ -122,7 +97,7 @@ def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=Fa
 def regress(c, matrix=None, jobs=None, shard=None, filter=None, rerun_failed=False,
             update_baselines=False, baselines=None, require=None, json=False, quiet=False):
     """Run a regression matrix; reports go to scratch/runs/<run id>/, exit 1 if a cell failed."""
-    run("orchestrator.regress.command:regress_command", matrix=matrix, jobs=jobs, shard=shard,
+    run("orchestrator.regress.regress_cli:regress_command", matrix=matrix, jobs=jobs, shard=shard,
         filter=filter, rerun_failed=rerun_failed, update_baselines=update_baselines,
         baselines=baselines, require=require, json=json, quiet=quiet)
 
@@ -137,12 +112,12 @@ def regress(c, matrix=None, jobs=None, shard=None, filter=None, rerun_failed=Fal
 )
 def regress_merge(c, reports=None, out=None, json=False, quiet=False):
     """Merge `invoke regress --shard i/N` reports into one report and one verdict."""
-    run("orchestrator.regress.command:merge_command", reports=reports, out=out, json=json,
+    run("orchestrator.regress.regress_cli:merge_command", reports=reports, out=out, json=json,
         quiet=quiet)
 
 
 setup = options_task(
-    "orchestrator.setup.command:setup_command", SetupFlags, name="setup",
+    "orchestrator.setup.installation:setup_command", SetupFlags, name="setup",
     doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
     flags={"json": (False, "print the lock entries of the selected items as JSON")},
 )

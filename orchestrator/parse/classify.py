@@ -59,7 +59,7 @@ def status_of(kind: Kind) -> Status:
     return kind_rules()[kind].status
 
 
-class _Blank(dict):
+class _Blank(dict[str, Any]):
     """Format mapping that shows 'unknown' for details a log did not print."""
 
     def __missing__(self, key: str) -> str:

@@ -100,7 +100,7 @@ def _planned_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
 @rule(r"^(?:Could not allocate memory (?:for )?|Failed to allocate )(.*?)[.!]?$")
 def _other_allocation_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     sizes = re.findall(r"\d+", match[1])
-    details = {"requested_bytes": int(sizes[-1])} if sizes else {}
+    details: dict[str, object] = {"requested_bytes": int(sizes[-1])} if sizes else {}
     details.update(pool_details("method_allocator", inferred=True))
     facts.problem(Kind.ALLOC_FAILURE, f"could not allocate {match[1]}", line, **details)
 

@@ -260,7 +260,8 @@ class RunResult:
         """Plain JSON-ready dict (enums as their values)."""
         from orchestrator.results.codec import to_plain
 
-        return to_plain(self)
+        plain: dict[str, Any] = to_plain(self)
+        return plain
 
     def to_json(self, indent: int | None = 2) -> str:
         """The JSON document (stable key order)."""
@@ -273,7 +274,8 @@ class RunResult:
         """Rebuild from a dict produced by to_dict (unknown keys rejected)."""
         from orchestrator.results.codec import from_plain
 
-        return from_plain(cls, document)
+        result: RunResult = from_plain(cls, document)
+        return result
 
     @classmethod
     def from_json(cls, text: str) -> RunResult:
