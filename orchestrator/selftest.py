@@ -35,7 +35,7 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     build = build_firmware(work, config)
     run_id = request.run_id
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
-                          deadline_s=request.timeout_s, idle_s=request.idle_s,
+                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
                           expected_build_id=build.build_id, macs=target.macs)
     return run_result(run_id, target, build, simulation, started_at=started,
                       simulator_version=simulator_version(work, binary))

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from orchestrator.errors import OrchestratorError
 from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.paths import Scratch
-from orchestrator.results import RunResult, Versions
+from orchestrator.results import Kind, RunResult, Status, Versions
 from orchestrator.results.model import Simulation, utc_now
 from orchestrator.setup.lock import read_lock
 from orchestrator.sim import choose_simulator
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import fvp_environment
+from orchestrator.sim.limits import RunLimits, run_limits
 from orchestrator.sim.process import ProcessOutcome
 from orchestrator.sim.select import setup_artifact, simulator_binary
 from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
@@ -95,13 +96,14 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
     run_id, started = request.run_id, utc_now()
     run_dir = work.runs / run_id
     parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
+    limits = run_limits(simulator, request.timeout_s, request.idle_timeout_s)
     _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,
-                        deadline_s=request.timeout_s, idle_s=request.idle_s,
-                        macs=target.macs, env=env)
+                        limits=limits, macs=target.macs, env=env)
     facts = parser.finish()
     note_outcome(facts.simulation, outcome)
     facts.target.simulator = simulator.name
     facts.target.options.update({"elf": str(elf), "num_macs": target.macs,
+                                 "limits": limits.record(),
                                  "data": [f"{d.path}@0x{d.address:x}" for d in data]})
     result = result_from_facts(facts, source=SOURCE, target=target.name,
                                pmu_events=target.pmu_events,
@@ -110,6 +112,17 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
                                timings_s={"simulate": round(outcome.seconds, 3)}, run_id=run_id)
     result.started_at, result.finished_at = started, utc_now()
     result.artifacts.update({"elf": str(elf), "command": str(run_dir / COMMAND)})
+    return name_the_limit(result, limits, outcome)
+
+
+LIMIT_KINDS = {Kind.CPU_TIME_LIMIT: "deadline", Kind.TIMEOUT: "deadline"}
+
+
+def name_the_limit(result: RunResult, limits: RunLimits, outcome: ProcessOutcome) -> RunResult:
+    """A run stopped at a time limit says which setting to raise (issue 16)."""
+    stopped_by = outcome.stopped_by or LIMIT_KINDS.get(result.classification.kind)
+    if result.status is Status.TIMEOUT and stopped_by:
+        result.classification.next_step = limits.raise_hint(stopped_by)
     return result
 
 

@@ -206,6 +206,15 @@ def seconds(value: Any, label: str) -> float:
     return result
 
 
+def seconds_or_off(value: Any, label: str) -> float:
+    """Zero (off) or a positive number of seconds."""
+    result = number(value, label)
+    if result < 0:
+        raise OrchestratorError(f"{label} must be 0 (off) or positive seconds",
+                                f"e.g. {label} 60")
+    return result
+
+
 def switch(value: Any, label: str) -> bool:
     """true / false (a matrix must say a TOML boolean)."""
     if not isinstance(value, bool):

@@ -18,6 +18,7 @@ from orchestrator.options.fields import (
     option,
     paths,
     seconds,
+    seconds_or_off,
     size,
     strings,
     subgroup,
@@ -25,8 +26,6 @@ from orchestrator.options.fields import (
     text,
 )
 from orchestrator.results.model import new_run_id
-
-DEFAULT_IDLE_S = 20.0      # `invoke run`; a regress cell's default is min(30 s, its timeout)
 
 
 @lru_cache(maxsize=1)
@@ -103,12 +102,14 @@ class RunRequest:
                              parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
                              "simulator)", parse=text, matrix=False)
-    timeout_s: float = option(60.0, "host deadline in seconds", parse=seconds, flag="timeout",
-                              matrix=False)
+    timeout_s: float | None = option(None, "run time limit in seconds (default: the "
+                                     "simulator's, targets.toml limits: FVP 600 like upstream "
+                                     "run_fvp.sh, QEMU 60)", parse=seconds, flag="timeout",
+                                     matrix=False)
     idle_timeout_s: float | None = option(None, "stop a simulator that prints nothing for this "
-                                          f"many seconds (default: {DEFAULT_IDLE_S:g}; a regress "
-                                          "cell: min(30, its timeout))", parse=seconds,
-                                          flag="idle_timeout")
+                                          "many seconds; 0 = no watchdog (default: the "
+                                          "simulator's: none on an FVP, 20 on QEMU)",
+                                          parse=seconds_or_off, flag="idle_timeout")
     build_type: str = option("release", "release or debug", parse=text)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                             "EOR_STACK_SIZE=0x10000)", parse=strings,
@@ -121,11 +122,6 @@ class RunRequest:
                                    repeatable=True)
     runner: RunnerSettings = subgroup(RunnerSettings)
     run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
-
-    @property
-    def idle_s(self) -> float:
-        """The no-output watchdog in seconds."""
-        return DEFAULT_IDLE_S if self.idle_timeout_s is None else self.idle_timeout_s
 
     def resolved(self) -> RunRequest:
         """The app made explicit: --elf runs an upstream ELF; otherwise the runner, with the

@@ -25,9 +25,10 @@ def unavailable(tree: Scratch, cell: Cell) -> str | None:
     return sources_available(tree, run_request(cell, "runner").runner.sources,
                              npu=target.has_npu)
 
-def idle_seconds(cell: Cell) -> float:
-    """The no-output watchdog: the option set's idle_timeout_s, else min(30 s, timeout)."""
-    return run_request(cell, "runner").idle_s
+def idle_seconds(cell: Cell) -> float | None:
+    """The no-output watchdog: the option set's idle_timeout_s, else None (the simulator's
+    catalogue default: off on an FVP, whose NPU runs print nothing for minutes)."""
+    return run_request(cell, "runner").idle_timeout_s
 
 def _runner_options(cell: Cell) -> RunnerOptions:
     """The RunnerOptions that select the cell's runner ELF (as `invoke run` selects them)."""

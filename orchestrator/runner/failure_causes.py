@@ -11,6 +11,7 @@ from orchestrator.parse.fvp_stops import stop_reason
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.sim.fvp_run import fvp_stop
+from orchestrator.sim.limits import recorded_hint
 
 
 def explain_exit(result: RunResult, stream: ParsedStream, model: str) -> RunResult:
@@ -44,10 +45,13 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     stop = fvp_stop(transcript)
     if result.status is Status.PASS or stop is None:
         return result
+    next_step = stop.next_step or FVP_NEXT[stop.kind]
+    hint = recorded_hint(result.target.options, "deadline") if result.target else None
+    if stop.kind is Kind.CPU_TIME_LIMIT and hint:
+        next_step = f"the FVP stopped at its --timelimit: {hint}"
     return replace(result, status=status_of(stop.kind), reason=stop.summary,
                    classification=Classification(
-                       kind=stop.kind, summary=stop.summary,
-                       next_step=stop.next_step or FVP_NEXT[stop.kind],
+                       kind=stop.kind, summary=stop.summary, next_step=next_step,
                        evidence=[stop.evidence], details={"fvp_stop": stop.kind.value}))
 
 

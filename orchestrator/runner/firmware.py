@@ -21,6 +21,7 @@ from orchestrator.runner.runtime import (
 )
 from orchestrator.runner.sources import RuntimeSources, resolve_sources
 from orchestrator.targets import Platform, Target
+from orchestrator.targets.npu_axi import NpuAxi, npu_axi, npu_axi_data
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,23 @@ def memory_regions(platform: Platform, code_size: int) -> str:
     return ";".join(entries)
 
 
+def runner_npu_axi(target: Target, memory_mode: str) -> NpuAxi:
+    """Timing adapters and region routing of an NPU target's runner (its system config)."""
+    assert target.system_config is not None
+    return npu_axi(target.platform.name, target.system_config, memory_mode)
+
+
+def npu_axi_values(axi: NpuAxi) -> dict[str, str]:
+    """CMake values: the timing-adapter register writes (address=value) the runner makes
+    before its first inference, and the driver's NPU_QCONFIG / NPU_REGIONCFG definitions."""
+    registers = npu_axi_data().registers
+    writes = [f"0x{address:08x}=0x{value:x}" for adapter in axi.timing_adapters
+              for address, value in adapter.writes(registers)]
+    values = {"EOR_RUNNER_TA_WRITES": ";".join(writes),
+              "EOR_RUNNER_NPU_REGIONS": ";".join(axi.driver_definitions())}
+    return {key: value for key, value in values.items() if value}
+
+
 def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Path,
                         sources: RuntimeSources | None = None) -> BuildConfig:
     """The firmware build of the runner app: pools, NPU base/IRQ, PMU events, driver sources."""
@@ -80,6 +98,7 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
         values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
                        "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),
                        "EOR_RUNNER_PMU_EVENTS": ";".join(target.pmu_events)})
+        values.update(npu_axi_values(runner_npu_axi(target, options.memory_mode)))
         if sources is not None:
             values.update({"EOR_RUNNER_ETHOSU_DRIVER": str(sources.ethosu_driver),
                            "EOR_RUNNER_CMSIS": str(sources.cmsis)})

@@ -14,7 +14,7 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
-from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
+from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
 from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.reference_check import compare_with_reference
@@ -70,15 +70,24 @@ def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simu
     nonce = secrets.randbits(32)
     data = write_areas(run_dir, product, build, request, options, nonce)
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
-                          deadline_s=request.timeout_s, idle_s=request.idle_s,
+                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
                           expected_build_id=build.firmware.build_id, macs=target.macs,
                           fast=settings.fast,
                           pmu_trace=run_dir / PMU_TRACE if settings.pmu_trace else None)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
+    if target.has_npu:
+        result.target.options["npu_axi"] = npu_axi_record(target, options.memory_mode,
+                                                          settings.fast)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
     result = check_nonce(result, simulation.stream, nonce)
     return finish(result, simulation.stream, product, target, build, request, settings, run_dir)
+
+
+def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any]:
+    """Which timing-adapter and region settings the runner was built with; under --fast the
+    FVP ignores the timing adapters (upstream run_fvp.sh filters its warning for this)."""
+    return {**runner_npu_axi(target, memory_mode).record(), "timing_adapters_in_effect": not fast}
 
 
 def compile_for(model: str, target: Target, mode: str, settings: RunnerSettings,

@@ -65,6 +65,8 @@ def describe_install(artifact: Artifact, root: Path, model_dir: Path,
             entry["binaries"][name] = str(model_dir / name)
             entry["env"] = result.env
             entry["reported_version"] = result.version
+            if result.execstack_fix:
+                entry["execstack_fix"] = result.execstack_fix
         else:
             entry["unusable"][name] = str(model_dir / name)
             entry["problems"].append({"binary": name, "problem": result.problem,

@@ -10,9 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.setup.catalogue import Artifact
+from orchestrator.setup.execstack import (
+    EXECSTACK_TUNABLE,
+    apply_execstack_fix,
+    host_execstack_fix,
+)
 
 PROBE_TIMEOUT = 30
-EXECSTACK_TUNABLE = "glibc.rtld.execstack=2"
+__all__ = ["EXECSTACK_TUNABLE", "ProbeResult", "probe_fvp"]
 MAC_REMEDY = ("Corstone FVPs do not run on macOS: install https://github.com/Arm-Examples/"
               "FVPs-on-Mac, then invoke setup --fvp-dir <fvp>=<its bin folder>")
 
@@ -26,6 +31,7 @@ class ProbeResult:
     env: dict[str, str] = field(default_factory=dict)
     problem: str = ""
     remedy: str = ""
+    execstack_fix: str = ""   # tunable | clear_flag when glibc refused its executable stack
 
 
 def bundled_python_env(python: Path) -> dict[str, str]:
@@ -81,24 +87,29 @@ def _remedy(output: str, host: str, binary: Path) -> tuple[str, str]:
                 "LD_LIBRARY_PATH point at it): invoke setup --only <fvp> --force")
     if "executable stack" in output:
         return (f"is refused by this glibc ({first})",
-                f"run it with GLIBC_TUNABLES={EXECSTACK_TUNABLE} (setup already tried this)")
+                "clear the executable-stack flag of its libraries (patchelf --clear-execstack "
+                f"on libarmctmodel.so) or, on glibc 2.42+, run it with GLIBC_TUNABLES="
+                f"{EXECSTACK_TUNABLE} (setup already tried the one for this glibc)")
     return f"failed --version ({first})", f"run {binary} --version to see why"
 
 
 def probe_fvp(binary: Path, env: dict[str, str], host: str, name: str) -> ProbeResult:
-    """Run `binary --version`; retry with the glibc execstack tunable when that is the fault."""
+    """Run `binary --version`; when glibc refuses its executable stack, apply the fix this
+    glibc takes (the tunable from 2.42, else clear the flag in its libraries) and retry."""
     if not binary.is_file():
         return ProbeResult(False, problem="is missing after install",
                            remedy=f"invoke setup --only {name} --force")
     code, output = _run_version(binary, env)
+    fix = ""
     if code != 0 and "executable stack" in output:
-        retry_env = {**env, "GLIBC_TUNABLES": EXECSTACK_TUNABLE}
+        fix = host_execstack_fix()   # by this host's glibc (setup/execstack.py)
+        retry_env = {**env, **apply_execstack_fix(fix, binary.parent)}
         code, retry_output = _run_version(binary, retry_env)
         if code == 0:
             env, output = retry_env, retry_output
     if code == 0:
         match = re.search(r"Fast Models \[([^\]\s]+)", output)
         return ProbeResult(True, version=match.group(1) if match else output.strip()[:80],
-                           env=env)
+                           env=env, execstack_fix=fix)
     problem, remedy = _remedy(output, host, binary)
     return ProbeResult(False, problem=problem, remedy=remedy.replace("<fvp>", name))

@@ -8,6 +8,7 @@ from typing import Any
 from orchestrator.parse.classify import CauseRule, cause_rules
 from orchestrator.protocol import ParsedStream
 from orchestrator.results.model import MAX_EVIDENCE, Kind, Status
+from orchestrator.sim.limits import RunLimits
 from orchestrator.sim.process import ProcessOutcome
 
 
@@ -45,18 +46,21 @@ def _tail(transcript: str, count: int = 3) -> list[str]:
     return lines[-count:]
 
 
-def _stopped(outcome: ProcessOutcome, stream: ParsedStream) -> Verdict | None:
+def _stopped(outcome: ProcessOutcome, stream: ParsedStream,
+             limits: RunLimits | None) -> Verdict | None:
+    """A host stop; the summary names the setting to raise."""
+    if outcome.stopped_by is None:
+        return None
+    hint = f"; {limits.raise_hint(outcome.stopped_by)}" if limits else ""
     if outcome.stopped_by == "deadline":
         return Verdict("timeout",
                        f"the host deadline passed after {outcome.seconds:.1f} s "
-                       f"(the firmware never exited)", _tail(outcome.transcript),
+                       f"(the firmware never exited){hint}", _tail(outcome.transcript),
                        {"seconds": round(outcome.seconds, 3), "end_seen": stream.end is not None})
-    if outcome.stopped_by == "no_output":
-        return Verdict("hang",
-                       "the no-output watchdog stopped a silent simulator "
-                       f"after {outcome.seconds:.1f} s", _tail(outcome.transcript),
-                       {"seconds": round(outcome.seconds, 3), "watchdog": "no_output"})
-    return None
+    return Verdict("hang",
+                   "the no-output watchdog stopped a silent simulator "
+                   f"after {outcome.seconds:.1f} s{hint}", _tail(outcome.transcript),
+                   {"seconds": round(outcome.seconds, 3), "watchdog": "no_output"})
 
 
 def _stale(stream: ParsedStream, expected_build_id: str | None) -> Verdict | None:
@@ -120,7 +124,7 @@ def _ending(stream: ParsedStream, outcome: ProcessOutcome) -> Verdict:
 
 
 def judge(outcome: ProcessOutcome, stream: ParsedStream,
-          expected_build_id: str | None = None) -> Verdict:
+          expected_build_id: str | None = None, limits: RunLimits | None = None) -> Verdict:
     """Host stops first, then a stale ELF, faults, a missing begin, and how the run ended."""
-    return (_stopped(outcome, stream) or _stale(stream, expected_build_id) or _fault(stream)
+    return (_stopped(outcome, stream, limits) or _stale(stream, expected_build_id) or _fault(stream)
             or _no_begin(stream, outcome) or _ending(stream, outcome))

@@ -11,6 +11,7 @@ from pathlib import Path
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.paths import Scratch
 from orchestrator.results.model import Kind
+from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
 from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
 
@@ -18,8 +19,10 @@ PYTHON_DIR = "python"   # Corstone-320 ships its own python (and libpython) here
 
 
 def guessed_environment(binary: Path) -> dict[str, str]:
-    """For an FVP setup never probed: the execstack tunable and its bundled python, if any."""
-    extra = {"GLIBC_TUNABLES": EXECSTACK_TUNABLE}
+    """For an FVP setup never probed: the execstack tunable when this glibc takes it (2.42+;
+    older glibc needs the flag cleared, which only setup does: it changes the install) and
+    its bundled python, if any."""
+    extra = {"GLIBC_TUNABLES": EXECSTACK_TUNABLE} if host_execstack_fix() == TUNABLE else {}
     for parent in binary.resolve().parents:
         if (parent / PYTHON_DIR / "lib").is_dir():
             extra.update(bundled_python_env(parent / PYTHON_DIR))

@@ -1,14 +1,24 @@
 """One simulator process: clean environment, own process group, output drained continuously
-to a log file and a consumer, host deadline plus no-output watchdog, group kill on stop."""
+to a log file and a consumer, host deadline plus no-output watchdog, group kill on stop.
+
+The simulator's stdout/stderr is a pseudo-terminal by default: C stdio (the FVP's included)
+line-buffers a terminal but block-buffers a pipe (4 KiB), which held a run's output back
+until exit and tripped the no-output watchdog. The terminal is raw (no echo, no CR/LF
+translation), so the log stays byte-exact. pexpect (a dependency) is not used here: its
+spawn has no wait-with-timeout for the group-kill path; the standard pty module suffices.
+"""
 
 from __future__ import annotations
 
 import codecs
+import errno
 import os
+import pty
 import signal
 import subprocess
 import threading
 import time
+import tty
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,26 +76,21 @@ def _kill_stragglers(group: int) -> None:
 
 
 class _Drain(threading.Thread):
-    """Reads the pipe until EOF: raw bytes to the log, decoded text to the consumer."""
+    """Reads the output descriptor until EOF: raw bytes to the log, decoded text to the
+    consumer. A terminal's EOF is EIO once every writer has closed its side."""
 
-    def __init__(self, process: subprocess.Popen[bytes], log: Path,
-                 consumer: Callable[[str], None]) -> None:
+    def __init__(self, descriptor: int, log: Path, consumer: Callable[[str], None]) -> None:
         super().__init__(daemon=True)
-        self.process, self.log, self.consumer = process, log, consumer
+        self.descriptor, self.log, self.consumer = descriptor, log, consumer
         self.chunks: list[str] = []
         self.last_output = time.monotonic()
         self.finished = threading.Event()
 
     def run(self) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        assert self.process.stdout is not None
-        descriptor = self.process.stdout.fileno()
         try:
             with self.log.open("wb") as log:
-                while True:
-                    data = os.read(descriptor, READ_SIZE)
-                    if not data:
-                        break
+                while data := _read(self.descriptor):
                     self.last_output = time.monotonic()
                     log.write(data)
                     log.flush()
@@ -104,6 +109,46 @@ class _Drain(threading.Thread):
             pass
 
 
+def _read(descriptor: int) -> bytes:
+    """One read; b"" at EOF (a pipe's empty read, a terminal's EIO)."""
+    try:
+        return os.read(descriptor, READ_SIZE)
+    except OSError as error:
+        if error.errno == errno.EIO:
+            return b""
+        raise
+
+
+def _spawn(command: Sequence[str], cwd: Path, env: dict[str, str],
+           terminal: bool) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `command` in its own session; return it and the descriptor its output comes on."""
+    if not terminal:
+        process = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        assert process.stdout is not None
+        return process, process.stdout.fileno()
+    controller, device = pty.openpty()
+    try:
+        tty.setraw(device)   # no echo, no "\n" -> "\r\n": the log is what the program wrote
+        process = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=device, stderr=device, start_new_session=True)
+    except BaseException:
+        os.close(controller)
+        raise
+    finally:
+        os.close(device)
+    return process, controller
+
+
+def _close_output(process: subprocess.Popen[bytes], descriptor: int) -> None:
+    """Close the output side once the drain is done with it."""
+    if process.stdout is not None:
+        process.stdout.close()
+    else:
+        os.close(descriptor)
+
+
 def _watch(drain: _Drain, started: float, deadline_s: float, idle_s: float | None) -> str | None:
     """Wait for EOF; return why the host must stop the process (None when it finished)."""
     while True:
@@ -120,21 +165,21 @@ def _watch(drain: _Drain, started: float, deadline_s: float, idle_s: float | Non
 
 def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s: float,
                 idle_s: float | None = None, consumer: Callable[[str], None] = lambda _: None,
-                env: dict[str, str] | None = None) -> ProcessOutcome:
-    """Run `command` to completion or until the deadline / no-output watchdog stops it."""
+                env: dict[str, str] | None = None, terminal: bool = True) -> ProcessOutcome:
+    """Run `command` to completion or until the deadline / no-output watchdog stops it
+    (`idle_s` None or 0: no watchdog). Output comes through a pseudo-terminal unless
+    `terminal` is False (a pipe: what C stdio block-buffers)."""
     started = time.monotonic()
     try:
-        process = subprocess.Popen(list(command), cwd=cwd, env=env or clean_env(cwd),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process, descriptor = _spawn(command, cwd, env or clean_env(cwd), terminal)
     except OSError as error:
         raise OrchestratorError(f"cannot start {command[0]} ({error.strerror})",
                                 "invoke doctor") from None
-    drain = _Drain(process, log_path, consumer)
+    drain = _Drain(descriptor, log_path, consumer)
     stopped_by = None
     try:
         drain.start()
-        stopped_by = _watch(drain, started, deadline_s, idle_s)
+        stopped_by = _watch(drain, started, deadline_s, idle_s or None)
         if stopped_by:
             kill_group(process)
         exit_code = process.wait()
@@ -145,8 +190,8 @@ def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s
         _kill_stragglers(process.pid)
         if drain.ident is not None:
             drain.join(timeout=KILL_GRACE_S)
-        if process.stdout is not None and not drain.is_alive():
-            process.stdout.close()
+        if not drain.is_alive():
+            _close_output(process, descriptor)
     return ProcessOutcome(pid=process.pid, exit_code=None if stopped_by else exit_code,
                           stopped_by=stopped_by, seconds=time.monotonic() - started,
                           transcript="".join(drain.chunks), log_path=log_path)

@@ -12,6 +12,7 @@ from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets.model import (
     Capabilities,
+    Limits,
     NpuFamily,
     Platform,
     Region,
@@ -26,9 +27,12 @@ SCHEMA_VERSION = 1
 _PLATFORM_KEYS = {"description": str, "cpu": str, "gcc_cpu": str, "uart0": int,
                   "regions": list, "npu_families": list}
 _PLATFORM_OPTIONAL = {"npu_base": int, "npu_irq": int}
-_SIMULATOR_KEYS = {"kind": str, "binary": str, "platforms": list, "capabilities": dict}
+_SIMULATOR_KEYS = {"kind": str, "binary": str, "platforms": list, "capabilities": dict,
+                   "limits": dict}
 _SIMULATOR_OPTIONAL = {"machine": str, "npu_prefix": str, "board_prefix": str,
                        "cpu_prefix": str, "extra_params": list}
+_LIMIT_KEYS = {"deadline_s": int, "idle_s": int}
+_LIMIT_OPTIONAL = {"host_grace_s": int}
 _CAPABILITY_KEYS = {"npu": bool, "cycle_source": str, "semihosting": bool,
                     "data_loading": bool, "deterministic": bool}
 _FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "system_config": str,
@@ -97,6 +101,7 @@ def _parse_simulator(name: str, table: Mapping[str, Any]) -> Simulator:
     entry = f"simulators.{name}"
     _check_keys(entry, table, _SIMULATOR_KEYS, _SIMULATOR_OPTIONAL)
     _check_keys(f"{entry}.capabilities", table["capabilities"], _CAPABILITY_KEYS)
+    _check_keys(f"{entry}.limits", table["limits"], _LIMIT_KEYS, _LIMIT_OPTIONAL)
     _require(table["kind"] in _SIMULATOR_KINDS, entry,
              f"kind must be one of {', '.join(_SIMULATOR_KINDS)}")
     if table["kind"] == "fvp":
@@ -109,7 +114,17 @@ def _parse_simulator(name: str, table: Mapping[str, Any]) -> Simulator:
                      capabilities=Capabilities(**table["capabilities"]),
                      machine=table.get("machine"), npu_prefix=table.get("npu_prefix"),
                      board_prefix=table.get("board_prefix"), cpu_prefix=table.get("cpu_prefix"),
-                     extra_params=tuple(table.get("extra_params", ())))
+                     extra_params=tuple(table.get("extra_params", ())),
+                     limits=_parse_limits(f"{entry}.limits", table["limits"]))
+
+
+def _parse_limits(entry: str, table: Mapping[str, Any]) -> Limits:
+    """deadline_s > 0; idle_s 0 means no watchdog; host_grace_s >= 0."""
+    _require(table["deadline_s"] > 0 and table["idle_s"] >= 0
+             and table.get("host_grace_s", 0) >= 0, entry,
+             "deadline_s must be > 0, idle_s and host_grace_s >= 0 (idle_s 0: no watchdog)")
+    return Limits(deadline_s=float(table["deadline_s"]), idle_s=float(table["idle_s"]) or None,
+                  host_grace_s=float(table.get("host_grace_s", 0)))
 
 
 def _parse_family(name: str, table: Mapping[str, Any]) -> NpuFamily:

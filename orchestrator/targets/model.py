@@ -52,6 +52,19 @@ class Capabilities:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """How long a run may take on a simulator (catalogue defaults; a run may override).
+
+    deadline_s is the run's time limit (an FVP's --timelimit); idle_s the no-output watchdog
+    (None: off); host_grace_s how long after deadline_s the host kills a simulator that
+    enforces its own limit, so its stop message is seen."""
+
+    deadline_s: float
+    idle_s: float | None
+    host_grace_s: float = 0.0
+
+
+@dataclass(frozen=True)
 class Simulator:
     """A simulator binary and how to talk to it."""
 
@@ -65,6 +78,7 @@ class Simulator:
     board_prefix: str | None = None
     cpu_prefix: str | None = None
     extra_params: tuple[str, ...] = ()
+    limits: Limits = Limits(deadline_s=60.0, idle_s=20.0)
 
 
 @dataclass(frozen=True)

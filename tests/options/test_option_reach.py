@@ -18,6 +18,7 @@ from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
 from orchestrator.regress.matrix import expand, load_matrix
 from orchestrator.runner.handler import compile_choices_for, runner_options_for
+from orchestrator.sim.limits import run_limits
 from orchestrator.targets import load_catalogue
 
 TARGET = "ethos-u85-128"
@@ -57,10 +58,11 @@ def stage_value(name: str, request: RunRequest) -> Any:
     runner = runner_options_for(target, request)
     compile_options = compile_choices_for(target, runner.memory_mode, request.runner)
     settings, limits = request.runner, request.runner.thresholds
+    sim_limits = run_limits(target.simulators[0], request.timeout_s, request.idle_timeout_s)
     readers = {
         "target": lambda: request.target, "model": lambda: request.model,
         "app": lambda: request.app, "sim": lambda: request.sim,
-        "timeout_s": lambda: request.timeout_s, "idle_timeout_s": lambda: request.idle_s,
+        "timeout_s": lambda: sim_limits.deadline_s, "idle_timeout_s": lambda: sim_limits.idle_s,
         "build_type": lambda: runner.build_type, "build_options": lambda: request.build_options,
         "elf": lambda: request.elf, "data": lambda: request.data,
         "memory_mode": lambda: (runner.memory_mode, compile_options.get("memory_mode")),

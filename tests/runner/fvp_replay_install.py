@@ -15,8 +15,9 @@ REPLAY = HERE / "replay_fvp.py"
 
 
 def install_replay(root: Path, simulator_name: str, transcript: str, exit_code: int,
-                   **pace: float) -> Path:
-    """An FVP-shaped install (models/<dir>/<binary>, python/lib) whose binary replays."""
+                   silences: dict[int, float] | None = None, **pace: float) -> Path:
+    """An FVP-shaped install (models/<dir>/<binary>, python/lib) whose binary replays;
+    `silences`: seconds of silence after the line with that index (an NPU at work)."""
     simulator = load_catalogue().simulators[simulator_name]
     models = root / "FVP" / "models" / "Linux64_GCC-9.3"
     models.mkdir(parents=True)
@@ -26,7 +27,8 @@ def install_replay(root: Path, simulator_name: str, transcript: str, exit_code: 
     binary.write_text(f"#!{sys.executable} -E\n" + REPLAY.read_text())
     binary.chmod(0o755)
     plan = {"transcript": str(TRANSCRIPTS / transcript), "exit_code": exit_code,
-            "startup_s": 0.3, "line_s": 0.005, **pace}
+            "startup_s": 0.3, "line_s": 0.005, **pace,
+            "silences": {str(index): s for index, s in (silences or {}).items()}}
     Path(f"{binary}.replay.json").write_text(json.dumps(plan))
     return binary
 

@@ -61,3 +61,20 @@ def test_cpu_runner_has_no_npu_options_and_a_distinct_elf_per_pool_size():
     assert not any(name.startswith("EOR_RUNNER_NPU") for name, _ in config.options)
     bigger = RunnerOptions("cpu", pools_for("cpu", method_pool=64 << 20))
     assert runner_build_config(target, bigger, Path("/rt")).key != config.key
+
+
+def test_npu_runner_programs_the_timing_adapters_and_routing_from_data():
+    target, options = options_for("ethos-u55-128")   # Ethos_U55_High_End_Embedded, Shared_Sram
+    values = dict(runner_build_config(target, options, Path("/rt"), SOURCES).options)
+    writes = values["EOR_RUNNER_TA_WRITES"].split(";")
+    assert len(writes) == 26 and writes[0] == "0x58103000=0x8"    # AXI0 MAXR
+    assert "0x58103214=0x140" in writes                            # AXI1 PULSE_ON 320
+    assert "EOR_RUNNER_NPU_REGIONS" not in values                  # Shared_Sram: defaults
+    u85 = load_catalogue().target("ethos-u85-128")
+    dedicated = RunnerOptions("Dedicated_Sram_384KB", pools_for("Dedicated_Sram_384KB"))
+    values = dict(runner_build_config(u85, dedicated, Path("/rt"), SOURCES).options)
+    assert values["EOR_RUNNER_TA_WRITES"].startswith("0x50006000=0x8;")
+    assert "0x50006800=0x0" in values["EOR_RUNNER_TA_WRITES"]      # MAXR 64 masked to 6 bits
+    assert values["EOR_RUNNER_NPU_REGIONS"].startswith("NPU_QCONFIG=3;NPU_REGIONCFG_0=3;")
+    cpu_values = dict(runner_build_config(*options_for("cortex-m55"), Path("/rt")).options)
+    assert not {"EOR_RUNNER_TA_WRITES", "EOR_RUNNER_NPU_REGIONS"} & set(cpu_values)

@@ -102,6 +102,9 @@ def test_runner_links_for_npu_platforms(runner_scratch, runtime_sources, target)
     assert built.firmware.config.platform.name == spec.platform.name
     symbols = built.firmware.elf.read_bytes()
     assert b"EthosUBackend" in symbols or b"ethosu_invoke" in symbols
+    # the timing adapters are programmed: their AXI0 base is a literal in the code
+    base = {"corstone-300": 0x58103000, "corstone-320": 0x50006000}[spec.platform.name]
+    assert base.to_bytes(4, "little") in symbols
 
 
 

@@ -106,7 +106,7 @@ def test_replay_u85_command_line_from_command_txt(work, tmp_path):
         assert expected in params
     assert argv[argv.index("-a") + 1] == str(elf.resolve())
     assert argv[argv.index("--data") + 1] == f"{model.resolve()}@0x70000000"
-    assert argv[argv.index("--timelimit") + 1] == "31"
+    assert argv[argv.index("--timelimit") + 1] == "30"
     assert invocation(binary)["argv"][1:] == argv[1:]   # what ran is what command.txt says
 
 
@@ -129,9 +129,10 @@ def test_replay_u55_command_line_and_cpu_time_limit(work, tmp_path):
     assert argv[argv.index("-a") + 1] == str(elf.resolve())
     loaded = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--data"]
     assert loaded == [f"{data[0].resolve()}@0x70000000", f"{data[1].resolve()}@0x70000000"]
-    assert argv[argv.index("--timelimit") + 1] == "21"
+    assert argv[argv.index("--timelimit") + 1] == "20"   # the run's limit; host kills later
     assert result.status is Status.TIMEOUT
     assert result.classification.kind is Kind.CPU_TIME_LIMIT
+    assert result.classification.next_step == "raise --timeout (now 20 s, from --timeout)"
     assert result.simulation.stop_reason == "CPU time has been exceeded"
     assert result.simulation.exit_code == 0
 

@@ -209,19 +209,23 @@ for fvp in @BINARIES@; do
   chmod 755 "$dest/models/@MODEL_DIR@/$fvp"
 done
 if [ -d "$here/payload/python" ]; then cp -r "$here/payload/python" "$dest/python"; fi
+if [ -d "$here/payload/lib" ]; then cp "$here/payload/lib/"* "$dest/models/@MODEL_DIR@/"; fi
 exit 0
 '''
 
 
 def fvp_package(installer_name: str, binaries: list[str], fvp_body: bytes,
-                model_dir: str = "models/Linux64_GCC-9.3", python: bool = False) -> bytes:
-    """A .tgz like Arm's: the installer script plus a payload it copies into --destination."""
+                model_dir: str = "models/Linux64_GCC-9.3", python: bool = False,
+                libraries: dict[str, bytes] | None = None) -> bytes:
+    """A .tgz like Arm's: the installer script plus a payload it copies into --destination
+    (`libraries` go next to the binaries, like libarmctmodel.so)."""
     text = (INSTALLER.replace("@MODEL_DIR@", model_dir.removeprefix("models/"))
             .replace("@BINARIES@", " ".join(binaries)))
     members = [Member(installer_name, text.encode(), 0o755),
                Member("payload/fvp", fvp_body, 0o755)]
     if python:
         members.append(Member("payload/python/lib/libpython3.9.so.1.0", b"not really"))
+    members += [Member(f"payload/lib/{name}", data) for name, data in (libraries or {}).items()]
     return make_tar(members, "tgz")
 
 
@@ -229,12 +233,26 @@ def fvp_ok() -> bytes:
     return script(f'[ "$1" = --version ] && echo "{FVP_VERSION_LINE}" && exit 0; exit 1')
 
 
-def fvp_needs_execstack_tunable() -> bytes:
+def fvp_refusing_execstack() -> bytes:
+    """An FVP as glibc 2.41+ treats it: refused while its libarmctmodel.so (a real ELF next
+    to it) asks for an executable stack, unless started with the 2.42 tunable."""
     return script(
         'case "$GLIBC_TUNABLES" in *glibc.rtld.execstack=2*) '
         f'echo "{FVP_VERSION_LINE}"; exit 0;; esac\n'
+        'if readelf -lW "$(dirname "$0")/libarmctmodel.so" | grep GNU_STACK | grep -q RWE; then\n'
         'echo "error while loading shared libraries: libarmctmodel.so: cannot enable '
-        'executable stack as shared object requires: Invalid argument" >&2; exit 127')
+        'executable stack as shared object requires: Invalid argument" >&2; exit 127; fi\n'
+        f'echo "{FVP_VERSION_LINE}"; exit 0')
+
+
+def execstack_library(work: Path) -> bytes:
+    """A real shared library whose PT_GNU_STACK asks for an executable stack (host gcc)."""
+    source = work / "model.c"
+    source.write_text("int armctmodel(void) { return 1; }\n")
+    library = work / "libarmctmodel.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-z", "execstack", "-o", str(library),
+                    str(source)], check=True, capture_output=True)
+    return library.read_bytes()
 
 
 def fvp_needs_bundled_python() -> bytes:

@@ -111,6 +111,8 @@ def test_real_pins_are_complete_and_honest():
             assert build.digest_note and build.url.startswith("https://developer.arm.com/")
             if "sha256" not in build.digests:
                 assert "md5 only" in build.digest_note
+            if artifact.kind == "fvp":   # sha256 published (meta-arm, MLIA) + upstream's md5
+                assert set(build.digests) == {"sha256", "md5"}
     assert cat.artifacts["toolchain"].version == "15.2.rel1"
     assert cat.artifacts["fvp-corstone-300"].version == "11.27_42"
     assert cat.artifacts["fvp-corstone-320"].version == "11.27_25"

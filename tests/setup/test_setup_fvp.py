@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 from setup_fakes import (
     FAST_POLICY,
@@ -9,15 +12,17 @@ from setup_fakes import (
     WRONG_ARCH_BINARY,
     Route,
     catalogue,
+    execstack_library,
     fvp_needs_bundled_python,
-    fvp_needs_execstack_tunable,
     fvp_ok,
     fvp_package,
     fvp_pin,
+    fvp_refusing_execstack,
     script,
 )
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.setup import execstack
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock, runtime_env
 from orchestrator.setup.options import EULA_ENV, SetupOptions, build_options
@@ -26,8 +31,9 @@ U55, U65 = "FVP_Corstone_SSE-300_Ethos-U55", "FVP_Corstone_SSE-300_Ethos-U65"
 NAME = "fvp-corstone-300"
 
 
-def _serve(server, fvp_body: bytes, python: bool = False, installer="FVP_Corstone_SSE-300.sh"):
-    data = fvp_package(installer, [U55, U65], fvp_body, python=python)
+def _serve(server, fvp_body: bytes, python: bool = False, installer="FVP_Corstone_SSE-300.sh",
+           libraries: dict[str, bytes] | None = None):
+    data = fvp_package(installer, [U55, U65], fvp_body, python=python, libraries=libraries)
     server.routes["fvp.tgz"] = Route(data)
     pin = fvp_pin(server.url("fvp.tgz"), data, "FVP_Corstone_SSE-300.sh", [U55, U65],
                   bundled_python="python" if python else "")
@@ -62,11 +68,50 @@ def test_eula_environment_variable_counts_as_consent():
     assert not build_options(environ={EULA_ENV: "yes"}).accept_eula
 
 
-def test_glibc_execstack_refusal_is_fixed_with_the_tunable(server, tree):
-    cat = _serve(server, fvp_needs_execstack_tunable())
-    run_setup(tree, _options(), cat, host="linux-x86_64")
+needs_gcc = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("readelf")),
+                               reason="needs the host gcc and readelf (apt-get install gcc)")
+
+
+def _execstack_fvp(server, tmp_path):
+    return _serve(server, fvp_refusing_execstack(),
+                  libraries={"libarmctmodel.so": execstack_library(tmp_path)})
+
+
+def _stack_flags(library) -> str:
+    out = subprocess.run(["readelf", "-lW", str(library)], check=True, capture_output=True,
+                         text=True).stdout
+    return next(line for line in out.splitlines() if "GNU_STACK" in line).split()[-2]
+
+
+@needs_gcc
+def test_glibc_2_42_execstack_refusal_is_fixed_with_the_tunable(server, tree, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.setattr(execstack, "glibc_version", lambda text=None: (2, 42))
+    run_setup(tree, _options(), _execstack_fvp(server, tmp_path), host="linux-x86_64")
     assert runtime_env(tree, NAME)["GLIBC_TUNABLES"] == "glibc.rtld.execstack=2"
-    assert installed_binary(tree, NAME, U65).is_file()
+    assert read_lock(tree)[NAME]["execstack_fix"] == "tunable"
+    library = installed_binary(tree, NAME, U65).parent / "libarmctmodel.so"
+    assert _stack_flags(library) == "RWE"          # the install is left as shipped
+
+
+@needs_gcc
+def test_glibc_2_41_execstack_refusal_is_fixed_by_clearing_the_flag(server, tree, tmp_path,
+                                                                    monkeypatch):
+    # 2.41 knows glibc.rtld.execstack but not the value 2: the request itself goes
+    monkeypatch.setattr(execstack, "glibc_version", lambda text=None: (2, 41))
+    run_setup(tree, _options(), _execstack_fvp(server, tmp_path), host="linux-x86_64")
+    assert "GLIBC_TUNABLES" not in runtime_env(tree, NAME)
+    assert read_lock(tree)[NAME]["execstack_fix"] == "clear_flag"
+    library = installed_binary(tree, NAME, U65).parent / "libarmctmodel.so"
+    assert _stack_flags(library) == "RW"
+
+
+def test_fix_is_chosen_by_glibc_version():
+    assert execstack.glibc_version("glibc 2.36") == (2, 36)
+    assert execstack.glibc_version("musl") is None
+    assert execstack.execstack_fix((2, 43)) == execstack.execstack_fix((2, 42)) == "tunable"
+    assert execstack.execstack_fix((2, 41)) == execstack.execstack_fix((2, 36)) == "clear_flag"
+    assert execstack.execstack_fix(None) == "clear_flag"      # no glibc: the portable fix
 
 
 def test_bundled_python_is_put_on_the_runtime_env(server, tree):

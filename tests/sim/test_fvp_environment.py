@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.paths import Scratch, scratch
+from orchestrator.setup import execstack
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.probe import EXECSTACK_TUNABLE
 from orchestrator.sim.fvp_run import fvp_environment
@@ -44,7 +45,8 @@ def test_an_adopted_fvp_dir_outside_scratch_uses_the_lock_of_the_given_scratch(t
     assert fvp_environment(binary, work) == {"GLIBC_TUNABLES": EXECSTACK_TUNABLE}
 
 
-def test_an_fvp_no_lock_lists_gets_the_guess_with_setup_s_python_env(tmp_path):
+def test_an_fvp_no_lock_lists_gets_the_guess_with_setup_s_python_env(tmp_path, monkeypatch):
+    monkeypatch.setattr(execstack, "glibc_version", lambda text=None: (2, 42))
     work = scratch(tmp_path / "scratch").ensure()
     record(work, tmp_path / "elsewhere" / BINARY, {})     # a lock that lists another binary
     binary = fvp_tree(tmp_path / "FVP")
@@ -52,3 +54,11 @@ def test_an_fvp_no_lock_lists_gets_the_guess_with_setup_s_python_env(tmp_path):
     assert fvp_environment(binary, work) == {"GLIBC_TUNABLES": EXECSTACK_TUNABLE,
                                              "PYTHONHOME": str(python),
                                              "LD_LIBRARY_PATH": str(python / "lib")}
+
+
+def test_the_guess_adds_the_tunable_only_where_glibc_takes_it(tmp_path, monkeypatch):
+    # glibc < 2.42 has no execstack=2: the guess cannot fix it (clearing the flag changes the
+    # install, which only setup does), so it adds nothing
+    binary = fvp_tree(tmp_path / "FVP")
+    monkeypatch.setattr(execstack, "glibc_version", lambda text=None: (2, 41))
+    assert "GLIBC_TUNABLES" not in fvp_environment(binary, scratch(tmp_path / "s").ensure())

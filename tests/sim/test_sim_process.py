@@ -122,3 +122,22 @@ def test_missing_binary_is_a_one_line_error(tmp_path):
     with pytest.raises(OrchestratorError, match="cannot start /nonexistent/qemu"):
         run_process(["/nonexistent/qemu"], cwd=tmp_path, log_path=tmp_path / "log",
                     deadline_s=5)
+
+
+def test_output_is_a_raw_terminal_and_the_log_is_byte_exact(tmp_path):
+    # A terminal makes C stdio line-buffer; raw mode keeps "\n", "\r\n" and invalid UTF-8
+    # exactly as written (no echo, no CR/LF translation).
+    payload = b"a\nb\r\nc\x00\xff\xfe tail"
+    script = ("import os, sys\n"
+              "os.write(1, b'tty=%d\\n' % sys.stdout.isatty())\n"
+              f"os.write(1, {payload!r})\n")
+    outcome = run_process([PY, "-c", script], cwd=tmp_path, log_path=tmp_path / "log",
+                          deadline_s=30)
+    assert (tmp_path / "log").read_bytes() == b"tty=1\n" + payload
+    assert outcome.exit_code == 0
+
+
+def test_pipe_mode_is_still_available(tmp_path):
+    outcome = run_process([PY, "-c", "import sys; print(sys.stdout.isatty())"], cwd=tmp_path,
+                          log_path=tmp_path / "log", deadline_s=30, terminal=False)
+    assert outcome.transcript == "False\n"

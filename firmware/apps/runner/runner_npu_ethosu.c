@@ -1,5 +1,6 @@
-/* Ethos-U: driver init at the platform's NPU base and IRQ, the PMU programmed with the
- * catalogue's event set around every inference, counts accumulated across delegations. */
+/* Ethos-U: the Corstone timing adapters programmed, driver init at the platform's NPU base
+ * and IRQ, the PMU programmed with the catalogue's event set around every inference, counts
+ * accumulated across delegations. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,7 @@
 #include "runner_npu.h"
 #include "runner_pmu_events.h" /* generated: RUNNER_PMU_EVENT(name) per catalogue event */
 #include "runner_report.h"
+#include "runner_timing_adapters.h" /* generated: RUNNER_TA_WRITE(address, value) rows */
 
 static struct ethosu_driver npu;
 
@@ -39,7 +41,22 @@ size_t ethosu_fast_scratch_size = RUNNER_FAST_SCRATCH_SIZE;
 
 static void npu_irq(void) { ethosu_irq_handler(&npu); }
 
+/* The Corstone FVP's timing adapters sit between the NPU's AXI ports and memory and add the
+ * latency and bandwidth limits of the modelled system; without them the NPU sees ideal
+ * memory. Register layout (one 32-bit register per setting: MAXR 0x00, MAXW 0x04, MAXRW
+ * 0x08, RLATENCY 0x0C, WLATENCY 0x10, PULSE_ON 0x14, PULSE_OFF 0x18, BWCAP 0x1C, PERFCTRL
+ * 0x20, PERFCNT 0x24, MODE 0x28, HISTBIN 0x30, HISTCNT 0x34) from Arm's Ethos-U core
+ * platform driver drivers/timing_adapter/src/timing_adapter.c, also in Zephyr's
+ * drivers/misc/ethos_u/ethos_u_arm.c. The host turns the catalogue's settings into
+ * address/value pairs (already masked to each field), so this only stores them. */
+static void program_timing_adapters(void) {
+#define RUNNER_TA_WRITE(address, value) *(volatile uint32_t *)(uintptr_t)(address) = (value);
+  RUNNER_TA_WRITES
+#undef RUNNER_TA_WRITE
+}
+
 int runner_npu_init(void) {
+  program_timing_adapters();
   eor_irq_install(RUNNER_NPU_IRQ, npu_irq);
   return ethosu_init(&npu, (void *)RUNNER_NPU_BASE, NULL, 0, 1, 1);
 }
