@@ -9,7 +9,7 @@ from typing import Any
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import Artifact, HostBuild
 from orchestrator.setup.download import Request, cached_file, mirrored_url, verify_local_archive
-from orchestrator.setup.options import SetupOptions
+from orchestrator.setup.options import ARCHIVE_ENV_PREFIX, SetupOptions
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,18 @@ def fix_hint(artifact: Artifact) -> str:
     """The next command when an artifact's archive cannot be obtained or is bad."""
     return (f"invoke setup --only {artifact.name} --archive {artifact.name}=<{artifact.archive} "
             "file> (or --mirror <base URL>)")
+
+
+def unpack_hint(ctx: Context, artifact: Artifact, archive: Path) -> str:
+    """The next command when `archive` verified but cannot be unpacked or lacks what the pins
+    say: never the same archive again (a user-named one is replaced or dropped, a cached one
+    deleted so --force fetches it afresh)."""
+    again = f"invoke setup --only {artifact.name} --force"
+    if artifact.name in ctx.options.archives:
+        return (f"replace {archive} with an intact {artifact.archive} of {artifact.title}, or "
+                f"drop --archive {artifact.name}=... (and any {ARCHIVE_ENV_PREFIX}"
+                f"{artifact.name.upper().replace('-', '_')}) and run: {again}")
+    return f"delete {archive} and fetch it again: rm {archive} && {again} (or --mirror <base URL>)"
 
 
 def obtain_archive(ctx: Context, artifact: Artifact, build: HostBuild) -> Path:

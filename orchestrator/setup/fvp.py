@@ -12,7 +12,13 @@ from typing import Any
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.catalogue import EULA_ENV, Artifact, HostBuild, host_build
-from orchestrator.setup.context import Context, download_entry, obtain_archive, relocate
+from orchestrator.setup.context import (
+    Context,
+    download_entry,
+    obtain_archive,
+    relocate,
+    unpack_hint,
+)
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.probe import probe_fvp, runtime_env
 from orchestrator.setup.unpack import safe_extract
@@ -30,12 +36,12 @@ def require_eula(ctx: Context, artifact: Artifact) -> None:
             f"(or export {EULA_ENV}=True)")
 
 
-def find_installer(package: Path, artifact: Artifact) -> Path:
+def find_installer(package: Path, artifact: Artifact, hint: str) -> Path:
     """The vendor's installer script inside the unpacked package."""
     found = sorted(package.rglob(artifact.installer))
     if not found:
         raise OrchestratorError(f"{artifact.installer} is not in the {artifact.title} package",
-                                f"invoke setup --only {artifact.name} --force")
+                                hint)
     return found[0]
 
 
@@ -82,9 +88,9 @@ def install_fvp_package(ctx: Context, artifact: Artifact, build: HostBuild) -> d
     package = staging_dir(target)
     staged = staging_dir(target)
     try:
-        safe_extract(archive, artifact.archive, package,
-                     f"invoke setup --only {artifact.name} --force")
-        run_installer(find_installer(package, artifact), staged, artifact)
+        hint = unpack_hint(ctx, artifact, archive)
+        safe_extract(archive, artifact.archive, package, hint)
+        run_installer(find_installer(package, artifact, hint), staged, artifact)
         probed = describe_install(artifact, staged, staged / build.model_dir, ctx.host)
         entry = {**download_entry(ctx, artifact, build, archive),
                  **relocate(probed, staged, target)}

@@ -14,7 +14,13 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import version_tuple
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import Artifact, host_build, load_setup_catalogue
-from orchestrator.setup.context import Context, download_entry, obtain_archive, relocate
+from orchestrator.setup.context import (
+    Context,
+    download_entry,
+    obtain_archive,
+    relocate,
+    unpack_hint,
+)
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.unpack import safe_extract
@@ -95,10 +101,9 @@ def install_arm_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
     target = ctx.install_dir(artifact.name)
     staged = staging_dir(target)
     try:
-        safe_extract(archive, artifact.archive, staged, f"{SETUP_HINT} --force")
-        bin_dir = staged / build.top_dir / artifact.bin_dir
-        entry = describe_bin_dir(bin_dir, provider="arm", min_version=artifact.version,
-                                 exact=True)
+        safe_extract(archive, artifact.archive, staged, unpack_hint(ctx, artifact, archive))
+        entry = _describe_unpacked(archive, staged, Path(build.top_dir) / artifact.bin_dir,
+                                   artifact.version)
         entry = {**relocate(entry, staged, target), **download_entry(ctx, artifact, build, archive),
                  "provider": "arm"}
         commit_install(staged, target, entry)
@@ -106,6 +111,22 @@ def install_arm_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
         discard(staged)
         raise
     return entry
+
+
+def _describe_unpacked(archive: Path, staged: Path, bin_dir: Path,
+                       version: str) -> dict[str, Any]:
+    """The lock entry for the unpacked download; an archive that does not hold the pinned
+    tools is named by its own paths (the staging tree is deleted), and the fix is another
+    provider, not the same download again."""
+    try:
+        return describe_bin_dir(staged / bin_dir, provider="arm", min_version=version,
+                                exact=True)
+    except OrchestratorError as error:
+        cause = error.cause.replace(str(staged / bin_dir), f"{archive.name}:{bin_dir}")
+        raise OrchestratorError(
+            f"{cause} (the pins in orchestrator/data/pins.toml do not describe this archive); "
+            "nothing was installed",
+            f"{APT_HINT}, then: {SETUP_HINT} --toolchain-provider system") from None
 
 
 def provide_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
