@@ -11,6 +11,7 @@ from orchestrator.results.summary_table import STATUS_STYLE
 
 LOG_SUFFIXES = (".log", ".txt")
 MAX_REASON = 110
+NOT_TEXT = "not-text"
 
 
 def logs_in(directory: Path) -> list[Path]:
@@ -31,8 +32,11 @@ def table_rows(results: Sequence[tuple[Path, RunResult]]) -> list[tuple[str, str
     return rows
 
 
-def print_table(results: Sequence[tuple[Path, RunResult]]) -> None:
-    """One table: a row per log with its verdict, then a count per status."""
+def print_table(
+    results: Sequence[tuple[Path, RunResult]], not_text: Sequence[tuple[Path, str]] = ()
+) -> None:
+    """One table: a row per log with its verdict (and per binary file, why it is not a log),
+    then a count per status."""
     from rich.table import Table
 
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
@@ -40,9 +44,14 @@ def print_table(results: Sequence[tuple[Path, RunResult]]) -> None:
         table.add_column(title, overflow="fold")
     for (name, status, kind, reason), (_, result) in zip(table_rows(results), results, strict=True):
         table.add_row(name, status, kind, reason, style=STATUS_STYLE[result.status])
+    for path, why in not_text:
+        table.add_row(path.name, NOT_TEXT, "-", f"not a text log ({why})", style="red")
     out = console()
     out.print(table)
     counts: dict[str, int] = {}
     for _, result in results:
         counts[result.status.value] = counts.get(result.status.value, 0) + 1
-    out.print(f"{len(results)} logs: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    if not_text:
+        counts[NOT_TEXT] = len(not_text)
+    total = len(results) + len(not_text)
+    out.print(f"{total} logs: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -7,6 +7,7 @@ from pathlib import Path
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.parse.result import parse_log
+from orchestrator.parse.text_log import not_a_text_log, not_text_reason
 from orchestrator.results.model import Status
 from orchestrator.results.summary_table import print_result
 
@@ -38,6 +39,12 @@ def parse_command(
         events = load_catalogue().target(target).pmu_events
     if path.is_dir():
         return _parse_directory(path, json, etdump_dir, target, events)
+    reason = not_text_reason(path)
+    if reason:
+        raise OrchestratorError(
+            not_a_text_log(path, reason),
+            "pass the saved text console output of a run: invoke parse <logfile>",
+        )
     out_dir = Path(etdump_dir) if etdump_dir else default_etdump_dir(path)
     result = parse_log(path, out_dir, target=target, pmu_events=events)
     if json:
@@ -63,6 +70,8 @@ def _parse_directory(
             f"folder {directory} holds no .log or .txt file",
             "save the console output as <name>.log in it, then run: invoke parse <folder>",
         )
+    reasons = {log: not_text_reason(log) for log in logs}
+    not_text = [(log, reason) for log, reason in reasons.items() if reason]
     results = [
         (
             log,
@@ -74,10 +83,14 @@ def _parse_directory(
             ),
         )
         for log in logs
+        if not reasons[log]
     ]
     if json:
-        print_json([{"log": str(log), "result": result.to_dict()} for log, result in results])
+        print_json(
+            [{"log": str(log), "result": result.to_dict()} for log, result in results]
+            + [{"log": str(log), "error": not_a_text_log(log, why)} for log, why in not_text]
+        )
     else:
-        print_table(results)
-    passed = all(result.status is Status.PASS for _, result in results)
+        print_table(results, not_text)
+    passed = not not_text and all(result.status is Status.PASS for _, result in results)
     return 0 if passed else EXIT_NOT_PASSED

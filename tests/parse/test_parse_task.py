@@ -113,3 +113,41 @@ def test_missing_log_is_one_line_with_next_step(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().startswith("error: log file")
     assert "next: pass the path of a saved console log" in done.stderr
+
+
+def _binary_log(path: Path) -> Path:
+    """A real binary file (the Python interpreter's first bytes: an ELF) named like a log."""
+    path.write_bytes(Path(sys.executable).resolve().read_bytes()[:4096])
+    return path
+
+
+def test_a_binary_file_is_not_a_text_log(tmp_path):
+    done = invoke_parse(str(_binary_log(tmp_path / "firmware.log")))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "firmware.log is not a text log (it holds NUL bytes)" in done.stderr
+    assert "printed nothing" not in done.stderr + done.stdout
+
+
+def test_non_text_bytes_without_nul_are_not_a_text_log(tmp_path):
+    noise = tmp_path / "noise.log"
+    noise.write_bytes(bytes(range(1, 32)) * 40 + bytes(range(0x80, 0x100)) * 10)
+    done = invoke_parse(str(noise))
+    assert done.returncode == 2 and "noise.log is not a text log (it is mostly non-text" \
+        in done.stderr
+
+
+def test_a_binary_file_among_logs_is_a_row_of_its_own(tmp_path):
+    name = "et-docs-v0.3.0-1.log"
+    (tmp_path / name).write_bytes((REPO / "tests/fixtures/transcripts" / name).read_bytes())
+    _binary_log(tmp_path / "dump.log")
+    done = invoke_parse(str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    rows = {row[0]: row[1:] for row in map(str.split, done.stdout.splitlines()) if row}
+    assert rows[name][:2] == ["pass", "success"]
+    assert rows["dump.log"][:2] == ["not-text", "-"]
+    assert "not a text log (it holds NUL bytes)" in " ".join(rows["dump.log"])
+    assert done.stdout.splitlines()[-1] == "2 logs: 1 not-text, 1 pass"
+    as_json = json.loads(invoke_parse(str(tmp_path), "--json").stdout)
+    assert [entry.get("error", "") for entry in as_json][1].endswith(
+        "dump.log is not a text log (it holds NUL bytes)")
