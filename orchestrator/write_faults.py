@@ -36,6 +36,22 @@ def write_error(path: Path, error: OSError) -> OrchestratorError:
     return OrchestratorError(f"{path} {cause}", fix)
 
 
+DEVICE_FAULTS = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+
+
+@contextmanager
+def filling(path: Path) -> Iterator[None]:
+    """Like `writing`, for a block that also reads (archives, git, the network, compilers):
+    only faults of the device being written (read-only, full, over quota) become the one-line
+    error naming `path`; any other OSError passes through unchanged."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in DEVICE_FAULTS:
+            raise
+        raise write_error(path, error) from None
+
+
 @contextmanager
 def writing(path: Path) -> Iterator[None]:
     """Turn an OSError inside the block into the one-line error naming `path`."""

@@ -14,6 +14,7 @@ from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
+from orchestrator.write_faults import filling, writing
 
 FAILED_LOG_SUFFIX = ".failed.log"
 
@@ -44,19 +45,21 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
     from orchestrator.aot.compiler import build_product
 
     final = where.models / request.key()
-    staging = layout.staging_directory(where.models, request.key())
-    try:
-        manifest = build_product(request, staging)
-        layout.write_json(staging / layout.MANIFEST, manifest)
-        layout.publish(staging, final)
-    except OrchestratorError as error:
-        log = _keep_failure_log(staging, final)
-        layout.discard(staging)
-        raise OrchestratorError(error.cause, f"{error.next_step}; full log: {log}"
-                                if log else error.next_step) from None
-    except BaseException:
-        layout.discard(staging)
-        raise
+    with writing(where.models):
+        staging = layout.staging_directory(where.models, request.key())
+    with filling(final):
+        try:
+            manifest = build_product(request, staging)
+            layout.write_json(staging / layout.MANIFEST, manifest)
+            layout.publish(staging, final)
+        except OrchestratorError as error:
+            log = _keep_failure_log(staging, final)
+            layout.discard(staging)
+            raise OrchestratorError(error.cause, f"{error.next_step}; full log: {log}"
+                                    if log else error.next_step) from None
+        except BaseException:
+            layout.discard(staging)
+            raise
     final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}").unlink(missing_ok=True)
     product = load_product(final)
     assert product is not None, f"published product {final} has no manifest"

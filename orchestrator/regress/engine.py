@@ -30,6 +30,7 @@ from orchestrator.results import (
     Versions,
 )
 from orchestrator.sim.session import RESULT
+from orchestrator.write_faults import writing
 
 RESULT_NAME = RESULT
 
@@ -158,7 +159,8 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
     if not requests:
         return {}
     log_dir = options.run_dir / "compile"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    with writing(log_dir):
+        log_dir.mkdir(parents=True, exist_ok=True)
     try:
         outcomes = dict(stages.compile_batch(requests, log_dir))
     except Exception as error:  # noqa: BLE001 - reported on every cell that needed it
@@ -177,7 +179,8 @@ def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
              compiles: dict[CompileRequest, CompileOutcome], progress: Progress) -> CellReport:
     """Produce one cell's result (simulating when it is a run or app cell) and judge it."""
     out_dir = cell_dir(options, cell)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
     compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
     seconds = {"compile": compiled.seconds} if compiled else {}
     cached = {"compile": compiled.cached} if compiled else {}
@@ -191,7 +194,8 @@ def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
         seconds["build"], cached["build"] = built.seconds, built.cached
         result = _simulate(cell, stages, built, compiled, out_dir)
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
-    (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
+    with writing(out_dir / RESULT_NAME):
+        (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
     outcome, reason = judge(cell, result)
     report = CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
                         extract_metrics(result), extract_versions(result), None, seconds,

@@ -10,6 +10,7 @@ from orchestrator.regress.html import render_html
 from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import HEADLINE_METRICS, render_markdown
 from orchestrator.regress.report_document import REPORT_NAME, write_json
+from orchestrator.write_faults import writing
 
 SHORT_NAMES = {"npu.cycles": "NPU cyc", "cpu.cycles": "CPU cyc", "vela.npu_cycles": "Vela NPU",
                "vela.total_cycles": "Vela total", "memory.pte_size": ".pte B",
@@ -20,13 +21,15 @@ STYLES = {"pass": "green", "xfail": "green", "skipped": "dim", "fail": "red", "e
 
 def write_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:
     """report.json, junit.xml, summary.md and report.html in the run directory."""
-    run_dir.mkdir(parents=True, exist_ok=True)
+    with writing(run_dir):
+        run_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": run_dir / REPORT_NAME, "junit": run_dir / "junit.xml",
              "markdown": run_dir / "summary.md", "html": run_dir / "report.html"}
     write_json(paths["json"], document)
-    paths["junit"].write_text(render_junit(document), encoding="utf-8")
-    paths["markdown"].write_text(render_markdown(document), encoding="utf-8")
-    paths["html"].write_text(render_html(document), encoding="utf-8")
+    for name, render in (("junit", render_junit), ("markdown", render_markdown),
+                         ("html", render_html)):
+        with writing(paths[name]):
+            paths[name].write_text(render(document), encoding="utf-8")
     return paths
 
 

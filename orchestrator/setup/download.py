@@ -22,6 +22,7 @@ from rich.progress import (
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.digests import describe, digest_mismatches
 from orchestrator.setup.filelock import exclusive_lock
+from orchestrator.write_faults import writing
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
@@ -74,7 +75,8 @@ def cached_file(cache_dir: Path, request: Request, *, offline: bool = False,
                 policy: DownloadPolicy | None = None) -> Path:
     """The verified file in the cache, downloading (or resuming) it unless `offline`."""
     policy = policy or DownloadPolicy()
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    with writing(cache_dir):
+        cache_dir.mkdir(parents=True, exist_ok=True)
     final = cache_dir / request.filename
     with exclusive_lock(cache_dir / f".{request.filename}.lock"):
         if final.is_file():
@@ -112,7 +114,8 @@ def _download_with_retries(request: Request, final: Path, policy: DownloadPolicy
         raise OrchestratorError(f"{request.filename} from {request.url} failed its digest check "
                                 f"({'; '.join(mismatches)}); the file was deleted, nothing "
                                 "was installed", request.hint)
-    part.replace(final)
+    with writing(final):
+        part.replace(final)
 
 
 def _fetch_once(session: requests.Session, request: Request, part: Path,
@@ -133,12 +136,16 @@ def _fetch_once(session: requests.Session, request: Request, part: Path,
                                         "was installed", request.hint)
             resumed = response.status_code == 206
             total = _total_size(response, have if resumed else 0)
-            with part.open("ab" if resumed else "wb") as handle, \
-                    _progress(part.name.removesuffix(".part"), total, have if resumed else 0,
-                              policy.progress) as advance:
+            with writing(part):
+                handle = part.open("ab" if resumed else "wb")
+            with handle, _progress(part.name.removesuffix(".part"), total,
+                                   have if resumed else 0, policy.progress) as advance:
                 for chunk in response.iter_content(policy.chunk):
-                    handle.write(chunk)
+                    with writing(part):   # only the disk write: network errors are OSErrors too
+                        handle.write(chunk)
                     advance(len(chunk))
+                with writing(part):
+                    handle.flush()
     except TRANSIENT as error:
         raise RetryableError(f"{type(error).__name__}: {str(error)[:160]}") from None
 

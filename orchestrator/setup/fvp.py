@@ -22,6 +22,7 @@ from orchestrator.setup.context import (
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.probe import probe_fvp, runtime_env
 from orchestrator.setup.unpack import safe_extract
+from orchestrator.write_faults import filling
 
 INSTALLER_FLAGS = ("--i-agree-to-the-contained-eula", "--force", "--quiet", "--no-interactive")
 INSTALLER_TIMEOUT = 900
@@ -87,19 +88,20 @@ def install_fvp_package(ctx: Context, artifact: Artifact, build: HostBuild) -> d
     target = ctx.install_dir(artifact.name)
     package = staging_dir(target)
     staged = staging_dir(target)
-    try:
-        hint = unpack_hint(ctx, artifact, archive)
-        safe_extract(archive, artifact.archive, package, hint)
-        run_installer(find_installer(package, artifact, hint), staged, artifact)
-        probed = describe_install(artifact, staged, staged / build.model_dir, ctx.host)
-        entry = {**download_entry(ctx, artifact, build, archive),
-                 **relocate(probed, staged, target)}
-        commit_install(staged, target, entry)
-    except BaseException:
-        discard(staged)
-        raise
-    finally:
-        discard(package)
+    with filling(target):
+        try:
+            hint = unpack_hint(ctx, artifact, archive)
+            safe_extract(archive, artifact.archive, package, hint)
+            run_installer(find_installer(package, artifact, hint), staged, artifact)
+            probed = describe_install(artifact, staged, staged / build.model_dir, ctx.host)
+            entry = {**download_entry(ctx, artifact, build, archive),
+                     **relocate(probed, staged, target)}
+            commit_install(staged, target, entry)
+        except BaseException:
+            discard(staged)
+            raise
+        finally:
+            discard(package)
     return entry
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from orchestrator.paths import Scratch
 from orchestrator.setup.filelock import exclusive_lock
+from orchestrator.write_faults import writing
 
 MARKER = ".orchestrator-install.json"
 STAGING_PREFIX = ".tmp-"
@@ -52,8 +53,10 @@ def recover(parent: Path) -> None:
 
 def staging_dir(target: Path) -> Path:
     """A new empty directory beside `target` on the same filesystem (so rename is atomic)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{target.name}-", dir=target.parent))
+    with writing(target.parent):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{target.name}-",
+                                     dir=target.parent))
 
 
 def commit_install(staged: Path, target: Path, entry: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from orchestrator.setup.catalogue import SetupCatalogue, Source, pin_label
 from orchestrator.setup.context import Context, relocate
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.options import SourceRequest
+from orchestrator.write_faults import filling
 
 HINT = "invoke setup --only sources"
 
@@ -179,13 +180,14 @@ def materialize(ctx: Context, catalogue: SetupCatalogue, source: Source,
     """Fetch or export a source (and its submodules) into scratch/src/<name>, atomically."""
     target = ctx.scratch.src / source.name
     staged = staging_dir(target)
-    try:
-        entries = _populate(ctx, catalogue, source, request, staged)
-        entries = {name: relocate(entry, staged, target) for name, entry in entries.items()}
-        commit_install(staged, target, entries[source.name])
-    except BaseException:
-        discard(staged)
-        raise
+    with filling(target):
+        try:
+            entries = _populate(ctx, catalogue, source, request, staged)
+            entries = {name: relocate(entry, staged, target) for name, entry in entries.items()}
+            commit_install(staged, target, entries[source.name])
+        except BaseException:
+            discard(staged)
+            raise
     return entries
 
 

@@ -24,6 +24,7 @@ from orchestrator.setup.context import (
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.unpack import safe_extract
+from orchestrator.write_faults import filling
 
 ARTIFACT = "toolchain"
 PREFIX = "arm-none-eabi-"
@@ -100,16 +101,17 @@ def install_arm_toolchain(ctx: Context, artifact: Artifact) -> dict[str, Any]:
     archive = obtain_archive(ctx, artifact, build)
     target = ctx.install_dir(artifact.name)
     staged = staging_dir(target)
-    try:
-        safe_extract(archive, artifact.archive, staged, unpack_hint(ctx, artifact, archive))
-        entry = _describe_unpacked(archive, staged, Path(build.top_dir) / artifact.bin_dir,
-                                   artifact.version)
-        entry = {**relocate(entry, staged, target), **download_entry(ctx, artifact, build, archive),
-                 "provider": "arm"}
-        commit_install(staged, target, entry)
-    except BaseException:
-        discard(staged)
-        raise
+    with filling(target):
+        try:
+            safe_extract(archive, artifact.archive, staged, unpack_hint(ctx, artifact, archive))
+            entry = _describe_unpacked(archive, staged, Path(build.top_dir) / artifact.bin_dir,
+                                       artifact.version)
+            entry = {**relocate(entry, staged, target),
+                     **download_entry(ctx, artifact, build, archive), "provider": "arm"}
+            commit_install(staged, target, entry)
+        except BaseException:
+            discard(staged)
+            raise
     return entry
 
 

@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.write_faults import DEVICE_FAULTS
 
 StreamMode = Literal["r|xz", "r|gz", "r|"]
 MODES: dict[str, StreamMode] = {"tar.xz": "r|xz", "tgz": "r|gz", "tar.gz": "r|gz", "tar": "r|"}
@@ -74,5 +75,7 @@ def safe_extract(archive: Path, kind: str, dest: Path, hint: str) -> None:
                 else:  # pragma: no cover - Python without extraction filters
                     tar.extract(member, root)
     except (tarfile.TarError, EOFError, OSError, lzma.LZMAError, zlib.error) as error:
+        if isinstance(error, OSError) and error.errno in DEVICE_FAULTS:
+            raise   # the disk, not the archive: the install names its directory
         raise OrchestratorError(f"{archive.name} could not be unpacked ({error}); nothing was "
                                 "installed", hint) from None

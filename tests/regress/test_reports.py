@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from regress_replay import UNIT_MATRIX, replay_stages
 
+from orchestrator.errors import OrchestratorError
 from orchestrator.regress.engine import EngineOptions, execute
 from orchestrator.regress.html import render_html
 from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import render_markdown
 from orchestrator.regress.matrix import expand, load_matrix
 from orchestrator.regress.report_document import build_document
+from orchestrator.regress.writers import write_reports
 from orchestrator.targets import load_catalogue
 
 XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"
@@ -89,3 +91,15 @@ def test_importing_the_package_and_command_does_not_import_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_a_full_disk_while_writing_a_report_is_one_line(document, tmp_path):
+    """summary.md points at /dev/full: every write to it fails with ENOSPC."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "summary.md").symlink_to("/dev/full")
+    with pytest.raises(OrchestratorError) as caught:
+        write_reports(document, run_dir)
+    assert caught.value.message.startswith(
+        f"{run_dir / 'summary.md'} cannot be written: no space left on the device; next: ")
+    assert (run_dir / "junit.xml").is_file() and (run_dir / "report.json").is_file()
