@@ -64,17 +64,27 @@ def _names(catalogue: SetupCatalogue) -> list[str]:
 
 
 def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
-    """--archive, --fvp-dir and --source name pinned items (a typo is an error, not ignored)."""
+    """--archive, --fvp-dir, --source, --force=NAMES and --allow-unpinned=NAMES name pinned
+    items (a typo is an error, not ignored)."""
     fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
-    for flag, given, known in (("--archive", options.archives, list(catalogue.artifacts)),
-                               ("--fvp-dir", options.fvp_dirs, fvps),
-                               ("--source", options.sources, list(catalogue.sources))):
+    items = [*catalogue.artifacts, *catalogue.sources]
+    for flag, given, known, value in (
+            ("--archive", options.archives, list(catalogue.artifacts), "=<path>"),
+            ("--fvp-dir", options.fvp_dirs, fvps, "=<path>"),
+            ("--source", options.sources, list(catalogue.sources), "=<path>"),
+            ("--force", _named(options.force), items, ""),
+            ("--allow-unpinned", _named(options.allow_unpinned), list(catalogue.sources), "")):
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise OrchestratorError(f"{flag} names {', '.join(unknown)}, which the pins do not "
                                     f"list (known: {', '.join(known)})",
-                                    f"invoke setup {flag} {known[0]}=<path>" if known else
+                                    f"invoke setup {flag} {known[0]}{value}" if known else
                                     "invoke setup --help")
+
+
+def _named(value: frozenset[str] | bool) -> frozenset[str]:
+    """The names a NAME[,NAME] flag lists (none when bare or not given)."""
+    return value if isinstance(value, frozenset) else frozenset()
 
 
 def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
