@@ -64,16 +64,15 @@ def _names(catalogue: SetupCatalogue) -> list[str]:
 
 
 def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
-    """--archive, --fvp-dir, --source, --force=NAMES and --allow-unpinned=NAMES name pinned
-    items (a typo is an error, not ignored)."""
+    """--archive, --fvp-dir, --source and --force=NAMES name pinned items (a typo is an error,
+    not ignored)."""
     fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
     items = [*catalogue.artifacts, *catalogue.sources]
     for flag, given, known, value in (
             ("--archive", options.archives, list(catalogue.artifacts), "=<path>"),
             ("--fvp-dir", options.fvp_dirs, fvps, "=<path>"),
             ("--source", options.sources, list(catalogue.sources), "=<path>"),
-            ("--force", _named(options.force), items, ""),
-            ("--allow-unpinned", _named(options.allow_unpinned), list(catalogue.sources), "")):
+            ("--force", _named(options.force), items, "")):
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise OrchestratorError(f"{flag} names {', '.join(unknown)}, which the pins do not "

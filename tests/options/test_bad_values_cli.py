@@ -25,7 +25,6 @@ CASES = [
     (("setup", "--mirror", "notaurl"), "mirror 'notaurl' is not an http(s) URL"),
     (("setup", "--archive", "toolchain"), "--archive expects NAME=VALUE"),
     (("setup", "--only", "toolchain", "--force", "toolchian"), "--force names toolchian"),
-    (("setup", "--allow-unpinned=executorc"), "--allow-unpinned names executorc"),
     (("setup", "--only", "nosuch"), "--only does not know nosuch"),
     (("setup", "--toolchain-provider", "gnu"), "unknown toolchain provider 'gnu'"),
     (("setup", "--targets", "cortex-m99"), "unknown target 'cortex-m99'"),
