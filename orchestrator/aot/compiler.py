@@ -89,6 +89,15 @@ def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example
     return lowered, store_partitions(graph_module, recorded, staging)
 
 
+def _calibration(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The user's calibration files; for a built-in model without them, seeded samples."""
+    if not request.calibration and request.model.kind == "builtin":
+        from orchestrator.aot.zoo import calibration_samples
+
+        return calibration_samples(example)
+    return load_calibration(request.calibration, example)
+
+
 @dataclass
 class Saved:
     """What lowering and emitting produced, before the references are written."""
@@ -113,8 +122,7 @@ def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | N
 
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     model, example = load_model(request.model, request.inputs, request.options.torchvision)
-    samples = load_calibration(request.calibration, example) if request.options.quantize \
-        else []
+    samples = _calibration(request, example) if request.options.quantize else []
     float_outputs = _run(model, example)
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,

@@ -69,23 +69,13 @@ def portable_quantize_per_tensor(tensor: Any, scale: float, zero_point: int,
 
 def dequantize_per_tensor(tensor: Any, scale: float, zero_point: int, quant_min: int,
                           quant_max: int, dtype: Any) -> Any:
-    """cortex_m::dequantize_per_tensor: float(q - zero_point) * float(scale)."""
+    """cortex_m::dequantize_per_tensor and the portable quantized_decomposed kernel alike:
+    float(q - zero_point) * float(scale), one float32 rounding."""
     import torch
 
     del quant_min, quant_max, dtype
     shifted = (tensor.to(torch.int32) - int(zero_point)).to(torch.float32)
     return shifted * torch.tensor(np.float32(scale))
-
-
-def portable_dequantize_per_tensor(tensor: Any, scale: float, zero_point: int,
-                                   quant_min: int, quant_max: int, dtype: Any) -> Any:
-    """quantized_decomposed::dequantize_per_tensor, the portable kernel's scalar path:
-    (q - zero_point) * (double)scale, stored as float."""
-    import torch
-
-    del quant_min, quant_max, dtype
-    shifted = (tensor.to(torch.int64) - int(zero_point)).to(torch.float64)
-    return (shifted * float(scale)).to(torch.float32)
 
 
 def _wrap(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -243,5 +233,5 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "cortex_m::quantized_avg_pool2d": avg_pool2d,
     "cortex_m::quantized_max_pool2d": max_pool2d,
     "quantized_decomposed::quantize_per_tensor": portable_quantize_per_tensor,
-    "quantized_decomposed::dequantize_per_tensor": portable_dequantize_per_tensor,
+    "quantized_decomposed::dequantize_per_tensor": dequantize_per_tensor,
 }
