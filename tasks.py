@@ -80,12 +80,14 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "temp_pool": "runner: temp pool / Ethos-U scratch bytes",
         "fast_scratch": "runner: Ethos-U fast scratch bytes (Dedicated_Sram)",
         "quantize": "runner: int8, a16w8 or none (default: the compile stage's)",
-        "atol": "runner: absolute tolerance for float outputs (default 1e-3)",
-        "rtol": "runner: relative tolerance for float outputs (default 1e-3)",
-        "qtol": "runner: extra tolerance in quantization steps vs a quantized reference "
-                "(default 1)",
-        "min_snr": "runner: also require this SNR in dB",
-        "top1": "runner: also require the top-1 class to match the reference",
+        "atol": "runner: absolute tolerance for float programs (default 1e-3)",
+        "rtol": "runner: relative tolerance for float programs (default 1e-3)",
+        "qtol": "runner: extra tolerance in quantization steps, only for a quantized product "
+                "with no exact reference (default 1); exact ones must match bit for bit",
+        "min_snr": "runner: accuracy gate: require this SNR in dB vs the float model "
+                   "(off by default; accuracy is always reported)",
+        "top1": "runner: accuracy gate: require the float model's top-1 class (off by "
+                "default)",
         "fast": "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
         "elf": "run this upstream-built arm_executor_runner ELF on the target's FVP instead "
                "of building (its console is parsed like invoke parse)",

@@ -8,8 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.exact.accuracy import Gates, gate_failures, output_accuracy
-from orchestrator.exact.verdict import Element, ExactVerdict, judge_exact
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
     Accuracy,
@@ -26,6 +24,8 @@ from orchestrator.runner.enrich import compare_with_reference, device_arrays
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
+    from orchestrator.exact.accuracy import Gates
+    from orchestrator.exact.verdict import Element, ExactVerdict
 
 EXACT_FILE = "exact.json"
 ACCURACY_FILE = "accuracy.json"
@@ -63,6 +63,8 @@ def apply_exact(result: RunResult, verdict: ExactVerdict, rerun: str) -> RunResu
 def accuracy_of(device: list[Any], reference: list[Any],
                 quantization: tuple[dict[str, Any] | None, ...], gates: Gates) -> Accuracy:
     """Device outputs vs the float model (steps from each output's dequantize scale)."""
+    from orchestrator.exact.accuracy import gate_failures, output_accuracy
+
     found = []
     for index, (got, want) in enumerate(zip(device, reference, strict=False)):
         if got.shape != want.shape:
@@ -102,6 +104,8 @@ def judge(result: RunResult, stream: ParsedStream, product: Product, limits: Thr
           run_dir: Path, rerun: str) -> RunResult:
     """Exactness (or the fallback comparison), then accuracy vs the float model."""
     from orchestrator.aot.tensors import load_array
+    from orchestrator.exact.accuracy import Gates
+    from orchestrator.exact.verdict import judge_exact
 
     references = product.reference
     if not stream.tensors or not references:
