@@ -19,8 +19,8 @@ from orchestrator.results import (
     RunResult,
     Status,
 )
-from orchestrator.runner.compare import Thresholds
-from orchestrator.runner.enrich import compare_with_reference, device_arrays
+from orchestrator.options.run import Thresholds
+from orchestrator.runner.reference_check import compare_with_reference, device_arrays
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product

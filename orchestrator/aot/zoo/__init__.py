@@ -9,11 +9,11 @@ CALIBRATION_SAMPLES = 8        # seeded samples a built-in model is calibrated o
 CALIBRATION_SEED = 7000
 
 
-
 def load_builtin(name: str, torchvision: bool = False) -> tuple[Any, tuple[Any, ...]]:
     """Build built-in model `name`: (eval-mode nn.Module, example inputs)."""
     module = importlib.import_module(f"orchestrator.aot.zoo.{name}")
-    return module.build(torchvision=torchvision)
+    built: tuple[Any, tuple[Any, ...]] = module.build(torchvision=torchvision)
+    return built
 
 
 def calibration_samples(example: tuple[Any, ...],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orchestrator.build.config import config_for_target
 from orchestrator.build.driver import build_firmware
-from orchestrator.build.report import format_build
+from orchestrator.build.memory_tables import format_build
 from orchestrator.cli import print_json
 from orchestrator.paths import scratch
 
