@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.options.run import Thresholds
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
     Accuracy,
@@ -19,7 +20,6 @@ from orchestrator.results import (
     RunResult,
     Status,
 )
-from orchestrator.options.run import Thresholds
 from orchestrator.runner.reference_check import compare_with_reference, device_arrays
 
 if TYPE_CHECKING:

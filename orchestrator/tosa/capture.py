@@ -38,9 +38,7 @@ class Compiled:
 @contextlib.contextmanager
 def recording_flatbuffers() -> Iterator[list[Compiled]]:
     """Within the block, every TOSA flatbuffer handed to Vela is appended to the list."""
-    from executorch.backends.arm.ethosu.backend import (  # type: ignore[import-untyped]
-        EthosUBackend,
-    )
+    from executorch.backends.arm.ethosu.backend import EthosUBackend
 
     original = EthosUBackend.__dict__["_compile_tosa_flatbuffer"]
     recorded: list[Compiled] = []

@@ -32,7 +32,7 @@ class GraphInterface:
 
 def _main_block(tosa: bytes) -> Any:
     try:
-        from tosa.TosaGraph import TosaGraph  # type: ignore[import-untyped]
+        from tosa.TosaGraph import TosaGraph
     except ImportError as error:
         raise OrchestratorError(f"the TOSA flatbuffer reader (tosa-tools) is not installed: "
                                 f"{error}", INSTALL_HINT) from None

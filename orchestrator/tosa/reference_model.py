@@ -19,7 +19,7 @@ INSTALL_HINT = "pip install tosa-tools==2026.5.0 (or pip install -e '.[aot]')"
 def load_binding() -> Any:
     """The tosa_reference_model module, or a one-line error naming the missing package."""
     try:
-        import tosa_reference_model  # type: ignore[import-untyped]
+        import tosa_reference_model
     except ImportError as error:
         raise OrchestratorError(
             f"the TOSA reference model ({BINDING}, from tosa-tools) is not installed: {error}",
