@@ -4,12 +4,14 @@ unless a gate is asked for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from orchestrator.options.fields import from_cli
 from orchestrator.results import Status
-from orchestrator.run import RunRequest, execute
+from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 MODELS = Path(__file__).resolve().parents[1] / "aot" / "models"
@@ -20,7 +22,8 @@ CASES = ["add", "softmax", "convnet", "mv2", str(MODELS / "residual_cnn.py"),
 def run_int8(work, sources, model: str, **extra):
     request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
                          timeout_s=600.0, idle_timeout_s=300.0,
-                         extra={"quantize": "int8", "sources": sources, **extra})
+                         runner=replace(from_cli(RunnerSettings, {"quantize": "int8", **extra}),
+                                        sources=sources))
     return execute(request, work)
 
 
