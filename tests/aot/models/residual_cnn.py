@@ -1,5 +1,5 @@
 """A small residual CNN: stem conv, a depthwise-separable residual block, a strided conv,
-global average pool and a classifier (1x3x24x24 -> 1x8); seeded weights and input."""
+global average pool (quantized avg pool) and a classifier (1x3x24x24 -> 1x8); seeded weights and input."""
 
 import torch
 from torch import nn
@@ -12,13 +12,14 @@ class ResidualCNN(nn.Module):
         self.block = nn.Sequential(
             nn.Conv2d(12, 12, 3, padding=1, groups=12), nn.BatchNorm2d(12), nn.ReLU(),
             nn.Conv2d(12, 12, 1), nn.BatchNorm2d(12))
-        self.down = nn.Sequential(nn.Conv2d(12, 24, 3, stride=2, padding=1), nn.ReLU())
+        self.down = nn.Sequential(nn.Conv2d(12, 24, 3, stride=2, padding=1), nn.ReLU(),
+                                  nn.AdaptiveAvgPool2d(1))
         self.head = nn.Linear(24, 8)
 
     def forward(self, x):
         x = self.stem(x)
         x = torch.relu(x + self.block(x))
-        x = self.down(x).mean((2, 3))
+        x = torch.flatten(self.down(x), 1)   # (x.mean((2, 3)) would stay a float reduction)
         return self.head(x)
 
 
