@@ -1,5 +1,6 @@
 """A small residual CNN: stem conv, a depthwise-separable residual block, a strided conv,
-global average pool (quantized avg pool) and a classifier (1x3x24x24 -> 1x8); seeded weights and input."""
+global average pool (quantized avg pool) and a classifier (1x3x24x24 -> 1x8); seeded
+weights and input."""
 
 import torch
 from torch import nn
