@@ -15,9 +15,9 @@ from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
+from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
-from orchestrator.runner.reference_check import compare_with_reference
 from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
@@ -132,9 +132,7 @@ def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: Ru
 
 def finish(result: RunResult, stream: Any, product: Product, target: Target, build: RunnerBuild,
            request: RunRequest, settings: RunnerSettings, run_dir: Path) -> RunResult:
-    """Pools, NPU counters, exit meaning, comparison, build facts."""
-    from orchestrator.aot.tensors import load_array
-
+    """Pools, NPU counters, exit meaning, exactness and accuracy, build facts."""
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
@@ -148,10 +146,5 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
-    references = product.reference
-    if not stream.tensors or not references:
-        return result
-    which = "quantized" if product.reference_quantized else "float"
-    return compare_with_reference(result, stream, [load_array(r) for r in references],
-                                  [tuple(r.dim_order) for r in references], which,
-                                  settings.thresholds, run_dir)
+    return judge(result, stream, product, settings.thresholds, run_dir,
+                 f"invoke run --target {request.target} --model {request.model}")

@@ -53,7 +53,8 @@ def test_float_program_runs_and_matches_the_host(float_run):
 def test_int8_cmsis_nn_program_runs_and_matches_the_host(int8_run):
     result = int8_run
     assert result.status is Status.PASS, result.reason
-    assert result.comparison.passed and result.comparison.reference == "quantized"
+    assert result.comparison.passed and result.comparison.reference == "exact"
+    assert result.comparison.exact and result.accuracy.outputs
     assert result.target.options["kernel_set"] == "all"
 
 
