@@ -315,9 +315,12 @@ int em_op_elementwise(em_state *s, unsigned mode) {
                         a = a * opa_scale;
                         b = b * opb_scale;
                     } else {
-                        a = em_scale(s, a * opa_scale, 1, 0, ifm_round, &err);
-                        a = em_scale(s, a, 1, opa_shift, ifm_round, &err);
-                        b = b * opb_scale;
+                        /* 32-bit mode: the IFM takes OPA_SCALE (scale and shift); the other
+                           operand goes through the same shifter with a unit Q31 scale, i.e.
+                           it is scaled by 2^(31 - opa_shift) (found by the probe; regor
+                           GenerateScalingForElementwise drops its shift). */
+                        a = em_scale(s, a, opa_scale, opa_shift, ifm_round, &err);
+                        b = em_scale(s, b * ((int64_t)1 << 31), 1, opa_shift, ifm_round, &err);
                     }
                     if (mode == EM_ELEMENTWISE_MODE_ADD) acc = a + b;
                     else acc = reversed ? b - a : a - b;
