@@ -209,7 +209,7 @@ int em_op_pool(em_state *s, unsigned mode) {
     em_fmap in;
     em_geom g;
     int rc, oy, ox, ky, kx, c;
-    int32_t scale = (int32_t)EM_D1(s, NPU_SET_OFM_SCALE);
+    int64_t scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE); /* unsigned: 1x1 average = 2^31 + 1 */
     int shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int per_ch = per_channel(s);
     if ((rc = load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = load_geom(s, &o, &g))) return rc;
@@ -270,7 +270,7 @@ int em_op_elementwise(em_state *s, unsigned mode) {
     int bw = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc);
     int bd = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc);
     int reversed = (int)EM_F_NPU_SET_IFM2_BROADCAST_OPERAND_ORDER(bc);
-    int32_t ofm_scale = (int32_t)EM_D1(s, NPU_SET_OFM_SCALE);
+    int64_t ofm_scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE);
     int ofm_shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int32_t opa_scale = (int32_t)EM_D1(s, NPU_SET_OPA_SCALE);
     int opa_shift = (int)EM_F_NPU_SET_OPA_SCALE_SHIFT(EM_R1(s, NPU_SET_OPA_SCALE));
