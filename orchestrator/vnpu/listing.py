@@ -18,7 +18,8 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu.hostlib import load_library
 
 Command = tuple[int, str, int, int | None]
-VELA_LINE = re.compile(r"^0x([0-9a-f]+):\s+(?:([0-9a-f]{8}) )?\s*([0-9a-f]{4}) ([0-9a-f]{4}) - (\w+)")
+VELA_LINE = re.compile(
+    r"^0x([0-9a-f]+):\s+(?:([0-9a-f]{8}) )?\s*([0-9a-f]{4}) ([0-9a-f]{4}) - (\w+)")
 LISTING_BYTES_PER_COMMAND = 64
 
 
