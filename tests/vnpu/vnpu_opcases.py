@@ -69,6 +69,8 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "conv_c64_48": lambda: conv(64, 48, 1, size=6),
     "conv_k5_s2_valid": lambda: conv(16, 24, 5, stride=2),
     "conv_k1x7": lambda: (nn.Conv2d(8, 16, (1, 7), padding=(0, 3)), (_input(1, 8, 10, 10),)),
+    "conv_stem_224": lambda: conv(3, 32, 3, stride=2, padding=1, size=224),
+    "dw_k3_112": lambda: conv(32, 32, 3, padding=1, groups=32, size=112),
     "dw_k3": lambda: conv(16, 16, 3, padding=1, groups=16),
     "dw_k3_s2": lambda: conv(24, 24, 3, stride=2, padding=1, groups=24),
     "dw_k5_c17": lambda: conv(17, 17, 5, padding=2, groups=17),
