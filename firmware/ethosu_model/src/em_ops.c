@@ -6,6 +6,7 @@
 static int16_t g_weights[ETHOSU_MODEL_WEIGHT_CAPACITY];
 static int64_t g_acc[ETHOSU_MODEL_MAX_DEPTH];
 static int32_t g_col[ETHOSU_MODEL_MAX_DEPTH];
+static int16_t g_col16[ETHOSU_MODEL_MAX_DEPTH]; /* 8-bit IFM minus zero point fits 16 bits */
 static int64_t g_bias[ETHOSU_MODEL_MAX_DEPTH];
 static int32_t g_mult[ETHOSU_MODEL_MAX_DEPTH];
 static uint8_t g_shift[ETHOSU_MODEL_MAX_DEPTH];
@@ -172,6 +173,8 @@ int em_op_conv(em_state *s, int depthwise) {
                     int depth = depthwise ? o.depth : ifm_depth;
                     if (ix < 0 || ix >= g.ifm_w) continue;
                     for (i = 0; i < depth; i++) g_col[i] = em_fm_read(&in, iy, ix, i) - in.zero_point;
+                    if (in.bytes == 1)
+                        for (i = 0; i < depth; i++) g_col16[i] = (int16_t)g_col[i];
                     if (depthwise) {
                         for (c = 0; c < o.depth; c++)
                             g_acc[c] += (int64_t)g_col[c] * g_weights[((size_t)c * g.kh + ky) * g.kw + kx];
@@ -180,8 +183,8 @@ int em_op_conv(em_state *s, int depthwise) {
                             const int16_t *w = g_weights + (((size_t)c * g.kh + ky) * g.kw + kx) * ifm_depth;
                             int64_t sum = 0;
                             if (in.bytes == 1) {
-                                int32_t s32 = 0;
-                                for (i = 0; i < ifm_depth; i++) s32 += g_col[i] * w[i];
+                                int32_t s32 = 0; /* int16 x int16 products: vectorises well */
+                                for (i = 0; i < ifm_depth; i++) s32 += (int32_t)g_col16[i] * w[i];
                                 sum = s32;
                             } else {
                                 for (i = 0; i < ifm_depth; i++) sum += (int64_t)g_col[i] * w[i];
