@@ -32,7 +32,7 @@ typedef struct mlw_dec {
     uint16_t wv[EM_MLW_SLICE_MAX];
     uint16_t zv[EM_MLW_SLICE_MAX];
     int16_t palette[512];
-    int palsize, direct_offset, use_zero_run, new_palette;
+    int palsize, palbits, direct_offset, use_zero_run, new_palette; /* palette state spans slices */
     int nvalues, index, zeros_left, started, first;
     int done;
 } mlw_dec;
@@ -41,7 +41,7 @@ static mlw_dec g_dec;
 
 static int decode_slice(mlw_dec *d) {
     bits_in *bb = &d->in;
-    int zdiv, wdiv, wtrunc, palbits = 0, i;
+    int zdiv, wdiv, wtrunc, i;
     int w_unc, w_pos = 0, z_pos = 0, w_prev_pos = 0, z_prev_pos = 0, z_nvalues;
     int w_q[12], z_q[12], w_prev_q[12], z_prev_q[12];
     int w_carry = 0, z_carry = 0, w_nsym = 0, z_nsym = 0;
@@ -66,14 +66,14 @@ static int decode_slice(mlw_dec *d) {
         d->direct_offset = (int)get_bits(bb, 5);
         d->palsize = (int)get_bits(bb, 5);
         if (d->palsize > 0) d->palsize++;
-        palbits = (int)get_bits(bb, 3) + 2;
-        for (i = 0; i < d->palsize; i++) d->palette[i] = (int16_t)get_bits(bb, palbits);
+        d->palbits = (int)get_bits(bb, 3) + 2;
+        for (i = 0; i < d->palsize; i++) d->palette[i] = (int16_t)get_bits(bb, d->palbits);
     }
     if (wdiv == WDIV_UNCOMPRESSED) {
         int ubits = 0;
         w_unc = 1;
         if (d->palsize > 0) { while ((1 << ubits) < d->palsize) ubits++; }
-        else ubits = palbits;
+        else ubits = d->palbits;
         wdiv = ubits;
     } else {
         w_unc = 0;
@@ -165,6 +165,7 @@ static void mlw_open(mlw_dec *d, const uint8_t *buf, uint32_t size) {
     d->first = 1;
     d->done = 0;
     d->palsize = 0;
+    d->palbits = 0;
 }
 
 static int round_up(int v, int m) { return (v + m - 1) / m * m; }
