@@ -105,7 +105,7 @@ static int load_geom(em_state *s, const em_out *o, em_geom *g) {
     g->pad_bottom = (int)EM_P0(s, NPU_SET_IFM_PAD_BOTTOM);
     g->pad_right = (int)EM_P0(s, NPU_SET_IFM_PAD_RIGHT);
     g->upscale = (int)EM_F_NPU_SET_IFM_UPSCALE_MODE(EM_R0(s, NPU_SET_IFM_UPSCALE));
-    if (g->upscale != EM_RESAMPLING_MODE_NONE)
+    if (g->upscale != EM_RESAMPLING_MODE_NONE && g->upscale != EM_RESAMPLING_MODE_TRANSPOSE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode %u", (unsigned)g->upscale);
     g->ifm_h = (o->height - 1) * g->stride_y + g->kh_dil - g->pad_top - g->pad_bottom;
     g->ifm_w = (o->width - 1) * g->stride_x + g->kw_dil - g->pad_left - g->pad_right;
@@ -168,10 +168,19 @@ int em_op_conv(em_state *s, int depthwise) {
             for (ky = 0; ky < g.kh; ky++) {
                 int iy = oy * g.stride_y - g.pad_top + ky * g.dil_y;
                 if (iy < 0 || iy >= g.ifm_h) continue;
+                if (g.upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
+                    /* zero insertion: IFM row i sits at upscaled row 2i (measured) */
+                    if (iy & 1) continue;
+                    iy >>= 1;
+                }
                 for (kx = 0; kx < g.kw; kx++) {
                     int ix = ox * g.stride_x - g.pad_left + kx * g.dil_x;
                     int depth = depthwise ? o.depth : ifm_depth;
                     if (ix < 0 || ix >= g.ifm_w) continue;
+                    if (g.upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
+                        if (ix & 1) continue;
+                        ix >>= 1;
+                    }
                     for (i = 0; i < depth; i++) g_col[i] = em_fm_read(&in, iy, ix, i) - in.zero_point;
                     if (in.bytes == 1)
                         for (i = 0; i < depth; i++) g_col16[i] = (int16_t)g_col[i];
@@ -223,6 +232,8 @@ int em_op_pool(em_state *s, unsigned mode) {
     if (mode == EM_POOLING_MODE_AVERAGE && g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with padding (hardware-scaled average)");
     if (g.dil_x != 1 || g.dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
+    if (g.upscale != EM_RESAMPLING_MODE_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with NPU_SET_IFM_UPSCALE mode %u", (unsigned)g.upscale);
     if (per_ch && (rc = load_scales(s, o.depth))) return rc;
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
