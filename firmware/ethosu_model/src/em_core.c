@@ -215,11 +215,12 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s format value %u", names[which], format);
     f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
     for (t = 0; t < 4; t++) {
-        /* Only the region base is checked here; every access stays inside by construction of
-           the tiles, and the op checks the extent it touches. */
         f->tile[t] = em_address(s, region, base[t], 0, names[which]);
         if (f->tile[t] == NULL) return s->status->code;
     }
+    f->lo = (const uint8_t *)(uintptr_t)s->base[region];
+    f->hi = f->lo + s->size[region];
+    f->fault = &s->fault;
     return 0;
 }
 
@@ -286,8 +287,13 @@ static int run_stream(em_state *s, const uint32_t *words, size_t count) {
             if (!known(0, code))
                 return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "unknown cmd0 opcode %x at word %u", code, (unsigned)i);
             if (code < 0x100u) {
-                int rc = run_operation(s, code, w >> 16);
+                int rc;
+                s->fault = 0;
+                rc = run_operation(s, code, w >> 16);
                 if (rc) return rc;
+                if (s->fault)
+                    return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "%s at word %u reads or writes a feature map outside its region",
+                                   em_opname(0, code), (unsigned)i);
                 if (code == EM_CMD0_NPU_OP_STOP) return 0;
             } else {
                 s->reg0[code & 0x1ffu] = w;

@@ -27,6 +27,7 @@ typedef struct em_state {
     int cores;
     int macs;
     int shram_banks;
+    int fault;
     uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
@@ -41,6 +42,8 @@ typedef struct em_fmap {
     int bytes;     /* element size */
     int is_signed;
     int32_t zero_point;
+    const uint8_t *lo, *hi; /* the region: every access is checked against it */
+    int *fault;             /* set when an access falls outside; the op then fails */
 } em_fmap;
 
 int em_fail(em_state *s, int code, const char *fmt, ...);
@@ -60,11 +63,16 @@ static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
     int64_t off = (int64_t)y * f->stride_y + (int64_t)x * f->stride_x;
     if (f->nhcwb16) off += (int64_t)(c >> 4) * f->stride_c + (int64_t)(c & 15) * f->bytes;
     else off += (int64_t)c * f->stride_c;
-    return f->tile[t] + off;
+    {
+        const uint8_t *p = f->tile[t] + off;
+        if (p < f->lo || p + f->bytes > f->hi) { *f->fault = 1; return NULL; }
+        return f->tile[t] + off;
+    }
 }
 
 static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
     const uint8_t *p = em_fm_ptr(f, y, x, c);
+    if (p == NULL) return 0;
     switch (f->bytes) {
     case 1: return f->is_signed ? (int32_t)(int8_t)p[0] : (int32_t)p[0];
     case 2: {
@@ -79,6 +87,7 @@ static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
 static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v) {
     uint8_t *p = em_fm_ptr(f, y, x, c);
     uint32_t u = (uint32_t)v;
+    if (p == NULL) return;
     p[0] = (uint8_t)u;
     if (f->bytes > 1) p[1] = (uint8_t)(u >> 8);
     if (f->bytes > 2) { p[2] = (uint8_t)(u >> 16); p[3] = (uint8_t)(u >> 24); }
