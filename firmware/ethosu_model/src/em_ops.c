@@ -52,10 +52,9 @@ static int load_out(em_state *s, em_out *o) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION clip range value %u", clip);
     o->lut = NULL;
     if (type >= EM_ACTIVATION_LUT_START && type <= EM_ACTIVATION_LUT_END) {
-        /* LUT slots sit at the end of SHRAM: regor ethos_u55.cpp TryBlockConfig (lut_start =
-           totalBanks - lutBanks, lutBanks = max(1, reservedEndBanks) for a 256-byte table) and
-           the register generator (lutStart * bank + slot * 256). */
-        int reserved = s->shram_banks > 16 ? 2 : 0, lut_banks = reserved > 1 ? reserved : 1;
+        /* LUT slots sit in the last two SHRAM banks (regor ethos_u55.hpp _shram.lutBanks = 2;
+           Vela's LUT DMAs go to (banks - 2) * 1024 + slot * 256 on U55-32 and U55-128 alike). */
+        int lut_banks = 2;
         if (o->fm.bytes != 1)
             return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte OFM (16-bit LUTs)", o->fm.bytes);
         o->lut = s->shram + (size_t)(s->shram_banks - lut_banks) * 1024u + (type - EM_ACTIVATION_LUT_START) * 256u;
