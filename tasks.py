@@ -121,3 +121,11 @@ setup = options_task(
     doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
     flags={"json": (False, "print the lock entries of the selected items as JSON")},
 )
+
+
+@task(help={"model": "built-in model name, .py/.pt file or module:function",
+            "target": "an ethos-u55-* or ethos-u65-* target",
+            "json": "print the report as JSON (top-level \"exact\": true|false)"})
+def verify(c, model="mv2", target="ethos-u55-128", json=False):
+    """NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact."""
+    run("orchestrator.vnpu.verify_cli:verify_command", model=model, target=target, json=json)
