@@ -52,13 +52,20 @@ def parse(c, logfile, json=False, etdump_dir=None, target=None):
         "build_type": "release or debug",
         "option": "NAME=value build option, repeatable (e.g. EOR_STACK_SIZE=0x10000)",
         "json": "print the build manifest as JSON",
+        "kernel_set": "runner: portable kernels (model, all or a named set: "
+                      "orchestrator/data/runner.toml)",
+        "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
+        "quiet": "no step progress on stderr",
     },
     iterable=["option"],
+    auto_shortflags=False,
 )
-def build(c, target, app="selftest", build_type="release", option=None, json=False):
+def build(c, target, app="selftest", build_type="release", option=None, json=False,
+          kernel_set=None, memory_mode=None, quiet=False):
     """Configure if needed, build incrementally, print ELF sections and memory-region use."""
-    run("orchestrator.build.command:build_command", target=target, app=app,
-        build_type=build_type, options=option, json=json)
+    run("orchestrator.build.command:build_command", silent=quiet, target=target, app=app,
+        build_type=build_type, options=option, json=json, kernel_set=kernel_set,
+        memory_mode=memory_mode)
 
 
 @task(
@@ -74,8 +81,8 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "model": "model to compile and run with the ExecuTorch runner (invoke compile --help); "
                  "implies --app runner",
         "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
-        "kernel_set": "runner: portable kernels linked (all, common: see "
-                      "orchestrator/data/runner.toml)",
+        "kernel_set": "runner: portable kernels linked (model: grows with the models run "
+                      "(default); all; common: see orchestrator/data/runner.toml)",
         "method_pool": "runner: method pool bytes (e.g. 32M; default from runner.toml)",
         "temp_pool": "runner: temp pool / Ethos-U scratch bytes",
         "fast_scratch": "runner: Ethos-U fast scratch bytes (Dedicated_Sram)",
@@ -90,6 +97,7 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         "elf": "run this upstream-built arm_executor_runner ELF on the target's FVP instead "
                "of building (its console is parsed like invoke parse)",
         "data": "with --elf: FILE@ADDRESS loaded into target memory (FVP --data), repeatable",
+        "quiet": "no step progress on stderr",
     },
     iterable=["option", "data"],
     name="run",
@@ -100,9 +108,9 @@ def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
          build_type="release", option=None, json=False, model=None, memory_mode=None,
          kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
          atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False, elf=None,
-         data=None):
+         data=None, quiet=False):
     """Build, simulate and parse: prints a result table, writes scratch/runs/<id>/."""
-    run("orchestrator.run:run_command", target=target, app=app, sim=sim, timeout=timeout,
+    run("orchestrator.run:run_command", silent=quiet, target=target, app=app, sim=sim, timeout=timeout,
         idle_timeout=idle_timeout, build_type=build_type, options=option, json=json,
         model=model, memory_mode=memory_mode, kernel_set=kernel_set, method_pool=method_pool,
         temp_pool=temp_pool, fast_scratch=fast_scratch, quantize=quantize, atol=atol,
@@ -128,15 +136,16 @@ def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
         "strict": "strict torch.export (default); --no-strict for non-strict export",
         "torchvision": "mv2: use torchvision's MobileNetV2 (needs torchvision installed)",
         "json": "print the summary as JSON",
+        "quiet": "no step progress on stderr",
     },
     auto_shortflags=False,
 )
 def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=False,
             no_delegate=False, inputs=None, calibration=None, system_config=None,
             memory_mode=None, vela_config=None, vela_flags=None, tosa=False, strict=True,
-            torchvision=False, json=False):
+            torchvision=False, json=False, quiet=False):
     """Compile a PyTorch model to a .pte with Vela and delegation reports (cached)."""
-    run("orchestrator.aot.command:compile_command", model=model, target=target,
+    run("orchestrator.aot.command:compile_command", silent=quiet, model=model, target=target,
         quantize=quantize, delegate=True if delegate else (False if no_delegate else None),
         inputs=inputs, calibration=calibration, system_config=system_config,
         memory_mode=memory_mode, vela_config=vela_config, vela_flags=vela_flags, tosa=tosa,
@@ -203,6 +212,7 @@ def regress_merge(c, reports=None, out=None, json=False, quiet=False):
         "allow_unpinned": "accept sources at other revisions: bare = all, or =NAME[,NAME]",
         "config": "TOML file with the same settings (env ETHOSU_ORCH_SETUP_CONFIG)",
         "json": "print the lock entries of the selected items as JSON",
+        "quiet": "no step progress on stderr",
     },
     optional=["force", "allow_unpinned"],
     iterable=["archive", "source", "fvp_dir"],
@@ -210,9 +220,10 @@ def regress_merge(c, reports=None, out=None, json=False, quiet=False):
 )
 def setup(c, only=None, targets=None, force=None, offline=False, mirror=None, cache_dir=None,
           archive=None, source=None, fvp_dir=None, accept_eula=False, toolchain_provider=None,
-          toolchain_dir=None, allow_dirty=False, allow_unpinned=None, config=None, json=False):
+          toolchain_dir=None, allow_dirty=False, allow_unpinned=None, config=None, json=False,
+          quiet=False):
     """Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached)."""
-    run("orchestrator.setup.command:setup_command", only=only, targets=targets, force=force,
+    run("orchestrator.setup.command:setup_command", silent=quiet, only=only, targets=targets, force=force,
         offline=offline, mirror=mirror, cache_dir=cache_dir, archive=archive or [],
         source=source or [], fvp_dir=fvp_dir or [], accept_eula=accept_eula,
         toolchain_provider=toolchain_provider, toolchain_dir=toolchain_dir,

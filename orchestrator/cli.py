@@ -19,8 +19,12 @@ def resolve(reference: str) -> Callable[..., int | None]:
     return getattr(importlib.import_module(module_name), attribute)
 
 
-def run(reference: str, **kwargs: Any) -> None:
-    """Call a stage's command; print OrchestratorError as one line and exit non-zero."""
+def run(reference: str, silent: bool = False, **kwargs: Any) -> None:
+    """Call a stage's command; print OrchestratorError as one line and exit non-zero.
+    `silent` (a task's --quiet) switches off step progress on stderr."""
+    from orchestrator.progress import quiet_if
+
+    quiet_if(silent)
     try:
         code = resolve(reference)(**kwargs)
     except OrchestratorError as error:

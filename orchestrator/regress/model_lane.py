@@ -33,10 +33,14 @@ def idle_seconds(cell: Cell) -> float:
 
 def _request(cell: Cell) -> Any:
     """The runner part of the cell's option set (pools, kernels, thresholds, fast mode)."""
+    from orchestrator.runner.config import runner_data
     from orchestrator.runner.request import RunnerRequest
 
     options = cell.option_dict
-    return RunnerRequest.from_extra({key: options[key] for key in RUNNER_KEYS if key in options})
+    # Baselines hold section sizes: the ELF must not depend on which models ran before.
+    chosen = {"kernel_set": runner_data().regress_kernel_set}
+    chosen.update({key: options[key] for key in RUNNER_KEYS if key in options})
+    return RunnerRequest.from_extra(chosen)
 
 
 def _runner_options(cell: Cell) -> Any:

@@ -53,7 +53,8 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     product = compile_for(request.model, target, mode, extra, work)
     options = RunnerOptions(mode, pools_for(mode, extra.method_pool, extra.temp_pool,
                                             extra.fast_scratch),
-                            extra.kernel_set, request.build_type, extra.jobs)
+                            extra.kernel_set, request.build_type, extra.jobs,
+                            model_operators(product))
     build = build_runner(work, target, options, extra.sources)
     run_id = new_run_id()
     return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
@@ -93,6 +94,13 @@ def compile_for(model: str, target: Target, mode: str, extra: RunnerRequest,
     return compile_model(model, target.name, scratch_root=work.root, **options)
 
 
+def model_operators(product: Product) -> tuple[str, ...]:
+    """Every operator the compiled program calls (all methods), sorted."""
+    methods = program_facts_of(product.manifest).get("methods") or {}
+    return tuple(sorted({op for method in methods.values()
+                         for op in method.get("operators", [])}))
+
+
 def input_tensors(product: Product) -> list[InputTensor]:
     """The compile stage's inputs: raw bytes (in the program's dim order) with dtype/shape."""
     return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
@@ -125,6 +133,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
                                   "kernel_set": extra.kernel_set,
+                                  "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
