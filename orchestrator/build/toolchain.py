@@ -57,10 +57,12 @@ def toolchain_definitions(compilers: Compilers, maps: list[str],
             "EOR_COMPILER_LAUNCHER": str(launcher or "")}
 
 
-def build_environment(launcher: Path | None) -> dict[str, str]:
+def build_environment(launcher: Path | None, jobs: int = 2) -> dict[str, str]:
     """A plain environment for configure and build; the launcher also reaches upstream's
-    host ExternalProjects (flatc, flatcc) through CMake's launcher environment variables."""
+    host ExternalProjects (flatc, flatcc) through CMake's launcher environment variables,
+    and their `cmake --build` runs `jobs` compiles at once (it defaults to one)."""
     env = {key: value for key, value in os.environ.items() if key in KEPT_ENV}
+    env["CMAKE_BUILD_PARALLEL_LEVEL"] = str(jobs)
     if launcher is not None:
         env.update({"CMAKE_C_COMPILER_LAUNCHER": str(launcher),
                     "CMAKE_CXX_COMPILER_LAUNCHER": str(launcher),

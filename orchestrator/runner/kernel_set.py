@@ -67,7 +67,8 @@ def _functions(yaml_text: str) -> dict[str, str]:
 
 @lru_cache(maxsize=4)
 def portable_kernels(executorch: Path) -> PortableKernels:
-    """The op -> source table of the ExecuTorch tree at `executorch`."""
+    """The op -> source table of the ExecuTorch tree at `executorch` (an installed package,
+    which has functions.yaml but no kernel sources, gives every op an empty file list)."""
     yaml_path = executorch / FUNCTIONS_YAML
     if not yaml_path.is_file():
         raise OrchestratorError(f"{executorch} has no {FUNCTIONS_YAML}",

