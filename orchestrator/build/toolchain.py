@@ -39,10 +39,14 @@ def compiler_launcher() -> Path | None:
     return Path(found) if found else None
 
 
-def prefix_maps(scratch_root: Path, build_dir: Path,
-                trees: Mapping[str, Path] | None = None) -> list[str]:
-    """OLD=NEW pairs, shortest OLD first (GCC applies the last match: the most specific)."""
-    named = {repo_root(): CHECKOUT_NAME, scratch_root: SCRATCH_NAME, build_dir: BUILD_NAME}
+def prefix_maps(scratch_root: Path, build_dir: Path, trees: Mapping[str, Path] | None = None,
+                checkout: bool = True) -> list[str]:
+    """OLD=NEW pairs, shortest OLD first (GCC applies the last match: the most specific).
+    `checkout=False` for builds that compile nothing of the checkout (the runtime), so their
+    flags, and their objects, are the same from every checkout."""
+    named = {scratch_root: SCRATCH_NAME, build_dir: BUILD_NAME}
+    if checkout:
+        named[repo_root()] = CHECKOUT_NAME
     named.update({Path(path): name for name, path in (trees or {}).items()})
     ordered = sorted(named.items(), key=lambda item: (len(str(item[0])), str(item[0])))
     return [f"{Path(old).resolve()}={new}" for old, new in ordered]

@@ -63,7 +63,7 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
                    build_dir: Path, kernel_sources: tuple[str, ...] = ()) -> list[str]:
     """The cmake configure command line for one runtime build (`config.ops` resolved)."""
     trees = {"executorch": sources.executorch, "cmsis-nn": sources.cmsis_nn}
-    maps = prefix_maps(build_dir.parent.parent, build_dir, trees)
+    maps = prefix_maps(build_dir.parent.parent, build_dir, trees, checkout=False)
     definitions = {
         **toolchain_definitions(toolchain, maps, compiler_launcher()),
         "CMAKE_MAKE_PROGRAM": str(ninja_binary()),

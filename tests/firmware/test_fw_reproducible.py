@@ -5,50 +5,16 @@ no checkout or scratch path inside the ELF. Also: step progress in a non-termina
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from clone_copies import built, cli, copy_checkout, sizes
 
 from orchestrator.paths import repo_root, scratch
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 
 pytestmark = pytest.mark.slow
-CHECKOUT_PARTS = ("orchestrator", "firmware", "toolchains", "tasks.py", "pyproject.toml")
-
-
-def copy_checkout(dest: Path) -> Path:
-    """The parts of this checkout a build uses, copied to `dest` (a fresh clone's layout)."""
-    dest.mkdir(parents=True)
-    for part in CHECKOUT_PARTS:
-        source = repo_root() / part
-        if source.is_dir():
-            shutil.copytree(source, dest / part,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
-            shutil.copy2(source, dest / part)
-    return dest
-
-
-def cli(checkout: Path, work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m invoke ARGS` from `checkout` (its orchestrator is the one imported)."""
-    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(work)}
-    env.pop("ETHOSU_ORCH_QUIET", None)
-    return subprocess.run([sys.executable, "-m", "invoke", *args], cwd=checkout, env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
-
-
-def built(checkout: Path, work: Path, *args: str) -> dict[str, Any]:
-    done = cli(checkout, work, "build", "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
 @pytest.fixture(scope="module")
 def two_places(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Path]]:
     if not (SYSTEM_BIN_DIR / "arm-none-eabi-gcc").is_file():
@@ -61,8 +27,6 @@ def two_places(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Pat
     return places
 
 
-def sizes(manifest: dict[str, Any]) -> dict[str, int]:
-    return {section["name"]: section["size"] for section in manifest["sections"]}
 
 
 def test_selftest_is_the_same_from_any_checkout_and_scratch(two_places):

@@ -20,7 +20,7 @@ from orchestrator.progress import (
     using,
 )
 
-NINJA_LIKE = "import sys\nfor i in range(1, 13):\n    print(f'[{i}/12] Building CXX object op_{i}.o')\n"
+NINJA_LIKE = "for i in range(1, 13):\n    print(f'[{i}/12] Building CXX object op_{i}.o')\n"
 
 
 class FakeClock:

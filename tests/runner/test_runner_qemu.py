@@ -51,7 +51,9 @@ def test_int8_cmsis_nn_program_runs_and_matches_the_host(int8_run):
     result = int8_run
     assert result.status is Status.PASS, result.reason
     assert result.comparison.passed and result.comparison.reference == "quantized"
-    assert result.target.options["kernel_set"] == "all"
+    assert result.target.options["kernel_set"] == "model"
+    kernels = result.target.options["kernels"]
+    assert kernels["kernel_set"] == "model" and isinstance(kernels["portable_ops"], list)
 
 
 def test_run_directory_has_result_transcript_command(float_run):
