@@ -5,6 +5,11 @@ from __future__ import annotations
 from invoke import task
 
 from orchestrator.cli import run
+from orchestrator.options import RunRequest
+from orchestrator.options.setup import SetupFlags
+from orchestrator.task_options import options_task
+
+QUIET_HELP = "no step progress on stderr"
 
 
 @task(help={"json": "print the catalogue as JSON instead of a table"})
@@ -55,7 +60,7 @@ def parse(c, logfile, json=False, etdump_dir=None, target=None):
         "kernel_set": "runner: portable kernels (model, all or a named set: "
                       "orchestrator/data/runner.toml)",
         "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
-        "quiet": "no step progress on stderr",
+        "quiet": QUIET_HELP,
     },
     iterable=["option"],
     auto_shortflags=False,
@@ -68,54 +73,12 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
         memory_mode=memory_mode)
 
 
-@task(
-    help={
-        "target": "catalogue target (invoke targets), e.g. cortex-m55",
-        "app": "firmware app to run (default: selftest)",
-        "sim": "qemu, fvp or a simulator name (default: the target's first simulator)",
-        "timeout": "host deadline in seconds (default 60)",
-        "idle_timeout": "stop a simulator that prints nothing for this many seconds (default 20)",
-        "build_type": "release or debug",
-        "option": "NAME=value build option, repeatable",
-        "json": "print the RunResult document as JSON",
-        "model": "model to compile and run with the ExecuTorch runner (invoke compile --help); "
-                 "implies --app runner",
-        "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
-        "kernel_set": "runner: portable kernels linked (model: grows with the models run "
-                      "(default); all; common: see orchestrator/data/runner.toml)",
-        "method_pool": "runner: method pool bytes (e.g. 32M; default from runner.toml)",
-        "temp_pool": "runner: temp pool / Ethos-U scratch bytes",
-        "fast_scratch": "runner: Ethos-U fast scratch bytes (Dedicated_Sram)",
-        "quantize": "runner: int8, a16w8 or none (default: the compile stage's)",
-        "atol": "runner: absolute tolerance for float outputs (default 1e-3)",
-        "rtol": "runner: relative tolerance for float outputs (default 1e-3)",
-        "qtol": "runner: extra tolerance in quantization steps vs a quantized reference "
-                "(default 1)",
-        "min_snr": "runner: also require this SNR in dB",
-        "top1": "runner: also require the top-1 class to match the reference",
-        "fast": "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
-        "elf": "run this upstream-built arm_executor_runner ELF on the target's FVP instead "
-               "of building (its console is parsed like invoke parse)",
-        "data": "with --elf: FILE@ADDRESS loaded into target memory (FVP --data), repeatable",
-        "quiet": "no step progress on stderr",
-    },
-    iterable=["option", "data"],
-    name="run",
-    positional=[],
-    auto_shortflags=False,
+run_ = options_task(
+    "orchestrator.run:run_command", RunRequest, name="run",
+    doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
+    flags={"json": (False, "print the RunResult document as JSON"),
+           "quiet": (False, QUIET_HELP)},
 )
-def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
-         build_type="release", option=None, json=False, model=None, memory_mode=None,
-         kernel_set=None, method_pool=None, temp_pool=None, fast_scratch=None, quantize=None,
-         atol=None, rtol=None, qtol=None, min_snr=None, top1=False, fast=False, elf=None,
-         data=None, quiet=False):
-    """Build, simulate and parse: prints a result table, writes scratch/runs/<id>/."""
-    run("orchestrator.run:run_command", silent=quiet, target=target, app=app, sim=sim, timeout=timeout,
-        idle_timeout=idle_timeout, build_type=build_type, options=option, json=json,
-        model=model, memory_mode=memory_mode, kernel_set=kernel_set, method_pool=method_pool,
-        temp_pool=temp_pool, fast_scratch=fast_scratch, quantize=quantize, atol=atol,
-        rtol=rtol, qtol=qtol, min_snr=min_snr, top1=top1 or None, fast=fast or None, elf=elf,
-        data=data or None)
 
 
 @task(
@@ -136,7 +99,7 @@ def run_(c, target, app=None, sim=None, timeout=60.0, idle_timeout=20.0,
         "strict": "strict torch.export (default); --no-strict for non-strict export",
         "torchvision": "mv2: use torchvision's MobileNetV2 (needs torchvision installed)",
         "json": "print the summary as JSON",
-        "quiet": "no step progress on stderr",
+        "quiet": QUIET_HELP,
     },
     auto_shortflags=False,
 )
@@ -189,42 +152,9 @@ def regress_merge(c, reports=None, out=None, json=False, quiet=False):
         quiet=quiet)
 
 
-@task(
-    help={
-        "only": "what to set up: toolchain, fvp, sources, or artifact/source names "
-                "(comma-separated; default: everything)",
-        "targets": "set up only what these targets need (comma-separated target names)",
-        "force": "reinstall: bare --force = everything selected, or --force=NAME[,NAME]",
-        "offline": "use only the download cache, user archives and local sources",
-        "mirror": "base URL serving the pinned file names (env ETHOSU_ORCH_MIRROR)",
-        "cache_dir": "shared download cache (env ETHOSU_ORCH_DOWNLOAD_CACHE; "
-                     "default scratch/downloads)",
-        "archive": "NAME=FILE: use this local archive for an artifact (repeatable)",
-        "source": "NAME=DIR (used in place) or NAME=REPO[@REV] (exported into scratch/src); "
-                  "repeatable; env ETHOSU_ORCH_SRC_<NAME>",
-        "fvp_dir": "NAME=DIR: FVPs installed elsewhere (e.g. FVPs-on-Mac), used in place",
-        "accept_eula": "accept Arm's FVP EULA (or ARM_FVP_INSTALL_I_AGREE_TO_THE_CONTAINED_EULA"
-                       "=True)",
-        "toolchain_provider": "auto (system arm-none-eabi-gcc if new enough, else download), "
-                              "system, or arm",
-        "toolchain_dir": "bin folder of an arm-none-eabi toolchain to adopt",
-        "allow_dirty": "accept user source directories with uncommitted changes",
-        "allow_unpinned": "accept sources at other revisions: bare = all, or =NAME[,NAME]",
-        "config": "TOML file with the same settings (env ETHOSU_ORCH_SETUP_CONFIG)",
-        "json": "print the lock entries of the selected items as JSON",
-        "quiet": "no step progress on stderr",
-    },
-    optional=["force", "allow_unpinned"],
-    iterable=["archive", "source", "fvp_dir"],
-    auto_shortflags=False,
+setup = options_task(
+    "orchestrator.setup.command:setup_command", SetupFlags, name="setup",
+    doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
+    flags={"json": (False, "print the lock entries of the selected items as JSON"),
+           "quiet": (False, QUIET_HELP)},
 )
-def setup(c, only=None, targets=None, force=None, offline=False, mirror=None, cache_dir=None,
-          archive=None, source=None, fvp_dir=None, accept_eula=False, toolchain_provider=None,
-          toolchain_dir=None, allow_dirty=False, allow_unpinned=None, config=None, json=False,
-          quiet=False):
-    """Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached)."""
-    run("orchestrator.setup.command:setup_command", silent=quiet, only=only, targets=targets, force=force,
-        offline=offline, mirror=mirror, cache_dir=cache_dir, archive=archive or [],
-        source=source or [], fvp_dir=fvp_dir or [], accept_eula=accept_eula,
-        toolchain_provider=toolchain_provider, toolchain_dir=toolchain_dir,
-        allow_dirty=allow_dirty, allow_unpinned=allow_unpinned, config=config, json=json)

@@ -22,11 +22,17 @@ def resolve(reference: str) -> Callable[..., int | None]:
 def run(reference: str, silent: bool = False, **kwargs: Any) -> None:
     """Call a stage's command; print OrchestratorError as one line and exit non-zero.
     `silent` (a task's --quiet) switches off step progress on stderr."""
+    run_callable(lambda: resolve(reference)(**kwargs), silent)
+
+
+def run_callable(command: Callable[[], int | None], silent: bool = False) -> None:
+    """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130.
+    `silent` switches off step progress on stderr."""
     from orchestrator.progress import quiet_if
 
     quiet_if(silent)
     try:
-        code = resolve(reference)(**kwargs)
+        code = command()
     except OrchestratorError as error:
         print(f"error: {error.message}", file=sys.stderr)
         raise SystemExit(EXIT_USER_ERROR) from None
@@ -53,3 +59,16 @@ def console() -> Any:
 def split_list(value: str | None) -> list[str]:
     """'a,b, c' -> ['a', 'b', 'c']; None or '' -> []."""
     return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def run_with_options(reference: str, group: type, values: dict[str, Any], **flags: Any) -> None:
+    """Build the task's option group from its flags (one-line error on a bad value), then
+    call the command with the group and the task's own presentation flags (e.g. json)."""
+    from orchestrator.options.fields import from_cli
+
+    silent = bool(flags.pop("quiet", False))
+
+    def command() -> int | None:
+        return resolve(reference)(from_cli(group, values), **flags)
+
+    run_callable(command, silent)

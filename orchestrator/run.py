@@ -8,12 +8,10 @@ selects "elf", an upstream-built runner ELF read with the upstream log parser (i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from orchestrator.cli import print_json, resolve
-from orchestrator.errors import OrchestratorError
+from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult, Status
 from orchestrator.results.report import print_result
@@ -26,21 +24,7 @@ APPS: dict[str, str] = {
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 RESULT_NAME = RESULT
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything `invoke run` was asked for; app handlers read what they need."""
-
-    target: str
-    app: str = "selftest"
-    sim: str | None = None
-    timeout_s: float = 60.0
-    idle_timeout_s: float = 20.0
-    build_type: str = "release"
-    options: tuple[str, ...] = ()
-    model: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+__all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
 
 
 def run_dir_for(work: Scratch, run_id: str) -> Path:
@@ -49,7 +33,10 @@ def run_dir_for(work: Scratch, run_id: str) -> Path:
 
 
 def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
-    """Run the request's app handler; write result.json next to the transcript."""
+    """Run the request's app handler; write result.json next to the transcript. An unnamed
+    app is resolved as `invoke run` does (RunRequest.resolved)."""
+    if request.app is None:
+        request = request.resolved()
     if request.app not in APPS:
         raise unknown_name_error("app", request.app, sorted(APPS), "invoke run --help")
     work = (work or scratch()).ensure()
@@ -90,33 +77,13 @@ def format_result(result: RunResult) -> str:
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def app_for(app: str | None, model: str | None, elf: str | None) -> str:
-    """The app to run: --elf means an upstream ELF, --model the runner, else the selftest."""
-    if elf and app not in (None, "elf"):
-        raise OrchestratorError(f"--elf runs an upstream ELF, so --app {app} does not apply",
-                                "invoke run --target <target> --elf <ELF>")
-    if elf:
-        return "elf"
-    return app or ("runner" if model else "selftest")
-
-
-def run_command(target: str, app: str | None = None, sim: str | None = None,
-                timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
-                options: list[str] | None = None, model: str | None = None,
-                json: bool = False, **extra: Any) -> int:
+def run_command(request: RunRequest, json: bool = False) -> int:
     """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
-    if timeout <= 0 or idle_timeout <= 0:
-        raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
-                                "invoke run --help")
-    app = app_for(app, model, extra.get("elf"))
-    request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
-                         idle_timeout_s=float(idle_timeout), build_type=build_type,
-                         options=tuple(options or ()), model=model,
-                         extra={k: v for k, v in extra.items() if v is not None})
+    request = request.resolved()
     result = execute(request)
     if json:
         print_json(result.to_dict())
-    elif app == "elf":
+    elif request.app == "elf":
         print_result(result)
     else:
         print(format_result(result))

@@ -17,7 +17,7 @@ from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import load_catalogue
 
 if TYPE_CHECKING:
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 
 def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
@@ -31,11 +31,11 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     binary = simulator_binary(work, simulator)
     started = utc_now()
     config = config_for_target(target.name, app="selftest", build_type=request.build_type,
-                               options=list(request.options))
+                               options=list(request.build_options))
     build = build_firmware(work, config)
     run_id = new_run_id()
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
-                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                          deadline_s=request.timeout_s, idle_s=request.idle_s,
                           expected_build_id=build.build_id, macs=target.macs)
     return run_result(run_id, target, build, simulation, started_at=started,
                       simulator_version=simulator_version(work, binary))

@@ -9,10 +9,9 @@ from typing import Any
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.parse.facts import LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
-from orchestrator.results.model import Classification, Kind, Status
+from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
-MAX_EVIDENCE = 8
 COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot")
 WRAPPER_PASS = "No problems found!"
 FALSE_GREEN = f" (run_fvp.sh still printed '{WRAPPER_PASS}': its verdict is not a pass)"
@@ -32,6 +31,26 @@ def kind_rules() -> dict[Kind, KindRule]:
     table = load_toml(CLASSIFICATIONS_PATH)
     return {
         Kind(name): KindRule(Status(row["status"]), row["next_step"]) for name, row in table.items()
+    }
+
+
+@dataclass(frozen=True)
+class CauseRule:
+    """A cause a protocol run tells apart within a kind ([KIND.causes.NAME])."""
+
+    kind: Kind
+    status: Status
+    next_step: str
+
+
+@cache
+def cause_rules() -> dict[str, CauseRule]:
+    """Every named cause with its kind, status (the kind's unless given) and next step."""
+    table = load_toml(CLASSIFICATIONS_PATH)
+    return {
+        name: CauseRule(Kind(kind), Status(row.get("status", table[kind]["status"])),
+                        row["next_step"])
+        for kind, kind_row in table.items() for name, row in kind_row.get("causes", {}).items()
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from orchestrator._toml import load_toml
 from orchestrator.errors import OrchestratorError
+from orchestrator.regress.cell_options import check_option_set
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.results import Kind
 
@@ -97,6 +98,7 @@ def parse_matrix(document: dict[str, Any], path: Path) -> Matrix:
     option_sets = {DEFAULT_OPTIONS: {}, **check.table(document, "options")}
     for name, options in option_sets.items():
         check.require(isinstance(options, dict), f"[options.{name}] must be a table")
+        check.option_set(options, f"[options.{name}]")
     timeout = float(defaults.get("timeout_s", DEFAULT_TIMEOUT_S))
     lanes = [_lane(check, entry, index, option_sets, timeout)
              for index, entry in enumerate(check.array(document, "lanes"))]
@@ -277,6 +279,13 @@ class _Checker:
         unknown = sorted(set(table) - allowed)
         self.require(not unknown, f"{where} has unknown keys {unknown} "
                                   f"(allowed: {', '.join(sorted(allowed))})")
+
+    def option_set(self, options: dict[str, Any], where: str) -> None:
+        """Every key an option (orchestrator.options), every value of its type."""
+        try:
+            check_option_set(options, where, f"fix {self.path} (invoke run --help lists them)")
+        except OrchestratorError as error:
+            self.fail(error.cause)
 
     def table(self, document: dict[str, Any], key: str) -> dict[str, Any]:
         value = document.get(key, {})

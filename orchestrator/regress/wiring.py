@@ -11,6 +11,7 @@ from typing import Any
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress import model_lane
+from orchestrator.regress.cell_options import compile_choices, run_request
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.stages import (
     CompileOutcome,
@@ -21,9 +22,6 @@ from orchestrator.regress.stages import (
 from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
 from orchestrator.targets import load_catalogue
 
-BUILD_KEYS = ("build_type", "build_options")
-RUN_KEYS = ("idle_timeout_s", "kernel_set", "method_pool", "temp_pool", "fast_scratch", "atol",
-            "rtol", "min_snr", "top1", "fast", "pmu_trace", "sources")
 VELA_FIELDS = {"accelerator": "accelerator_config", "system_config": "system_config",
                "memory_mode": "memory_mode", "clock_mhz": "clock_mhz",
                "npu_operators": "npu_operators", "cpu_operators": "cpu_operators",
@@ -35,8 +33,8 @@ BATCH_LOG = "compile-batch.json"
 
 
 def compile_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The option-set keys that are compile options (build and run keys removed)."""
-    return {k: v for k, v in options.items() if k not in BUILD_KEYS + RUN_KEYS}
+    """The option-set choices that are compile options (orchestrator.options.compile)."""
+    return compile_choices(options).given()
 
 
 class RealStages:
@@ -66,10 +64,10 @@ class RealStages:
             return model_lane.firmware_config(cell)
         from orchestrator.build import config_for_target
 
-        options = cell.option_dict
+        request = run_request(cell, cell.model_spec)
         config = config_for_target(cell.target, app=cell.model_spec,
-                                   build_type=options.get("build_type", "release"),
-                                   options=list(options.get("build_options", [])))
+                                   build_type=request.build_type,
+                                   options=list(request.build_options))
         return FirmwareConfig(config.key, cell.target, config.app, (("config", config),))
 
     def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:

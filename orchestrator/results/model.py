@@ -29,6 +29,9 @@ class Status(str, Enum):
     SKIPPED = "skipped"
 
 
+MAX_EVIDENCE = 8   # lines of evidence a classification keeps
+
+
 class Kind(str, Enum):
     """Why the run ended the way it did (each kind has a next step, see classify)."""
 

@@ -10,6 +10,7 @@ from typing import Any
 from orchestrator.cli import print_json
 from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.setup import SetupFlags
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
@@ -195,8 +196,7 @@ def _report(items: list[Item], lock: dict[str, dict[str, Any]],
         print(f"error: {name}: {error.message}", file=sys.stderr)
 
 
-def setup_command(*, json: bool = False, scratch_root: str | None = None,
-                  **flags: Any) -> int:
-    """Entry point of `invoke setup` (flags as documented in tasks.py)."""
-    options = build_options(**flags)
+def setup_command(flags: SetupFlags, json: bool = False, scratch_root: str | None = None) -> int:
+    """Entry point of `invoke setup` (flags: orchestrator.options.setup)."""
+    options = build_options(flags)
     return run_setup(scratch(scratch_root), options, load_setup_catalogue(), as_json=json)

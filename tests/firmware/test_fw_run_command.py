@@ -24,7 +24,7 @@ def invoke(*args: str, scratch_root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_run_writes_a_valid_result_with_transcript(use_scratch, qemu):
-    result = execute(RunRequest(target="cortex-m55", sim="qemu"), use_scratch)
+    result = execute(RunRequest(target="cortex-m55", app="selftest", sim="qemu"), use_scratch)
     run_dir = use_scratch.runs / result.run_id
     document = json.loads((run_dir / "result.json").read_text())
     assert validation_errors(document) == []
@@ -40,7 +40,8 @@ def test_run_writes_a_valid_result_with_transcript(use_scratch, qemu):
 
 
 def test_fault_run_returns_one_and_records_the_cause(use_scratch, qemu, capsys):
-    code = run_command("cortex-m55", sim="qemu", options=["EOR_SELFTEST_BEHAVIOUR=fault"])
+    code = run_command(RunRequest("cortex-m55", app="selftest", sim="qemu",
+                                  build_options=("EOR_SELFTEST_BEHAVIOUR=fault",)))
     out = capsys.readouterr().out
     assert code == 1
     assert "error (hard_fault)" in out and "arm-none-eabi-addr2line -f -e" in out
@@ -51,7 +52,8 @@ def test_cli_build_then_run(use_scratch, qemu):
     assert first.returncode == 0, first.stderr
     again = invoke("build", "--target", "cortex-m55", scratch_root=use_scratch.root)
     assert "up to date" in again.stdout and "DTCM" in again.stdout
-    ran = invoke("run", "--target", "cortex-m55", "--sim", "qemu", scratch_root=use_scratch.root)
+    ran = invoke("run", "--target", "cortex-m55", "--app", "selftest", "--sim", "qemu",
+                 scratch_root=use_scratch.root)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("status") and "pass (success)" in ran.stdout
 
@@ -65,4 +67,4 @@ def test_cli_refuses_npu_on_qemu_in_one_line(use_scratch):
 
 def test_selftest_refuses_a_model(use_scratch):
     with pytest.raises(Exception, match="the selftest app takes no model"):
-        execute(RunRequest(target="cortex-m55", model="add"), use_scratch)
+        execute(RunRequest(target="cortex-m55", app="selftest", model="add"), use_scratch)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orchestrator.results.model import Kind
+
 RUNNER_EXIT = {
     10: ("area", "the model or input area was empty or corrupt (were the files loaded?)"),
     11: ("load", "the .pte could not be loaded by this runtime"),
@@ -15,10 +17,10 @@ RUNNER_EXIT = {
     16: ("npu", "the Ethos-U NPU could not be initialised"),
 }
 # RunResult classification kind per runner exit kind.
-RESULT_KIND = {"area": "launch_failure", "load": "method_load_failure",
-               "allocation": "alloc_failure", "method": "method_load_failure",
-               "input": "execution_failure", "execution": "execution_failure",
-               "npu": "npu_error"}
+RESULT_KIND = {"area": Kind.LAUNCH_FAILURE, "load": Kind.METHOD_LOAD_FAILURE,
+               "allocation": Kind.ALLOC_FAILURE, "method": Kind.METHOD_LOAD_FAILURE,
+               "input": Kind.EXECUTION_FAILURE, "execution": Kind.EXECUTION_FAILURE,
+               "npu": Kind.NPU_ERROR}
 NEXT_STEP = {
     "area": "check the data files and addresses in {command}",
     "load": "recompile the model with this ExecuTorch version: invoke compile --model {model}",
