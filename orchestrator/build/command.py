@@ -6,11 +6,9 @@ from __future__ import annotations
 from orchestrator.build.config import config_for_target
 from orchestrator.build.driver import BuildResult, build_firmware
 from orchestrator.build.report import format_build
-from orchestrator.cli import print_json, resolve
+from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import scratch
-
-RUNNER_BUILD = "orchestrator.runner.build_app:build_runner_app"
 
 
 def build_command(target: str, app: str = "selftest", build_type: str = "release",
@@ -23,9 +21,11 @@ def build_command(target: str, app: str = "selftest", build_type: str = "release
             raise OrchestratorError("the runner's build options come from the target and "
                                     "runner.toml, not --option",
                                     f"invoke build --target {target} --app runner")
-        result: BuildResult = resolve(RUNNER_BUILD)(
-            work, target, build_type=build_type, kernel_set=kernel_set,
-            memory_mode=memory_mode, jobs=jobs)
+        from orchestrator.runner.build_app import build_runner_app  # the runner's own layer
+
+        result: BuildResult = build_runner_app(work, target, build_type=build_type,
+                                               kernel_set=kernel_set, memory_mode=memory_mode,
+                                               jobs=jobs)
     else:
         config = config_for_target(target, app=app, build_type=build_type, options=options)
         result = build_firmware(work, config, jobs=jobs)
