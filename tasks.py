@@ -15,7 +15,7 @@ QUIET_HELP = "no step progress on stderr"
 @task(help={"json": "print the catalogue as JSON instead of a table"})
 def targets(c, json=False):
     """List every target: CPU, NPU and MACs, platform, simulators, Vela defaults."""
-    run("orchestrator.targets.report:targets_command", json=json)
+    run("orchestrator.targets.listing:targets_command", json=json)
 
 
 @task(
@@ -42,7 +42,7 @@ def doctor(c, target=None, json=False):
 def parse(c, logfile, json=False, etdump_dir=None, target=None):
     """Turn any runner log into a RunResult: status, cause, next step, numbers."""
     run(
-        "orchestrator.parse.command:parse_command",
+        "orchestrator.parse.parse_cli:parse_command",
         logfile=logfile,
         json=json,
         etdump_dir=etdump_dir,
@@ -68,7 +68,7 @@ def parse(c, logfile, json=False, etdump_dir=None, target=None):
 def build(c, target, app="selftest", build_type="release", option=None, json=False,
           kernel_set=None, memory_mode=None, quiet=False):
     """Configure if needed, build incrementally, print ELF sections and memory-region use."""
-    run("orchestrator.build.command:build_command", silent=quiet, target=target, app=app,
+    run("orchestrator.build.build_cli:build_command", silent=quiet, target=target, app=app,
         build_type=build_type, options=option, json=json, kernel_set=kernel_set,
         memory_mode=memory_mode)
 
@@ -108,7 +108,7 @@ def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=Fa
             memory_mode=None, vela_config=None, vela_flags=None, tosa=False, strict=True,
             torchvision=False, json=False, quiet=False):
     """Compile a PyTorch model to a .pte with Vela and delegation reports (cached)."""
-    run("orchestrator.aot.command:compile_command", silent=quiet, model=model, target=target,
+    run("orchestrator.aot.compile_cli:compile_command", silent=quiet, model=model, target=target,
         quantize=quantize, delegate=True if delegate else (False if no_delegate else None),
         inputs=inputs, calibration=calibration, system_config=system_config,
         memory_mode=memory_mode, vela_config=vela_config, vela_flags=vela_flags, tosa=tosa,
@@ -133,7 +133,7 @@ def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=Fa
 def regress(c, matrix=None, jobs=None, shard=None, filter=None, rerun_failed=False,
             update_baselines=False, baselines=None, require=None, json=False, quiet=False):
     """Run a regression matrix; reports go to scratch/runs/<run id>/, exit 1 if a cell failed."""
-    run("orchestrator.regress.command:regress_command", matrix=matrix, jobs=jobs, shard=shard,
+    run("orchestrator.regress.regress_cli:regress_command", matrix=matrix, jobs=jobs, shard=shard,
         filter=filter, rerun_failed=rerun_failed, update_baselines=update_baselines,
         baselines=baselines, require=require, json=json, quiet=quiet)
 
@@ -148,12 +148,12 @@ def regress(c, matrix=None, jobs=None, shard=None, filter=None, rerun_failed=Fal
 )
 def regress_merge(c, reports=None, out=None, json=False, quiet=False):
     """Merge `invoke regress --shard i/N` reports into one report and one verdict."""
-    run("orchestrator.regress.command:merge_command", reports=reports, out=out, json=json,
+    run("orchestrator.regress.regress_cli:merge_command", reports=reports, out=out, json=json,
         quiet=quiet)
 
 
 setup = options_task(
-    "orchestrator.setup.command:setup_command", SetupFlags, name="setup",
+    "orchestrator.setup.installation:setup_command", SetupFlags, name="setup",
     doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
     flags={"json": (False, "print the lock entries of the selected items as JSON"),
            "quiet": (False, QUIET_HELP)},

@@ -14,7 +14,7 @@ from orchestrator.cli import print_json, resolve
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult, Status
-from orchestrator.results.report import print_result
+from orchestrator.results.summary_table import print_result
 from orchestrator.sim.session import RESULT
 from orchestrator.targets.catalogue import unknown_name_error
 

@@ -13,7 +13,7 @@ from orchestrator.options.setup import SetupFlags
 from orchestrator.pins import python_pin
 from orchestrator.setup.catalogue import host_build, host_key, load_setup_catalogue
 from orchestrator.setup.checks import setup_checks
-from orchestrator.setup.command import plan
+from orchestrator.setup.installation import plan
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions, SourceRequest, build_options
 from orchestrator.targets import load_catalogue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from orchestrator.build.config import config_for_target
 from orchestrator.build.driver import BuildResult, build_firmware
-from orchestrator.build.report import format_build
+from orchestrator.build.memory_tables import format_build
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import scratch

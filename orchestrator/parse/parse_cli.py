@@ -8,7 +8,7 @@ from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.parse.result import parse_log
 from orchestrator.results.model import Status
-from orchestrator.results.report import print_result
+from orchestrator.results.summary_table import print_result
 
 EXIT_NOT_PASSED = 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.parse.result import parse_log
-from orchestrator.results.report import print_result, summary_rows, verdict
+from orchestrator.results.summary_table import print_result, summary_rows, verdict
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 

@@ -10,8 +10,8 @@ import pytest
 from regress_replay import replay_stages
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.regress.command import merge_command, regress_command
-from orchestrator.regress.report import LAST_POINTER
+from orchestrator.regress.regress_cli import merge_command, regress_command
+from orchestrator.regress.report_document import LAST_POINTER
 
 
 def regress(unit_matrix, tree, stages=None, **flags):

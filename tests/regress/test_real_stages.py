@@ -6,7 +6,7 @@ import pytest
 
 from orchestrator.paths import scratch
 from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.wiring import RealStages, compile_options, vela_estimate
+from orchestrator.regress.real_stages import RealStages, compile_options, vela_estimate
 from orchestrator.targets import load_catalogue
 
 MATRIX = """

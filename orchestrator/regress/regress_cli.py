@@ -16,7 +16,7 @@ from orchestrator.regress.engine import EngineOptions, EngineRun, execute
 from orchestrator.regress.matrix import Matrix, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
 from orchestrator.regress.progress import make_progress
-from orchestrator.regress.report import (
+from orchestrator.regress.report_document import (
     build_document,
     failing_cells,
     last_report,
@@ -49,7 +49,7 @@ def regress_command(matrix: str | None, jobs: int | str | None = None, shard: st
                             jobs=_jobs(jobs), require=_require(require),
                             baselines=book, tolerances=loaded.tolerances)
     if stages is None:
-        from orchestrator.regress.wiring import RealStages
+        from orchestrator.regress.real_stages import RealStages
 
         stages = RealStages(tree)
     progress = make_progress(quiet or json)
