@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from orchestrator.progress import CommandRun, stream_command
 
 CONFIGURE_STAMP = "eor-configure.json"
 NO_WORK = "ninja: no work to do."
+HOME_KEY = "CMAKE_HOME_DIRECTORY:INTERNAL="
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,20 @@ def _run(command: list[str], log: Path, what: str) -> CommandRun:
     return stream_command(command, log, what, build_environment(compiler_launcher()))
 
 
+def forget_other_source(build_dir: Path, source: Path) -> None:
+    """A build directory configured from another checkout (a scratch shared by clones):
+    CMake refuses its cache, so drop the cache and keep the objects (ninja rebuilds only
+    what compiles differently, and with prefix maps nothing does)."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    for line in cache.read_text(errors="replace").splitlines():
+        if line.startswith(HOME_KEY) and Path(line[len(HOME_KEY):]) != source.resolve():
+            cache.unlink()
+            shutil.rmtree(build_dir / "CMakeFiles", ignore_errors=True)
+            return
+
+
 def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
     """Configure unless the same arguments already produced build.ninja; True if it ran."""
     arguments = configure_definitions(config, tools, build_dir)
@@ -72,6 +88,7 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
             return False
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
+    forget_other_source(build_dir, firmware_source())
     done = _run([str(tools.cmake), *arguments], build_dir / "configure.log",
                 f"configure {config.key}")
     if done.returncode != 0:

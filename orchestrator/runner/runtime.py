@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from orchestrator.build.cmake import forget_other_source
 from orchestrator.build.toolchain import (
     Compilers,
     build_environment,
@@ -148,6 +149,7 @@ def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSourc
     if not stamp.is_file() or json.loads(stamp.read_text()) != wanted:
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
+        forget_other_source(build_dir, RUNTIME_PROJECT)
         run_step(args, build_dir / "configure.log", "configure the ExecuTorch runtime", env)
         stamp.write_text(json.dumps(wanted))
         configured = True
