@@ -6,6 +6,7 @@ from invoke import task
 
 from orchestrator.cli import run
 from orchestrator.options import RunRequest
+from orchestrator.options.compile import CompileTask
 from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
 
@@ -32,8 +33,8 @@ def doctor(c, target=None, json=False):
 @task(
     help={
         "logfile": "a saved console log: upstream runner / run_fvp.sh / FVP / Zephyr, or a "
-        "transcript.log of this tool",
-        "json": "print the RunResult document as JSON",
+        "transcript.log of this tool; or a folder: every .log/.txt in it, one table",
+        "json": "print the RunResult document as JSON (a list of them for a folder)",
         "etdump_dir": "where decoded ETDump blocks go (default: <logfile>.etdump/)",
         "target": "target name, to label PMU counters when the log printed no event list",
     },
@@ -81,38 +82,11 @@ run_ = options_task(
 )
 
 
-@task(
-    help={
-        "model": "built-in name (add, softmax, convnet, mv2), a .py file with ModelUnderTest "
-                 "and ModelInputs, a torch.save'd .pt model, or module:function",
-        "target": "target name (invoke targets lists them)",
-        "quantize": "int8 (default), a16w8 where the target supports int16, or none",
-        "delegate": "delegate to the NPU (default for Ethos-U targets; refused without an NPU)",
-        "no_delegate": "run every op on the CPU (default for Cortex-M targets)",
-        "inputs": "input tensors: .pt (torch.save of a tuple) or .npy",
-        "calibration": "calibration data for quantization: a .pt/.npy file or a directory",
-        "system_config": "Vela system config (default: the target's, from the catalogue)",
-        "memory_mode": "Vela memory mode (default: the target's, from the catalogue)",
-        "vela_config": "your own vela.ini",
-        "vela_flags": "extra Vela flags, e.g. '--optimise Size'",
-        "tosa": "also keep the TOSA flatbuffer(s)",
-        "strict": "strict torch.export (default); --no-strict for non-strict export",
-        "torchvision": "mv2: use torchvision's MobileNetV2 (needs torchvision installed)",
-        "json": "print the summary as JSON",
-        "quiet": QUIET_HELP,
-    },
-    auto_shortflags=False,
+compile = options_task(
+    "orchestrator.aot.compile_cli:compile_command", CompileTask, name="compile",
+    doc="Compile a PyTorch model to a .pte with Vela and delegation reports (cached).",
+    flags={"json": (False, "print the summary as JSON"), "quiet": (False, QUIET_HELP)},
 )
-def compile(c, model="mv2", target="ethos-u55-128", quantize="int8", delegate=False,
-            no_delegate=False, inputs=None, calibration=None, system_config=None,
-            memory_mode=None, vela_config=None, vela_flags=None, tosa=False, strict=True,
-            torchvision=False, json=False, quiet=False):
-    """Compile a PyTorch model to a .pte with Vela and delegation reports (cached)."""
-    run("orchestrator.aot.compile_cli:compile_command", silent=quiet, model=model, target=target,
-        quantize=quantize, delegate=True if delegate else (False if no_delegate else None),
-        inputs=inputs, calibration=calibration, system_config=system_config,
-        memory_mode=memory_mode, vela_config=vela_config, vela_flags=vela_flags, tosa=tosa,
-        strict_export=strict, torchvision=torchvision, json=json)
 
 
 @task(

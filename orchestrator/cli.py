@@ -9,14 +9,17 @@ from collections.abc import Callable
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import from_cli
 
 EXIT_USER_ERROR = 2
 
 
-def resolve(reference: str) -> Callable[..., int | None]:
-    """Import 'package.module:function' only when the task runs (keeps `invoke --list` fast)."""
+def resolve(reference: str) -> Callable[..., Any]:
+    """Import 'package.module:function' only when the task runs (keeps `invoke --list` fast);
+    a dynamic import is a typing boundary, so the caller states what it expects back."""
     module_name, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
+    command: Callable[..., Any] = getattr(importlib.import_module(module_name), attribute)
+    return command
 
 
 def run(reference: str, silent: bool = False, **kwargs: Any) -> None:
@@ -64,11 +67,10 @@ def split_list(value: str | None) -> list[str]:
 def run_with_options(reference: str, group: type, values: dict[str, Any], **flags: Any) -> None:
     """Build the task's option group from its flags (one-line error on a bad value), then
     call the command with the group and the task's own presentation flags (e.g. json)."""
-    from orchestrator.options.fields import from_cli
-
     silent = bool(flags.pop("quiet", False))
 
     def command() -> int | None:
-        return resolve(reference)(from_cli(group, values), **flags)
+        code: int | None = resolve(reference)(from_cli(group, values), **flags)
+        return code
 
     run_callable(command, silent)

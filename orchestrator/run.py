@@ -38,7 +38,7 @@ def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
     if request.app is None:
         request = request.resolved()
     if request.app not in APPS:
-        raise unknown_name_error("app", request.app, sorted(APPS), "invoke run --help")
+        raise unknown_name_error("app", str(request.app), sorted(APPS), "invoke run --help")
     work = (work or scratch()).ensure()
     result: RunResult = resolve(APPS[request.app])(request, work)
     run_dir = run_dir_for(work, result.run_id)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from invoke import Context, Task
+from invoke.context import Context
+from invoke.tasks import Task
 
 from orchestrator.cli import run_with_options
 from orchestrator.options.fields import Spec, cli_specs, help_text
@@ -15,7 +16,9 @@ from orchestrator.options.fields import Spec, cli_specs, help_text
 def _parameter(spec: Spec) -> inspect.Parameter:
     """Switches default False (a flag); everything else None (a string invoke leaves to our
     parsers, so a bad value is our one-line error, not a traceback)."""
-    default: Any = False if spec.is_bool else None
+    default: Any = None
+    if spec.is_bool:
+        default = spec.default if isinstance(spec.default, bool) else False
     if spec.required:
         return inspect.Parameter(spec.parameter, inspect.Parameter.KEYWORD_ONLY)
     return inspect.Parameter(spec.parameter, inspect.Parameter.KEYWORD_ONLY, default=default)
@@ -34,12 +37,16 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
 
     parameters = [inspect.Parameter("c", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     parameters += [_parameter(spec) for spec in specs]
+    offs = {spec.info.off[0]: spec.info.off[1] for spec in specs if spec.info.off}
+    parameters += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=False)
+                   for name in offs]
     parameters += [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
                    for key, (default, _) in extra.items()]
     body.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     body.__doc__ = doc
     body.__name__ = name
     helps = {spec.parameter: help_text(spec) for spec in specs}
+    helps.update(offs)
     helps.update({key: text for key, (_, text) in extra.items()})
     return Task(body, name=name, help=helps, positional=[], auto_shortflags=False,
                 iterable=[spec.parameter for spec in specs if spec.info.repeatable],

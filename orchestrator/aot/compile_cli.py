@@ -9,6 +9,7 @@ from typing import Any
 from orchestrator.aot.api import cached_product, compile_request, make_request
 from orchestrator.aot.products import Product
 from orchestrator.cli import print_json
+from orchestrator.options.compile import CompileTask
 from orchestrator.paths import scratch
 
 
@@ -84,10 +85,10 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def compile_command(model: str, target: str, json: bool = False, **options: Any) -> int:
+def compile_command(task: CompileTask, json: bool = False) -> int:
     """Compile (or fetch from cache) and print the summary."""
     started = time.perf_counter()
-    request = make_request(model, target, **options)
+    request = make_request(task.model, task.target, **task.choices.given())
     where = scratch()
     if cached_product(request, where) is None:
         print(f"compiling {request.model.name} for {request.options.target} "

@@ -21,10 +21,10 @@ def format_build(result: BuildResult) -> str:
              f"  elf       {result.elf}", f"  build id  {result.build_id}", "",
              f"  {'section':<20} {'address':>10} {'size':>10}  region (load region)"]
     for section in result.sections:
-        region = section.region or "-"
+        placed = section.region or "-"
         if section.load_region and section.load_region != section.region:
-            region += f" ({section.load_region})"
-        lines.append(f"  {section.name:<20} 0x{section.address:08x} {section.size:>10}  {region}")
+            placed += f" ({section.load_region})"
+        lines.append(f"  {section.name:<20} 0x{section.address:08x} {section.size:>10}  {placed}")
     lines += ["", f"  {'region':<8} {'origin':>10} {'used':>12} {'size':>12} {'use':>7}"]
     for region in result.regions:
         lines.append(f"  {region.name:<8} 0x{region.origin:08x} {_size(region.used):>12} "

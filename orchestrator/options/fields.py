@@ -29,6 +29,7 @@ class OptionInfo:
     matrix: bool = True
     repeatable: bool = False
     bare: bool = False         # may be given without a value (--force = everything)
+    off: tuple[str, str] | None = None   # a yes/no/unset switch: (off flag, its help)
 
 
 @dataclass(frozen=True)
@@ -52,16 +53,16 @@ class Spec:
 
     @property
     def is_bool(self) -> bool:
-        """A switch: given or not."""
-        return isinstance(self.default, bool)
+        """A switch: given or not (or a yes/no/unset switch with an off flag)."""
+        return isinstance(self.default, bool) or self.info.off is not None
 
 
 def option(default: Any = MISSING, help: str = "", *, parse: Parser | None = None,
            flag: str | None = None, cli: bool = True, matrix: bool = True,
-           repeatable: bool = False, bare: bool = False,
+           repeatable: bool = False, bare: bool = False, off: tuple[str, str] | None = None,
            default_factory: Callable[[], Any] | None = None) -> Any:
     """A dataclass field that is a user option (see OptionInfo for the switches)."""
-    info = OptionInfo(help, parse, flag, cli, matrix, repeatable, bare)
+    info = OptionInfo(help, parse, flag, cli, matrix, repeatable, bare, off)
     if default_factory is not None:
         return field(default_factory=default_factory, metadata={META: info})
     return field(default=default, metadata={META: info})
@@ -126,9 +127,18 @@ def unknown_option_error(kind: str, unknown: Iterable[str], known: Iterable[str]
 
 def from_cli(group: type[Group], values: Mapping[str, Any]) -> Group:
     """A group from invoke's keyword arguments (keyed by parameter; None = not given)."""
-    given = {spec.name: values[spec.parameter] for spec in specs(group)
-             if spec.info.cli and values.get(spec.parameter) not in (None, [], ())}
-    return build(group, given, lambda spec: spec.flag)
+    given = {spec.name: _cli_value(spec, values) for spec in specs(group) if spec.info.cli}
+    return build(group, {name: value for name, value in given.items()
+                         if value not in (None, [], ())}, lambda spec: spec.flag)
+
+
+def _cli_value(spec: Spec, values: Mapping[str, Any]) -> Any:
+    """The flag's value; a yes/no/unset switch is True, False (its off flag) or None."""
+    if spec.info.off is None:
+        return values.get(spec.parameter)
+    if values.get(spec.info.off[0]):
+        return False
+    return True if values.get(spec.parameter) else None
 
 
 def from_matrix(group: type[Group], values: Mapping[str, Any], where: str,
@@ -186,7 +196,11 @@ def number(value: Any, label: str) -> float:
 
 def seconds(value: Any, label: str) -> float:
     """A positive number of seconds."""
-    result = number(value, label)
+    try:
+        result = number(value, label)
+    except OrchestratorError:
+        raise OrchestratorError(f"{label} {value} is not a number of seconds",
+                                f"e.g. {label} 60") from None
     if result <= 0:
         raise OrchestratorError(f"{label} must be positive seconds", f"e.g. {label} 60")
     return result

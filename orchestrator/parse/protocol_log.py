@@ -103,7 +103,7 @@ def _failure(facts: LogFacts, stream: ParsedStream, status: str, code: int | Non
     meaning = classify_exit(code)
     notes = [frame.fields for frame in stream.other if frame.type == "note"]
     note = notes[-1] if notes else {}
-    details = {"exit_code": code}
+    details: dict[str, object] = {"exit_code": code}
     if "et_error" in note:
         details.update(status_details(int(note["et_error"], 0)))
     failed = [check.name for check in stream.checks if not check.ok]

@@ -69,7 +69,7 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
     from orchestrator.sim.select import refuse_unless_capable, simulator_binary
 
     catalogue = load_catalogue()
-    target, simulator = catalogue.target(cell.target), catalogue.simulators[cell.sim]
+    target, simulator = catalogue.target(cell.target), catalogue.simulators[cell.simulator]
     refuse_unless_capable(simulator, target, needs_npu=target.has_npu, needs_data=True)
     request = run_request(cell, "runner")
     return simulate_product(out_dir, new_run_id(), target, simulator,

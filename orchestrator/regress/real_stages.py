@@ -49,7 +49,7 @@ class RealStages:
         """Why the cell's simulator (or the model runner) cannot be used here."""
         from orchestrator.sim.select import simulator_binary
 
-        simulator = self.catalogue.simulators[cell.sim]
+        simulator = self.catalogue.simulators[cell.simulator]
         try:
             simulator_binary(self.tree, simulator)
         except OrchestratorError as error:
@@ -126,7 +126,7 @@ class RealStages:
         from orchestrator.sim.select import refuse_unless_capable, simulator_binary
 
         target = self.catalogue.target(cell.target)
-        simulator = self.catalogue.simulators[cell.sim]
+        simulator = self.catalogue.simulators[cell.simulator]
         refuse_unless_capable(simulator, target, needs_npu=False)
         started = utc_now()
         idle = model_lane.idle_seconds(cell)

@@ -78,7 +78,7 @@ def load_report(path: Path) -> dict[str, Any]:
     if document.get("kind") != REPORT_KIND or document.get("schema") != REPORT_SCHEMA:
         raise OrchestratorError(f"{path} is not a schema {REPORT_SCHEMA} regression report",
                                 "pass the report.json that invoke regress wrote")
-    return document
+    return dict(document)
 
 
 def remember_last(runs_dir: Path, report_path: Path) -> None:

@@ -68,6 +68,41 @@ def _memory(result: RunResult) -> str | None:
     return ", ".join(parts) or None
 
 
+def _vela(result: RunResult) -> str | None:
+    """Vela's memory and throughput estimates (compile time, not measured)."""
+    vela = result.vela
+    if vela is None:
+        return None
+    used = [
+        f"{name} {value:g} KiB"
+        for name, value in (("SRAM", vela.sram_used_kib), ("DRAM", vela.dram_used_kib),
+                            ("off-chip flash", vela.offchip_flash_used_kib))
+        if value is not None
+    ]
+    if vela.network_tops_per_s is not None:
+        used.append(f"{vela.network_tops_per_s:g} Tops/s")
+    if vela.npu_operators is not None:
+        used.append(f"{vela.npu_operators} NPU / {vela.cpu_operators or 0} CPU operators")
+    return ", ".join(used) or None
+
+
+def _delegation(result: RunResult) -> str | None:
+    """How much of the graph went to a backend."""
+    delegation = result.delegation
+    if delegation is None:
+        return None
+    return (
+        f"{_count(delegation.delegated_nodes)} nodes delegated in "
+        f"{_count(delegation.subgraphs)} subgraphs, {_count(delegation.non_delegated_nodes)} not"
+    )
+
+
+def _exit_code(result: RunResult) -> str | None:
+    """The firmware's own exit code, when it printed one (0 shown too)."""
+    code = result.simulation.application_exit_code
+    return None if code is None else f"{code} (printed by the application)"
+
+
 def _errors(result: RunResult) -> str | None:
     """BundleIO or host comparison statistics."""
     comparison = result.comparison
@@ -112,6 +147,9 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("cycles", _cycles(result)),
         ("NPU", _npu_share(result)),
         ("memory", _memory(result)),
+        ("vela", _vela(result)),
+        ("delegation", _delegation(result)),
+        ("exit code", _exit_code(result)),
         ("error stats", _errors(result)),
         ("outputs", _outputs(result)),
         ("stop", result.simulation.stop_reason),

@@ -26,6 +26,7 @@ from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.needs import needs
 from orchestrator.setup.options import GROUPS, SetupOptions, build_options
 from orchestrator.setup.state import artifact_state, source_state
+from orchestrator.targets import Target, load_catalogue
 
 GROUP_OF_KIND = {"toolchain": "toolchain", "fvp": "fvp"}
 
@@ -63,8 +64,23 @@ def _names(catalogue: SetupCatalogue) -> list[str]:
     return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
 
 
+def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
+    """--archive, --fvp-dir and --source name pinned items (a typo is an error, not ignored)."""
+    fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
+    for flag, given, known in (("--archive", options.archives, list(catalogue.artifacts)),
+                               ("--fvp-dir", options.fvp_dirs, fvps),
+                               ("--source", options.sources, list(catalogue.sources))):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise OrchestratorError(f"{flag} names {', '.join(unknown)}, which the pins do not "
+                                    f"list (known: {', '.join(known)})",
+                                    f"invoke setup {flag} {known[0]}=<path>" if known else
+                                    "invoke setup --help")
+
+
 def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
     """The items selected by --only and --targets, in install order."""
+    check_names(catalogue, options)
     words = set(options.only or GROUPS)
     unknown = sorted(words - set(_names(catalogue)))
     if unknown:
@@ -81,11 +97,10 @@ def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
     return items
 
 
-def _targets(names: tuple[str, ...]) -> list:
+def _targets(names: tuple[str, ...]) -> list[Target]:
     """Target records for --targets (unknown names give the catalogue's one-line error)."""
     if not names:
         return []
-    from orchestrator.targets import load_catalogue
     catalogue = load_catalogue()
     return [catalogue.target(name) for name in names]
 

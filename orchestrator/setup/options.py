@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from orchestrator._toml import load_toml
 from orchestrator.cli import split_list
@@ -100,6 +101,18 @@ def source_request(text: str) -> SourceRequest:
     return SourceRequest(Path(path).expanduser().resolve(), rev)
 
 
+def mirror_url(text: str) -> str:
+    """The mirror base URL, checked: http(s) with a host ('' = no mirror)."""
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise OrchestratorError(f"mirror {text!r} is not an http(s) URL",
+                                "invoke setup --mirror https://host/path (or unset "
+                                f"{MIRROR_ENV})")
+    return text
+
+
 def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The setup config file (--config or $ETHOSU_ORCH_SETUP_CONFIG), {} when none."""
     chosen = path or environ.get(CONFIG_ENV)
@@ -112,7 +125,7 @@ def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     return load_toml(config)
 
 
-def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict:
+def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict[str, str]:
     """Config < environment < flags, per name."""
     return {**{k: str(v) for k, v in config.items()}, **env, **flag}
 
@@ -141,12 +154,13 @@ def build_options(flags: SetupFlags = NO_FLAGS, environ: Mapping[str, str] | Non
                                 f"{', '.join(PROVIDERS)})",
                                 "invoke setup --toolchain-provider auto")
     chosen_dir = flags.toolchain_dir or cfg.get("toolchain_dir")
+    mirror = mirror_url(flags.mirror or environ.get(MIRROR_ENV) or cfg.get("mirror", ""))
     cache = flags.cache_dir or environ.get(CACHE_ENV) or cfg.get("cache_dir")
     return SetupOptions(
         only=tuple(split_list(flags.only)), targets=tuple(split_list(flags.targets)),
         force=_names_or_all(flags.force),
         offline=flags.offline or bool(cfg.get("offline", False)),
-        mirror=flags.mirror or environ.get(MIRROR_ENV) or cfg.get("mirror", ""),
+        mirror=mirror,
         cache_dir=Path(cache).expanduser().resolve() if cache else None,
         archives={k: Path(v).expanduser().resolve() for k, v in archives.items()},
         sources={k: source_request(v) for k, v in sources.items()},

@@ -167,3 +167,21 @@ def test_no_model_runs_the_default_model_and_selftest_stays_under_app():
     selftest = cli_request("--target", TARGET, "--app", "selftest").resolved()
     assert (selftest.app, selftest.model) == ("selftest", None)
     assert cli_request("--target", TARGET, "--elf", "x.elf").resolved().app == "elf"
+
+
+def test_matrix_timeout_of_the_wrong_type_is_one_line_naming_the_file(tmp_path):
+    path = write_matrix(tmp_path, {})
+    path.write_text(path.read_text().replace('sim = "fvp"', 'sim = "fvp"\ntimeout_s = "ten"'))
+    with pytest.raises(OrchestratorError) as error:
+        load_matrix(path)
+    assert str(path) in error.value.message and "timeout_s ten is not a number of seconds" \
+        in error.value.message
+
+
+def test_unknown_matrix_target_names_the_file(tmp_path):
+    path = write_matrix(tmp_path, {})
+    path.write_text(path.read_text().replace(TARGET, "ethos-u85-129"))
+    with pytest.raises(OrchestratorError) as error:
+        expand(load_matrix(path), load_catalogue())
+    assert str(path) in error.value.message and "unknown target 'ethos-u85-129'" in \
+        error.value.message
