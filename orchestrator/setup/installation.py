@@ -173,7 +173,7 @@ def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:
         if is_current(item, read_lock(ctx.scratch), ctx.options):
             continue
         try:
-            with step(f"setup: install {item.name}"):
+            with step(f"setup: installing {item.name}"):
                 entries = item.provide(ctx)
         except OrchestratorError as error:
             failures[item.name] = error
