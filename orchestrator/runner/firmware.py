@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.build import BuildResult, build_firmware
@@ -29,7 +29,7 @@ class RunnerOptions:
 
     memory_mode: str
     pools: Pools
-    kernel_set: str = "all"
+    kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
     build_type: str = "release"
     jobs: int = 2
     model_ops: tuple[str, ...] = ()   # the operators of the model about to run
