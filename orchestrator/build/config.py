@@ -38,6 +38,8 @@ class BuildConfig:
     build_type: str = "release"
     npu_config: str | None = None
     options: tuple[tuple[str, str], ...] = field(default=())
+    # Source trees outside the checkout it compiles (name, dir): prefix-mapped to their name.
+    trees: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def key(self) -> str:

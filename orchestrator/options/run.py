@@ -56,7 +56,8 @@ class RunnerSettings:
 
     memory_mode: str | None = option(None, "runner: Ethos-U memory mode (default: the target's)",
                                      parse=text)
-    kernel_set: str = option(help="runner: portable kernels linked (all, common: see "
+    kernel_set: str = option(help="runner: portable kernels linked (model: only the model's, "
+                             "growing with later models; all; or a named set: see "
                              "orchestrator/data/runner.toml)", parse=text,
                              default_factory=lambda: runner_defaults()["kernel_set"])
     method_pool: int | None = option(None, "runner: method pool bytes (e.g. 32M; default from "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.build import BuildResult, build_firmware
@@ -30,9 +30,10 @@ class RunnerOptions:
 
     memory_mode: str
     pools: Pools
-    kernel_set: str = "all"
+    kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
     build_type: str = "release"
     jobs: int = 2
+    model_ops: tuple[str, ...] = ()   # the operators of the model about to run
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
     """The runtime build a target links (shared by every platform with the same -mcpu)."""
     cmake_type = firmware_data()["build_types"][options.build_type]
     return RuntimeConfig(target.platform.gcc_cpu, cmake_type, options.kernel_set,
-                         kernel_ops(options.kernel_set))
+                         kernel_ops(options.kernel_set), options.model_ops)
 
 
 def memory_regions(platform: Platform, code_size: int) -> str:
@@ -104,7 +105,16 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
                            "EOR_RUNNER_CMSIS": str(sources.cmsis)})
     return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
                        npu_config=target.name if target.has_npu else None,
-                       options=tuple(sorted(values.items())))
+                       options=tuple(sorted(values.items())), trees=source_trees(sources))
+
+
+def source_trees(sources: RuntimeSources | None) -> tuple[tuple[str, str], ...]:
+    """(name, dir) of the upstream trees the runner compiles from (for prefix maps)."""
+    if sources is None:
+        return ()
+    named = {"executorch": sources.executorch, "cmsis-nn": sources.cmsis_nn,
+             "ethos-u-core-driver": sources.ethosu_driver, "cmsis": sources.cmsis}
+    return tuple((name, str(path)) for name, path in named.items() if path is not None)
 
 
 def build_runner(work: Scratch, target: Target, options: RunnerOptions,
@@ -118,7 +128,8 @@ def build_runner(work: Scratch, target: Target, options: RunnerOptions,
                             jobs=options.jobs)
     runtime_done = time.perf_counter()
     config = runner_build_config(target, options, runtime.build_dir, trees)
-    firmware = build_firmware(work, config, jobs=options.jobs)
+    firmware = build_firmware(work, config, jobs=options.jobs,
+                              manifest_extra={"kernels": runtime.kernels_json()})
     return RunnerBuild(runtime, firmware,
                        {"runtime": round(runtime_done - started, 3),
                         "runner": round(time.perf_counter() - runtime_done, 3)})

@@ -4,6 +4,7 @@ fits, load it and its inputs into the simulator, run, parse, compare with the ho
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     started = utc_now()
     options = runner_options_for(target, request)
     product = compile_for(request.model, target, options.memory_mode, settings, work)
+    options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, target, options, settings.sources)
     run_id = request.run_id
     return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
@@ -109,6 +111,13 @@ def compile_choices_for(target: Target, mode: str, settings: RunnerSettings) -> 
     return options
 
 
+def model_operators(product: Product) -> tuple[str, ...]:
+    """Every operator the compiled program calls (all methods), sorted."""
+    methods = program_facts_of(product.manifest).get("methods") or {}
+    return tuple(sorted({op for method in methods.values()
+                         for op in method.get("operators", [])}))
+
+
 def input_tensors(product: Product) -> list[InputTensor]:
     """The compile stage's inputs: raw bytes (in the program's dim order) with dtype/shape."""
     return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
@@ -139,6 +148,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
                                   "kernel_set": settings.kernel_set,
+                                  "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})

@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
                     "orchestrator.hosttools", "orchestrator.crash_report",
-                    "orchestrator.write_faults",
+                    "orchestrator.write_faults", "orchestrator.progress",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.options",
                     "orchestrator.protocol", "orchestrator.results", "orchestrator.targets")),
     ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse",
