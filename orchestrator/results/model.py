@@ -10,7 +10,7 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -133,6 +133,8 @@ class NpuPmu:
     inferences: int | None = None
     delegations: int | None = None
     event_source: str | None = None
+    executor: str | None = None          # "fvp" or "functional-model": who ran the NPU
+    executor_version: str | None = None  # the functional model's version (None on an FVP)
 
 
 @dataclass

@@ -9,6 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.build.npu_model import (
+    EXECUTOR_FVP,
+    EXECUTOR_MODEL,
+    model_version,
+    placed_model,
+)
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
     Classification,
@@ -46,7 +52,10 @@ def pools(stream: ParsedStream, memory: MemoryUse | None) -> MemoryUse:
 
 
 def npu_pmu(stream: ParsedStream, target: Target) -> NpuPmu | None:
-    """NPU cycles and the named event counters, in the catalogue's counter order."""
+    """NPU cycles and the named event counters, in the catalogue's counter order; on the
+    functional NPU model, which model ran and how often (no cycles, no counters: it has none)."""
+    if placed_model(target) is not None:
+        return functional_model_npu(stream)
     cycles = stream.metric("ethosu_pmu_cycle_cntr")
     if not target.has_npu or cycles is None:
         return None
@@ -58,7 +67,18 @@ def npu_pmu(stream: ParsedStream, target: Target) -> NpuPmu | None:
     return NpuPmu(cycles=cycles.value, counters=counters,
                   inferences=runs.value if runs else None,
                   delegations=delegations.value if delegations else None,
-                  event_source="ethosu_pmu")
+                  event_source="ethosu_pmu", executor=EXECUTOR_FVP)
+
+
+def functional_model_npu(stream: ParsedStream) -> NpuPmu:
+    """The NPU record of a functional-model run: the model and its version (as the firmware
+    reported it, else the version it was built with), delegations; never cycles or events."""
+    reported = next((frame.fields["npu_model_version"] for frame in stream.other
+                     if frame.type == "note" and "npu_model_version" in frame.fields), None)
+    delegations, runs = stream.metric("npu_delegations"), stream.metric("inferences")
+    return NpuPmu(cycles=None, counters=[], inferences=runs.value if runs else None,
+                  delegations=delegations.value if delegations else None,
+                  executor=EXECUTOR_MODEL, executor_version=reported or model_version())
 
 
 def device_arrays(stream: ParsedStream, orders: Sequence[tuple[int, ...]]) -> list[Any]:
@@ -178,3 +198,20 @@ def check_nonce(result: RunResult, stream: ParsedStream, nonce: int) -> RunResul
         kind=Kind.LAUNCH_FAILURE, summary=summary,
         next_step=f"check the data files and addresses in {result.artifacts.get('command')}",
         details={"nonce_expected": nonce, "nonce_seen": seen.value}))
+
+
+def explain_npu_model_refusal(result: RunResult, stream: ParsedStream) -> RunResult:
+    """A command stream the functional NPU model refused (its note names the model, the target
+    and the reason: an arch/MAC mismatch, an unimplemented command) is an NPU error."""
+    refusal = next((frame.fields for frame in stream.other
+                    if frame.type == "note" and "npu_model_code" in frame.fields), None)
+    if refusal is None or result.status is Status.PASS:
+        return result
+    summary = refusal.get("message") or "the functional NPU model refused the command stream"
+    return replace(result, status=Status.FAIL, reason=summary, classification=Classification(
+        kind=Kind.NPU_ERROR, summary=summary,
+        next_step=f"compile the model for {refusal.get('npu_config')} (invoke compile "
+                  f"--target {refusal.get('npu_config')}), or run it on the FVP: invoke setup "
+                  "--only fvp-corstone-300, then --sim fvp",
+        evidence=result.classification.evidence,
+        details={**result.classification.details, "npu_executor": EXECUTOR_MODEL}))

@@ -18,6 +18,7 @@ from orchestrator.runner.enrich import (
     compare_with_reference,
     explain_exit,
     explain_fvp_stop,
+    explain_npu_model_refusal,
     npu_pmu,
     pools,
 )
@@ -27,7 +28,7 @@ from orchestrator.runner.request import RunnerRequest
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.result import run_result
-from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.select import placed_on, target_binary
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
@@ -47,7 +48,9 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     target = load_catalogue().target(request.target)
     extra = RunnerRequest.from_extra(request.extra)
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
-    binary = simulator_binary(work, simulator)
+    target = placed_on(target, simulator)
+    binary = target_binary(work, simulator, target,
+                           f"invoke run --target {target.name} --model {request.model}")
     started = utc_now()
     mode = memory_mode_of(target, extra.memory_mode)
     product = compile_for(request.model, target, mode, extra, work)
@@ -118,10 +121,12 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
            request: RunRequest, extra: RunnerRequest, run_dir: Path) -> RunResult:
     """Pools, NPU counters, exit meaning, comparison, build facts."""
     from orchestrator.aot.tensors import load_array
+    from orchestrator.regress.wiring import vela_estimate
 
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
+    result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
                                   "kernel_set": extra.kernel_set,
@@ -129,6 +134,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")
+    result = explain_npu_model_refusal(result, stream)
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
