@@ -21,6 +21,8 @@ from orchestrator.aot.program_info import program_facts
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
+from orchestrator.tosa.partitions import MANIFEST_KEY as PARTITIONS_KEY
+from orchestrator.tosa.partitions import Partition
 
 COMPILE_LOG = "compile.log"
 TOSA_PREFIX = "output_tag"   # what ExecuTorch's TOSA backend names each partition's graph
@@ -69,20 +71,33 @@ def _check_runnable(facts: dict[str, Any], request: CompileRequest) -> None:
             "change those ops in the model, or quantize it (--quantize int8)")
 
 
-def _lower_and_save(request: CompileRequest,
-                    staging: Path) -> tuple[Lowered, Any, list[Any], dict[str, Any]]:
+def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example: Any,
+                     samples: list[Any]) -> tuple[Lowered, list[Partition]]:
+    """Lower; for a delegated compile also store each partition's TOSA flatbuffer."""
+    tosa = staging / layout.TOSA_DIR if request.options.tosa else None
+    if not request.options.delegate:
+        return lower(model, example, samples, request.options, request.model.name, tosa), []
+    from orchestrator.tosa.capture import recording_flatbuffers, store_partitions
+
+    with recording_flatbuffers() as recorded:
+        lowered = lower(model, example, samples, request.options, request.model.name, tosa)
+    _keep_tosa_only(tosa)
+    graph_module = lowered.edge.exported_program().graph_module
+    return lowered, store_partitions(graph_module, recorded, staging)
+
+
+def _lower_and_save(request: CompileRequest, staging: Path
+                    ) -> tuple[Lowered, Any, list[Any], dict[str, Any], list[Partition]]:
     model, example = load_model(request.model, request.inputs, request.options.torchvision)
     samples = load_calibration(request.calibration, example) if request.options.quantize \
         else []
     float_outputs = _run(model, example)
-    tosa = staging / layout.TOSA_DIR if request.options.tosa else None
-    lowered = lower(model, example, samples, request.options, request.model.name, tosa)
-    _keep_tosa_only(tosa)
+    lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)
-    return lowered, program, float_outputs, delegation
+    return lowered, program, float_outputs, delegation, partitions
 
 
 def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
@@ -132,7 +147,8 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            lowered, program, float_outputs, delegation = _lower_and_save(request, staging)
+            lowered, program, float_outputs, delegation, partitions = _lower_and_save(
+                request, staging)
     except BaseException as error:
         captured.write(_failure_text(error))
         raise
@@ -160,6 +176,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                                                    "delegated_partitions")},
         "float_ops_after_quantization": delegation["float_ops_after_quantization"],
         "vela": vela["totals"] if vela else None,
+        PARTITIONS_KEY: [partition.to_json(staging) for partition in partitions],
         "known_issues": lowered.workarounds,   # upstream issues met, each worked around
         "compile_seconds": round(time.perf_counter() - started, 3),
     }

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
+from orchestrator.tosa.partitions import Partition, partitions_from_manifest
 
 MANIFEST = "manifest.json"
 PTE = "model.pte"
@@ -70,6 +71,11 @@ class Product:
     @property
     def tosa_files(self) -> list[Path]:
         return sorted((self.directory / TOSA_DIR).glob("*.tosa"))
+
+    @property
+    def partitions(self) -> list[Partition]:
+        """The delegated NPU partitions with their TOSA flatbuffers (empty: CPU only)."""
+        return partitions_from_manifest(self.manifest, self.directory)
 
     def paths(self) -> dict[str, Any]:
         """Product paths as strings, for summaries and JSON."""
