@@ -22,6 +22,7 @@ from orchestrator.targets.catalogue import unknown_name_error
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
+    "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
     "runner": "orchestrator.runner.handler:run_runner",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
@@ -109,7 +110,7 @@ def app_for(app: str | None, model: str | None, elf: str | None) -> str:
                                 "invoke run --target <target> --elf <ELF>")
     if elf:
         return "elf"
-    return app or ("runner" if model else "selftest")
+    return app or ("runner" if model else "selftest")  # --app npuselftest takes --model too
 
 
 def run_command(target: str, app: str | None = None, sim: str | None = None,

@@ -10,11 +10,7 @@
 #include "eor/protocol.h"
 #include "ethosu_driver.h"
 
-#if __has_include(<ethosu_model.h>)
 #include <ethosu_model.h>
-#else
-#include "ethosu_model_pending.h"
-#endif
 
 #ifndef ETHOSU_SHIM_ARCH
 #error "ETHOSU_SHIM_ARCH (55 or 65) comes from the target catalogue through CMake"

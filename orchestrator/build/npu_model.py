@@ -6,6 +6,8 @@ version as the result records it."""
 from __future__ import annotations
 
 import hashlib
+import re
+import sys
 from functools import lru_cache
 
 from orchestrator import __version__
@@ -36,14 +38,17 @@ def arch_of(target: Target) -> int:
 
 @lru_cache(maxsize=1)
 def model_version() -> str:
-    """'<tool version>+<digest of the model and shim sources>': changes with any source."""
+    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>'."""
+    header = (FIRMWARE_DIR / "ethosu_model" / "include" / "ethosu_model.h").read_text()
+    declared = re.search(r'#define ETHOSU_MODEL_VERSION "([^"]+)"', header)
     digest = hashlib.sha256()
     for tree in MODEL_TREES:
         root = FIRMWARE_DIR / tree
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             digest.update(str(path.relative_to(FIRMWARE_DIR)).encode() + b"\0")
             digest.update(path.read_bytes())
-    return f"ethosu_model {__version__}+{digest.hexdigest()[:12]}"
+    version = declared.group(1) if declared else f"(tool {__version__})"
+    return f"ethosu_model {version}+{digest.hexdigest()[:12]}"
 
 
 def model_definitions(target: Target) -> dict[str, str]:
@@ -54,7 +59,8 @@ def model_definitions(target: Target) -> dict[str, str]:
     return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
             "EOR_NPU_MODEL_MACS": str(target.macs),
             "EOR_NPU_MODEL_CORES": str(target.npu_cores or 1),
-            "EOR_NPU_MODEL_VERSION": model_version()}
+            "EOR_NPU_MODEL_VERSION": model_version(),
+            "ETHOSU_MODEL_PYTHON": sys.executable}   # generates the tables from its Vela
 
 
 def executor_name(target: Target) -> str | None:

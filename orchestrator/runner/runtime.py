@@ -67,8 +67,11 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
 
 def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain) -> str:
     """Directory name: readable config plus a digest of everything that feeds configure."""
+    # The wrapper project's path too: CMake refuses to reuse a build directory configured from
+    # another checkout's source tree (worktrees sharing one build scratch).
     recipe = {"config": asdict(config), "executorch": str(sources.executorch),
-              "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE}
+              "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE,
+              "project": str(RUNTIME_PROJECT)}
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:10]
     return f"runtime-{config.name}-{digest}"
 
