@@ -217,3 +217,11 @@ def setup(c, only=None, targets=None, force=None, offline=False, mirror=None, ca
         source=source or [], fvp_dir=fvp_dir or [], accept_eula=accept_eula,
         toolchain_provider=toolchain_provider, toolchain_dir=toolchain_dir,
         allow_dirty=allow_dirty, allow_unpinned=allow_unpinned, config=config, json=json)
+
+
+@task(help={"model": "built-in model name, .py/.pt file or module:function",
+            "target": "an ethos-u55-* or ethos-u65-* target",
+            "json": "print the report as JSON (top-level \"exact\": true|false)"})
+def verify(c, model="mv2", target="ethos-u55-128", json=False):
+    """NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact."""
+    run("orchestrator.vnpu.command:verify_command", model=model, target=target, json=json)

@@ -93,7 +93,8 @@ def render() -> str:
         "#ifndef ETHOSU_MODEL_REGS_H",
         "#define ETHOSU_MODEL_REGS_H",
         "#include <stdint.h>",
-        "typedef struct em_opname { uint8_t kind; uint16_t code; const char *name; } em_opname_entry;",
+        "typedef struct em_opname { uint8_t kind; uint16_t code; const char *name; }"
+        " em_opname_entry;",
         *_enum_lines(module),
         *_field_lines(module),
         *(f"#define EM_KSTRIDE_{key} {bit}" for key, bit in kernel_stride_bits().items()),

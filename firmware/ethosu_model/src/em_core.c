@@ -73,11 +73,11 @@ uint8_t *em_address(em_state *s, unsigned region, uint64_t offset, uint64_t leng
 
 /* --- rounding: value * scale >> shift, in the OFM/IFM round mode --- */
 
-/* 64 x 32 -> 96-bit product as hi:lo, then an arithmetic right shift (portable C99). */
-static void mul_64_32(int64_t a, int32_t b, int64_t *hi, uint64_t *lo) {
+/* 64 x 33 -> 97-bit product as hi:lo, then an arithmetic right shift (portable C99). */
+static void mul_64_33(int64_t a, int64_t b, int64_t *hi, uint64_t *lo) {
     int negative = (a < 0) != (b < 0);
     uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
-    uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)(int64_t)b : (uint64_t)b;
+    uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b; /* |b| <= 2^32 */
     uint64_t p0 = (ua & 0xffffffffu) * ub, p1 = (ua >> 32) * ub;
     uint64_t l = p0 + (p1 << 32);
     uint64_t h = (p1 >> 32) + (l < p0);
@@ -98,11 +98,11 @@ static int64_t shr_128(int64_t hi, uint64_t lo, int shift) {
     return (int64_t)((lo >> shift) | ((uint64_t)hi << (64 - shift)));
 }
 
-int64_t em_scale(em_state *s, int64_t value, int32_t scale, int shift, unsigned mode, int *err) {
+int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
     int64_t hi;
     uint64_t lo;
     if (shift < 0 || shift > 63) { *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "scale shift %d", shift); return 0; }
-    mul_64_32(value, scale, &hi, &lo);
+    mul_64_33(value, scale, &hi, &lo);
     if (shift == 0) return (int64_t)lo;
     if (mode == EM_ROUNDING_NATURAL) {
         add_128(&hi, &lo, (int64_t)1 << (shift - 1));

@@ -86,8 +86,8 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
 
 /* Feature maps from the registers: 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
-/* value * scale, shifted right by `shift` with the hardware rounding `mode`. */
-int64_t em_scale(em_state *s, int64_t value, int32_t scale, int shift, unsigned mode, int *err);
+/* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
+int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
 /* Weights (em_weights.c). */
 typedef struct em_kernel {

@@ -209,12 +209,14 @@ int em_op_pool(em_state *s, unsigned mode) {
     em_fmap in;
     em_geom g;
     int rc, oy, ox, ky, kx, c;
-    int32_t scale = (int32_t)EM_D1(s, NPU_SET_OFM_SCALE);
+    int64_t scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE); /* unsigned: 1x1 average = 2^31 + 1 */
     int shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int per_ch = per_channel(s);
+    int ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
     if ((rc = load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = load_geom(s, &o, &g))) return rc;
-    if (mode != EM_POOLING_MODE_MAX && mode != EM_POOLING_MODE_AVERAGE)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL mode %u (REDUCE_SUM)", mode);
+    if (mode == EM_POOLING_MODE_REDUCE_SUM && o.depth != 1)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL REDUCE_SUM with OFM depth %d (not 1)", o.depth);
+    if (mode > EM_POOLING_MODE_REDUCE_SUM) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL mode %u", mode);
     if (mode == EM_POOLING_MODE_AVERAGE && g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with padding (hardware-scaled average)");
     if (g.dil_x != 1 || g.dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
@@ -231,7 +233,14 @@ int em_op_pool(em_state *s, unsigned mode) {
                         int ix = ox * g.stride_x - g.pad_left + kx;
                         int64_t x;
                         if (ix < 0 || ix >= g.ifm_w) continue;
-                        x = (int64_t)em_fm_read(&in, iy, ix, c) - in.zero_point;
+                        if (mode == EM_POOLING_MODE_REDUCE_SUM) {
+                            /* sums the IFM channels into one (OFM depth 1) */
+                            int ch;
+                            for (ch = 0, x = 0; ch < ifm_depth; ch++)
+                                x += (int64_t)em_fm_read(&in, iy, ix, ch) - in.zero_point;
+                        } else {
+                            x = (int64_t)em_fm_read(&in, iy, ix, c) - in.zero_point;
+                        }
                         if (mode == EM_POOLING_MODE_MAX) acc = x > acc ? x : acc;
                         else acc += x;
                     }
@@ -270,7 +279,7 @@ int em_op_elementwise(em_state *s, unsigned mode) {
     int bw = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc);
     int bd = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc);
     int reversed = (int)EM_F_NPU_SET_IFM2_BROADCAST_OPERAND_ORDER(bc);
-    int32_t ofm_scale = (int32_t)EM_D1(s, NPU_SET_OFM_SCALE);
+    int64_t ofm_scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE);
     int ofm_shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int32_t opa_scale = (int32_t)EM_D1(s, NPU_SET_OPA_SCALE);
     int opa_shift = (int)EM_F_NPU_SET_OPA_SCALE_SHIFT(EM_R1(s, NPU_SET_OPA_SCALE));
@@ -315,9 +324,12 @@ int em_op_elementwise(em_state *s, unsigned mode) {
                         a = a * opa_scale;
                         b = b * opb_scale;
                     } else {
-                        a = em_scale(s, a * opa_scale, 1, 0, ifm_round, &err);
-                        a = em_scale(s, a, 1, opa_shift, ifm_round, &err);
-                        b = b * opb_scale;
+                        /* 32-bit mode: the IFM takes OPA_SCALE (scale and shift); the other
+                           operand goes through the same shifter with a unit Q31 scale, i.e.
+                           it is scaled by 2^(31 - opa_shift) (found by the probe; regor
+                           GenerateScalingForElementwise drops its shift). */
+                        a = em_scale(s, a, opa_scale, opa_shift, ifm_round, &err);
+                        b = em_scale(s, b * ((int64_t)1 << 31), 1, opa_shift, ifm_round, &err);
                     }
                     if (mode == EM_ELEMENTWISE_MODE_ADD) acc = a + b;
                     else acc = reversed ? b - a : a - b;
