@@ -13,7 +13,7 @@ from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
-from orchestrator.runner.enrich import functional_model_npu
+from orchestrator.runner.enrich import explain_npu_model_refusal, functional_model_npu
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import placed_on, simulator_binary
@@ -68,7 +68,7 @@ def run_case(work: Scratch, target: Target, simulator: Simulator, case: NpuCase,
     result.model = case.name
     result.npu = functional_model_npu(simulation.stream)
     result.target.options["compiled_for"] = case.compiled_for
-    return result
+    return explain_npu_model_refusal(result, simulation.stream)
 
 
 def run_npu_selftest(request: RunRequest, work: Scratch) -> RunResult:
