@@ -64,7 +64,8 @@ def build(c, target, app="selftest", build_type="release", option=None, json=Fal
 @task(
     help={
         "target": "catalogue target (invoke targets), e.g. cortex-m55",
-        "app": "firmware app to run (default: selftest)",
+        "app": "firmware app to run: selftest (default), runner, npuselftest (NPU targets "
+               "on QEMU: a Vela stream on the functional NPU model)",
         "sim": "qemu, fvp or a simulator name (default: the target's first simulator)",
         "timeout": "host deadline in seconds (default 60)",
         "idle_timeout": "stop a simulator that prints nothing for this many seconds (default 20)",

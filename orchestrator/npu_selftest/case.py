@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.npu_selftest.velabin import VelaBlob, VelaIO, vela_blobs
 from orchestrator.tosa.partitions import Partition, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
+from orchestrator.vnpu.binstream import VelaIO, VelaProgram, programs_in_pte
 
 HEADER_NAME = "npu_case_data.h"
 SCRATCH_REGION = 1   # the delegate's base pointer 1: scratch holding inputs and outputs
@@ -27,7 +27,7 @@ class NpuCase:
 
     name: str
     compiled_for: str
-    blob: VelaBlob
+    blob: VelaProgram
     inputs: tuple[np.ndarray[Any, Any], ...]
     expected: tuple[np.ndarray[Any, Any], ...]
 
@@ -60,7 +60,7 @@ def _check_placement(ios: tuple[VelaIO, ...], arrays: tuple[np.ndarray[Any, Any]
 def make_case(product: Any, model: str, target: str) -> NpuCase:
     """The case for a compiled product: its partition run on the TOSA reference model."""
     partition: Partition = _single(product_partitions(product), "partitions", model)
-    blob: VelaBlob = _single(vela_blobs(Path(product.pte).read_bytes()), "Vela streams", model)
+    blob: VelaProgram = _single(programs_in_pte(Path(product.pte)), "Vela streams", model)
     inputs = tuple(seeded_input(t.shape, t.dtype, i) for i, t in enumerate(partition.inputs))
     expected = tuple(run_tosa_flatbuffer(partition.tosa, inputs))
     _check_placement(blob.inputs, inputs, model)

@@ -77,3 +77,14 @@ def test_bad_npu_model_entry_is_named(raw: dict[str, Any], mutate: Any, expected
     mutate(raw)
     with pytest.raises(CatalogueError, match=expected):
         parse_catalogue(raw)
+
+
+def test_targets_listing_shows_the_model_lane_and_the_refusal() -> None:
+    from orchestrator.targets.report import model_lanes, target_summary
+
+    catalogue = load_catalogue()
+    u55 = target_summary(catalogue.target("ethos-u55-128"))
+    assert model_lanes(u55) == ["qemu (functional NPU model)"]
+    u85 = target_summary(catalogue.target("ethos-u85-128"))
+    assert model_lanes(u85) == [] and "FVP" in u85["npu_models"]["functional"]["refused"]
+    assert target_summary(catalogue.target("cortex-m55"))["npu_models"] == {}
