@@ -20,9 +20,9 @@ KERNEL_STRIDE_SOURCE = "generate_kernel"
 
 
 def regs_module() -> ModuleType:
-    from ethosu.vela.ethos_u55_regs import ethos_u55_regs
+    import importlib
 
-    return ethos_u55_regs
+    return importlib.import_module("ethosu.vela.ethos_u55_regs.ethos_u55_regs")
 
 
 def _enum_lines(module: ModuleType) -> list[str]:
@@ -43,7 +43,7 @@ def _field_lines(module: ModuleType) -> list[str]:
             continue
         offset = 0
         for field in value._fields_:
-            fname, _ctype, width = field
+            fname, width = str(field[0]), int(field[2])  # type: ignore[misc]
             if fname not in ("cmd_code",) and not fname.startswith(("must_be_zero", "reserved")):
                 stem = f"EM_F_{name[:-2].upper()}_{fname.upper()}"
                 lines.append(f"#define {stem}(w) (((w) >> {offset}) & 0x{(1 << width) - 1:x}u)")
@@ -62,11 +62,11 @@ def _name_table(module: ModuleType) -> list[str]:
 
 def kernel_stride_bits() -> dict[str, int]:
     """Bit positions inside NPU_SET_KERNEL_STRIDE, read off Vela's generate_kernel()."""
+    import importlib
     import inspect
     import re
 
-    from ethosu.vela import register_command_stream_generator as gen
-
+    gen = importlib.import_module("ethosu.vela.register_command_stream_generator")
     source = inspect.getsource(getattr(gen, KERNEL_STRIDE_SOURCE))
     bits: dict[str, int] = {}
     patterns = {

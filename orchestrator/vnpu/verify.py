@@ -91,10 +91,11 @@ def _quantized(array: np.ndarray[Any, Any], tensor: PartitionTensor,
     if quant is None or array.size != int(np.prod(graph.shape)):
         return None
     values = np.round(array.astype(np.float64) / quant.scale) + quant.zero_point
-    clipped = np.clip(values, quant.quant_min, quant.quant_max).astype(graph.dtype)
+    clipped: np.ndarray[Any, Any] = np.clip(values, quant.quant_min,
+                                            quant.quant_max).astype(graph.dtype)
     if tuple(array.shape) == graph.shape or array.ndim != 4:
         return clipped.reshape(graph.shape)
-    channels_last = clipped.transpose(0, 2, 3, 1)
+    channels_last: np.ndarray[Any, Any] = clipped.transpose(0, 2, 3, 1)
     return channels_last.reshape(graph.shape) if channels_last.shape == graph.shape else None
 
 

@@ -28,6 +28,11 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
                         const uint64_t *base_addr, const size_t *base_addr_size, int num_base_addr,
                         ethosu_model_status *status);
 
+/* Lists the command stream of a driver payload, one line per command:
+   "<byte offset in the stream, hex> <command name> <param, hex> <data, hex or ->". Returns the
+   number of commands, or -1 when the payload is malformed or `out` is too small. */
+int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
+
 /* Status codes. */
 #define ETHOSU_MODEL_OK 0
 #define ETHOSU_MODEL_BAD_PAYLOAD 1     /* not a COP1 payload, truncated, bad driver action */

@@ -368,3 +368,62 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     }
     return 0;
 }
+
+/* --- listing (checked against Vela's --verbose-register-command-stream) --- */
+
+static size_t put_hex(char *out, size_t at, size_t cap, uint32_t value, int digits) {
+    int i;
+    for (i = digits - 1; i >= 0 && at + 1 < cap; i--) out[at++] = "0123456789abcdef"[(value >> (4 * i)) & 15u];
+    return at;
+}
+
+static int list_stream(const uint32_t *words, size_t count, char *out, size_t cap, size_t *at) {
+    size_t i = 0;
+    int listed = 0;
+    while (i < count) {
+        uint32_t w = words[i];
+        int kind = ((w >> 14) & 3u) ? 1 : 0;
+        unsigned code = w & 0x3ffu;
+        *at = put_hex(out, *at, cap, (uint32_t)(i * 4), 6);
+        *at = put_str(out, *at, cap, " ");
+        *at = put_str(out, *at, cap, em_opname(kind, code));
+        *at = put_str(out, *at, cap, " ");
+        *at = put_hex(out, *at, cap, w >> 16, 4);
+        *at = put_str(out, *at, cap, " ");
+        if (kind) {
+            if (i + 1 >= count) return -1;
+            *at = put_hex(out, *at, cap, words[i + 1], 8);
+            i += 2;
+        } else {
+            *at = put_str(out, *at, cap, "-");
+            i += 1;
+        }
+        *at = put_str(out, *at, cap, "\n");
+        if (*at + 1 >= cap) return -1;
+        listed++;
+    }
+    return listed;
+}
+
+int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size) {
+    const uint32_t *words = (const uint32_t *)custom_data;
+    size_t count = custom_data_size / 4, i = 1, at = 0;
+    int total = 0;
+    if (out_size == 0 || count == 0 || words[0] != EM_FOURCC) return -1;
+    while (i < count) {
+        unsigned action = words[i] & 0xffu;
+        if (action == EM_DA_OPTIMIZER_CONFIG) i += 3;
+        else if (action == EM_DA_NOP) i += 1;
+        else if (action == EM_DA_COMMAND_STREAM) {
+            size_t length = ((words[i] >> 8) & 0xffu) << 16 | (words[i] >> 16);
+            int listed;
+            if (i + 1 + length > count) return -1;
+            listed = list_stream(words + i + 1, length, out, out_size, &at);
+            if (listed < 0) return -1;
+            total += listed;
+            i += 1 + length;
+        } else return -1;
+    }
+    out[at] = '\0';
+    return total;
+}

@@ -305,6 +305,10 @@ int em_op_elementwise(em_state *s, unsigned mode) {
                            mode == EM_ELEMENTWISE_MODE_MUL || mode == EM_ELEMENTWISE_MODE_ABS ||
                            mode == EM_ELEMENTWISE_MODE_LRELU))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with per-channel scaling", mode);
+    if ((mode == EM_ELEMENTWISE_MODE_ADD || mode == EM_ELEMENTWISE_MODE_SUB) &&
+        scale_mode != EM_IFM_SCALE_MODE_SCALE_16BIT && a_fm.bytes != 1)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE ADD/SUB 32-bit scale mode %u with %d-byte IFM",
+                       scale_mode, a_fm.bytes);
     if (mode == EM_ELEMENTWISE_MODE_CLZ || mode == EM_ELEMENTWISE_MODE_SHL || mode == EM_ELEMENTWISE_MODE_SHR)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u (CLZ/SHL/SHR)", mode);
     (void)clz32;
@@ -317,22 +321,24 @@ int em_op_elementwise(em_state *s, unsigned mode) {
                     b = scalar ? scalar_value : em_fm_read(&b_fm, bh ? 0 : y, bw ? 0 : x, bd ? 0 : c);
                     b -= b_fm.zero_point;
                 }
+                if (reversed) { int64_t t = a; a = b; b = t; } /* operand A is the IFM2 */
                 if (mode == EM_ELEMENTWISE_MODE_ADD || mode == EM_ELEMENTWISE_MODE_SUB) {
-                    /* a is the IFM, b the IFM2; OPA_SCALE belongs to the IFM in every mode
-                       (regor GenerateScalingForElementwise), the order only swaps A and B. */
                     if (scale_mode == EM_IFM_SCALE_MODE_SCALE_16BIT) {
                         a = a * opa_scale;
                         b = b * opb_scale;
                     } else {
-                        /* 32-bit mode: the IFM takes OPA_SCALE (scale and shift); the other
-                           operand goes through the same shifter with a unit Q31 scale, i.e.
-                           it is scaled by 2^(31 - opa_shift) (found by the probe; regor
-                           GenerateScalingForElementwise drops its shift). */
-                        a = em_scale(s, a, opa_scale, opa_shift, ifm_round, &err);
-                        b = em_scale(s, b * ((int64_t)1 << 31), 1, opa_shift, ifm_round, &err);
+                        /* 32-bit modes: the operand the mode names takes OPA_SCALE (scale and
+                           shift); the other is scaled by a fixed 2^19 for 8-bit operands
+                           (OPB_SCALE is 0 there: regor GenerateScalingForElementwise drops the
+                           larger input's scale, which ExecuTorch's ADD/SUB lowering makes
+                           (x << 20) / 2). Measured against the TOSA reference on three add/sub
+                           streams with different OPA/OFM shifts; 16-bit operands refused above. */
+                        int64_t *scaled = scale_mode == EM_IFM_SCALE_MODE_SCALE_OPA_32BIT ? &a : &b;
+                        int64_t *unit = scaled == &a ? &b : &a;
+                        *scaled = em_scale(s, *scaled, opa_scale, opa_shift, ifm_round, &err);
+                        *unit = *unit * ((int64_t)1 << 19);
                     }
-                    if (mode == EM_ELEMENTWISE_MODE_ADD) acc = a + b;
-                    else acc = reversed ? b - a : a - b;
+                    acc = mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b;
                     v = em_scale(s, acc, ofm_scale, ofm_shift, o.round_mode, &err);
                 } else if (mode == EM_ELEMENTWISE_MODE_MUL) {
                     v = em_scale(s, a * b, ofm_scale, ofm_shift, o.round_mode, &err);
