@@ -15,7 +15,7 @@ import pytest
 from orchestrator.aot.products import Product, load_product
 from orchestrator.paths import Scratch
 from orchestrator.protocol.stream import parse_text
-from orchestrator.results import RunResult, Status
+from orchestrator.results import Kind, RunResult, Status
 from orchestrator.run import RunRequest, execute
 from orchestrator.runner.enrich import device_arrays
 from orchestrator.tosa.graph import graph_interface
@@ -26,6 +26,7 @@ from orchestrator.vnpu.verify import model_inputs
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
 TARGET = "ethos-u55-128"
+QUANTIZED_REFERENCE_DIFFERS = {"mv2"}
 
 
 def run_on_model(work: Scratch, sources: dict[str, Any], model: str) -> RunResult:
@@ -66,14 +67,21 @@ def model_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
 def test_runner_runs_the_delegate_on_the_functional_model(model_run: tuple[str, RunResult]
                                                           ) -> None:
     model, result = model_run
-    assert result.status is Status.PASS, result.reason
     assert result.target.simulator == "qemu"
     assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u55-128-")
     npu = result.npu
     assert npu is not None and npu.executor == "functional-model"
     assert npu.executor_version is not None and npu.executor_version.startswith("ethosu_model")
     assert npu.cycles is None and npu.counters == [] and (npu.delegations or 0) >= 1
-    assert result.comparison is not None and result.comparison.passed, model
+    assert result.simulation.exit_code == 0 and result.comparison is not None
+    if model in QUANTIZED_REFERENCE_DIFFERS:
+        # PyTorch's quantized reference is not TOSA's integer arithmetic: mv2 differs from it
+        # by a few quantization steps (top-1 agrees) while equalling TOSA bit for bit (below).
+        assert result.classification.kind is Kind.OUTPUT_MISMATCH, result.reason
+        assert "top-1 agrees" in result.reason
+    else:
+        assert result.status is Status.PASS, result.reason
+        assert result.comparison.passed, model
 
 
 def test_outputs_equal_the_tosa_reference_bit_for_bit(model_run: tuple[str, RunResult]) -> None:
