@@ -53,6 +53,7 @@ def test_functional_model_on_the_m55_reproduces_the_tosa_reference(
     assert checks == {"driver_init": True, "driver_reserved": True, "npu_invoke": True,
                       "output0_exact": True}
     (output,) = result.outputs
+    assert output.shape is not None
     device = np.array(output.values, dtype=np.int8).reshape(output.shape)
     assert np.array_equal(device, case.expected[0])
     assert result.simulation.exit_code == 0

@@ -96,10 +96,11 @@ def stream_of(*records: tuple[str, dict[str, object]]) -> ParsedStream:
     return parse_text("\n".join(encode_frame(kind, fields) for kind, fields in records) + "\n")
 
 
-MODEL_REPORT = (("note", {"npu_executor": EXECUTOR_MODEL, "npu_model_version": "ethosu_model x",
-                          "npu_config": "ethos-u55-128"}),
-                ("metric", {"name": "npu_delegations", "value": 1, "unit": "count",
-                            "source": "ethosu_model"}))
+MODEL_REPORT: tuple[tuple[str, dict[str, object]], ...] = (
+    ("note", {"npu_executor": EXECUTOR_MODEL, "npu_model_version": "ethosu_model x",
+              "npu_config": "ethos-u55-128"}),
+    ("metric", {"name": "npu_delegations", "value": 1, "unit": "count",
+                "source": "ethosu_model"}))
 
 
 def test_result_names_the_functional_model_and_invents_no_counters() -> None:
