@@ -70,7 +70,8 @@ def bench_invoke_overhead(work: Scratch, runs: int) -> tuple[float, float]:
     for _ in range(runs):
         before = set(work.runs.iterdir())
         wall, done = timed(lambda: subprocess.run(
-            [sys.executable, "-m", "invoke", "run", "--target", TARGET, "--sim", "qemu"],
+            [sys.executable, "-m", "invoke", "run", "--target", TARGET, "--app", "selftest",
+             "--sim", "qemu"],
             cwd=repo_root(), env=env, capture_output=True, text=True, check=False))
         assert done.returncode == 0, done.stdout + done.stderr
         (run_dir,) = set(work.runs.iterdir()) - before

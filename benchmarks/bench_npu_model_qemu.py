@@ -29,11 +29,11 @@ GOAL_S = 15.0
 
 
 def run_once(work: Any, target: str, model: str, sources: dict[str, Path]) -> Any:
-    from orchestrator.run import RunRequest, execute
+    from orchestrator.run import RunnerSettings, RunRequest, execute
 
     return execute(RunRequest(target=target, app="runner", sim="qemu", model=model,
                               timeout_s=600.0, idle_timeout_s=300.0,
-                              extra={"sources": sources}), work)
+                              runner=RunnerSettings(sources=sources)), work)
 
 
 def main() -> int:

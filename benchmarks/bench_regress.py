@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from orchestrator.paths import scratch
-from orchestrator.regress.command import regress_command
-from orchestrator.regress.report import LAST_POINTER
+from orchestrator.regress.regress_cli import regress_command
+from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.setup.toolchain import adopt_system_toolchain
 
 SPEEDUP_GOAL = 1.7

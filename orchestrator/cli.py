@@ -9,26 +9,40 @@ from collections.abc import Callable
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import from_cli
 
 EXIT_USER_ERROR = 2
 
 
-def resolve(reference: str) -> Callable[..., int | None]:
-    """Import 'package.module:function' only when the task runs (keeps `invoke --list` fast)."""
+def resolve(reference: str) -> Callable[..., Any]:
+    """Import 'package.module:function' only when the task runs (keeps `invoke --list` fast);
+    a dynamic import is a typing boundary, so the caller states what it expects back."""
     module_name, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
+    command: Callable[..., Any] = getattr(importlib.import_module(module_name), attribute)
+    return command
 
 
 def run(reference: str, **kwargs: Any) -> None:
     """Call a stage's command; print OrchestratorError as one line and exit non-zero."""
+    run_callable(lambda: resolve(reference)(**kwargs))
+
+
+def run_callable(command: Callable[[], int | None]) -> None:
+    """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130, a bug in
+    the tool one line naming its crash report and exit 70."""
     try:
-        code = resolve(reference)(**kwargs)
+        code = command()
     except OrchestratorError as error:
         print(f"error: {error.message}", file=sys.stderr)
         raise SystemExit(EXIT_USER_ERROR) from None
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except Exception as error:  # noqa: BLE001 - the last resort: a bug, never a raw traceback
+        from orchestrator.crash_report import EXIT_BUG, bug_line, write_crash_report
+
+        print(bug_line(error, write_crash_report(error)), file=sys.stderr)
+        raise SystemExit(EXIT_BUG) from None
     if code:
         raise SystemExit(code)
 
@@ -49,3 +63,13 @@ def console() -> Any:
 def split_list(value: str | None) -> list[str]:
     """'a,b, c' -> ['a', 'b', 'c']; None or '' -> []."""
     return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def run_with_options(reference: str, group: type, values: dict[str, Any], **flags: Any) -> None:
+    """Build the task's option group from its flags (one-line error on a bad value), then
+    call the command with the group and the task's own presentation flags (e.g. json)."""
+    def command() -> int | None:
+        code: int | None = resolve(reference)(from_cli(group, values), **flags)
+        return code
+
+    run_callable(command)

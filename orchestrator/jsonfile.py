@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from orchestrator.write_faults import writing
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -21,10 +23,11 @@ def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
     The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
     reports and lock files stay readable by CI artifact uploaders and other users.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with writing(path), os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=indent, sort_keys=True)
             handle.write("\n")
         os.chmod(tmp, 0o666 & ~_umask())

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.write_faults import writing
+
 SCRATCH_ENV = "ETHOSU_ORCH_SCRATCH"
 SUBDIRS = ("downloads", "tools", "src", "build", "models", "runs")
 
@@ -48,7 +50,8 @@ class Scratch:
     def ensure(self) -> Scratch:
         """Create the root and its standard sub-directories; return self."""
         for name in SUBDIRS:
-            (self.root / name).mkdir(parents=True, exist_ok=True)
+            with writing(self.root / name):
+                (self.root / name).mkdir(parents=True, exist_ok=True)
         return self
 
 

@@ -8,17 +8,22 @@ selects "elf", an upstream-built runner ELF read with the upstream log parser (i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
 from orchestrator.cli import print_json, resolve
-from orchestrator.errors import OrchestratorError
+from orchestrator.options import RunnerSettings, RunRequest
+from orchestrator.parse.classify import make_classification
 from orchestrator.paths import Scratch, scratch
-from orchestrator.results import RunResult, Status
-from orchestrator.results.report import print_result
-from orchestrator.sim.session import RESULT
+from orchestrator.results import Kind, RunResult, Status, TargetInfo
+from orchestrator.results.summary_table import print_result
+from orchestrator.sim.session import RESULT, TRANSCRIPT
 from orchestrator.targets.catalogue import unknown_name_error
+from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
@@ -27,21 +32,24 @@ APPS: dict[str, str] = {
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 RESULT_NAME = RESULT
+__all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
 
 
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything `invoke run` was asked for; app handlers read what they need."""
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt (the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    target: str
-    app: str = "selftest"
-    sim: str | None = None
-    timeout_s: float = 60.0
-    idle_timeout_s: float = 20.0
-    build_type: str = "release"
-    options: tuple[str, ...] = ()
-    model: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_dir_for(work: Scratch, run_id: str) -> Path:
@@ -50,16 +58,40 @@ def run_dir_for(work: Scratch, run_id: str) -> Path:
 
 
 def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
-    """Run the request's app handler; write result.json next to the transcript."""
+    """Run the request's app handler; write result.json next to the transcript. An unnamed
+    app is resolved as `invoke run` does (RunRequest.resolved)."""
+    if request.app is None:
+        request = request.resolved()
     if request.app not in APPS:
-        raise unknown_name_error("app", request.app, sorted(APPS), "invoke run --help")
+        raise unknown_name_error("app", str(request.app), sorted(APPS), "invoke run --help")
     work = (work or scratch()).ensure()
-    result: RunResult = resolve(APPS[request.app])(request, work)
+    try:
+        result: RunResult = resolve(APPS[request.app])(request, work)
+    except KeyboardInterrupt:
+        write_result(work, interrupted_result(request, run_dir_for(work, request.run_id)))
+        raise
+    return write_result(work, result)
+
+
+def write_result(work: Scratch, result: RunResult) -> RunResult:
+    """result.json in the run's directory (named in the result's artifacts)."""
     run_dir = run_dir_for(work, result.run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
     result.artifacts.setdefault("result", str(run_dir / RESULT_NAME))
-    (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
+    with writing(run_dir / RESULT_NAME):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
     return result
+
+
+def interrupted_result(request: RunRequest, run_dir: Path) -> RunResult:
+    """What an interrupted run leaves: status interrupted, and the transcript so far."""
+    summary = "the run was interrupted (SIGINT or SIGTERM) before it finished"
+    transcript = run_dir / TRANSCRIPT
+    return RunResult(
+        status=Status.INTERRUPTED, reason=summary, run_id=request.run_id,
+        classification=make_classification(Kind.INTERRUPTED, summary, []),
+        model=request.model, target=TargetInfo(name=request.target, simulator=request.sim),
+        artifacts={"transcript": str(transcript)} if transcript.is_file() else {})
 
 
 def format_result(result: RunResult) -> str:
@@ -103,33 +135,15 @@ def npu_row(result: RunResult) -> str:
     return f"{result.npu.cycles} NPU cycles; {counters}"
 
 
-def app_for(app: str | None, model: str | None, elf: str | None) -> str:
-    """The app to run: --elf means an upstream ELF, --model the runner, else the selftest."""
-    if elf and app not in (None, "elf"):
-        raise OrchestratorError(f"--elf runs an upstream ELF, so --app {app} does not apply",
-                                "invoke run --target <target> --elf <ELF>")
-    if elf:
-        return "elf"
-    return app or ("runner" if model else "selftest")  # --app npuselftest takes --model too
-
-
-def run_command(target: str, app: str | None = None, sim: str | None = None,
-                timeout: float = 60.0, idle_timeout: float = 20.0, build_type: str = "release",
-                options: list[str] | None = None, model: str | None = None,
-                json: bool = False, **extra: Any) -> int:
-    """CLI entry: run, print the table (or JSON); exit 0 only when the run passed."""
-    if timeout <= 0 or idle_timeout <= 0:
-        raise OrchestratorError("--timeout and --idle-timeout must be positive seconds",
-                                "invoke run --help")
-    app = app_for(app, model, extra.get("elf"))
-    request = RunRequest(target=target, app=app, sim=sim, timeout_s=float(timeout),
-                         idle_timeout_s=float(idle_timeout), build_type=build_type,
-                         options=tuple(options or ()), model=model,
-                         extra={k: v for k, v in extra.items() if v is not None})
-    result = execute(request)
+def run_command(request: RunRequest, json: bool = False) -> int:
+    """CLI entry: run, print the table (or JSON); exit 0 only when the run passed. SIGTERM
+    stops the run like Ctrl-C (the simulator is stopped, result.json says interrupted)."""
+    request = request.resolved()
+    with terminate_as_interrupt():
+        result = execute(request)
     if json:
         print_json(result.to_dict())
-    elif app == "elf":
+    elif request.app == "elf":
         print_result(result)
     else:
         print(format_result(result))

@@ -9,7 +9,7 @@ from orchestrator.build import build_firmware, config_for_target
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import placed_on, target_binary
@@ -17,7 +17,7 @@ from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import load_catalogue
 
 if TYPE_CHECKING:
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 
 def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
@@ -32,12 +32,12 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
     binary = target_binary(work, simulator, target,
                            f"invoke run --target {target.name} --app {request.app}")
     started = utc_now()
-    config = config_for_target(target, app=request.app, build_type=request.build_type,
-                               options=list(request.options))
+    config = config_for_target(target, app="selftest", build_type=request.build_type,
+                               options=list(request.build_options))
     build = build_firmware(work, config)
-    run_id = new_run_id()
+    run_id = request.run_id
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id,
-                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                          deadline_s=request.timeout_s, idle_s=request.idle_s,
                           expected_build_id=build.build_id, macs=target.macs)
     return run_result(run_id, target, build, simulation, started_at=started,
                       simulator_version=simulator_version(work, binary))

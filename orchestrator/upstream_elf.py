@@ -12,7 +12,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult, Versions
-from orchestrator.results.model import Simulation, new_run_id, utc_now
+from orchestrator.results.model import Simulation, utc_now
 from orchestrator.setup.lock import read_lock
 from orchestrator.sim import choose_simulator
 from orchestrator.sim.data import DataFile
@@ -23,7 +23,7 @@ from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 SOURCE = "upstream-elf"
 ELF_MAGIC = b"\x7fELF"
@@ -87,16 +87,16 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
                                 "--data, so --model does not apply",
                                 f"invoke run --target {request.target} --elf <ELF>")
     target = load_catalogue().target(request.target)
-    elf = elf_path(request.extra.get("elf"), target.name)
-    data = data_files(request.extra.get("data") or ())
+    elf = elf_path(request.elf, target.name)
+    data = data_files(request.data)
     simulator = simulator_for(target, request.sim)
     binary = simulator_binary(work, simulator)
     env = fvp_environment(binary, work) if simulator.kind == "fvp" else None
-    run_id, started = new_run_id(), utc_now()
+    run_id, started = request.run_id, utc_now()
     run_dir = work.runs / run_id
     parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
     _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,
-                        deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                        deadline_s=request.timeout_s, idle_s=request.idle_s,
                         macs=target.macs, env=env)
     facts = parser.finish()
     note_outcome(facts.simulation, outcome)

@@ -62,7 +62,7 @@ def widen_zero_points(program: Any) -> int:
         zero_points = node.args[2] if len(node.args) > 2 else None
         found = _lifted_tensor(program, zero_points) if zero_points is not None and \
             getattr(zero_points, "op", None) == "placeholder" else None
-        if found is None or found[0][found[1]].dtype != torch.int32:
+        if found is None or zero_points is None or found[0][found[1]].dtype != torch.int32:
             continue
         table, key = found
         table[key] = table[key].to(torch.int64)

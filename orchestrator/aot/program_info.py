@@ -45,7 +45,7 @@ def _delegates(program: Any) -> list[dict[str, Any]]:
 
 
 def _tensor_io(plan: Any, indices: list[int]) -> list[dict[str, Any]]:
-    records = []
+    records: list[dict[str, Any]] = []
     for index in indices:
         value = plan.values[index].val
         if not hasattr(value, "sizes"):

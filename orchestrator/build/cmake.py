@@ -8,11 +8,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.build.config import BuildConfig
 from orchestrator.build.linker import find_overflows, first_error
 from orchestrator.build.tools import BuildTools
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root
+from orchestrator.write_faults import writing
 
 CONFIGURE_STAMP = "eor-configure.json"
 NO_WORK = "ninja: no work to do."
@@ -55,7 +57,8 @@ def _run(command: list[str], log: Path) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items()
            if key in ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL")}
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    log.write_text(done.stdout + done.stderr)
+    with writing(log):
+        log.write_text(done.stdout + done.stderr)
     return done
 
 
@@ -66,8 +69,10 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
     if (build_dir / "build.ninja").is_file() and stamp.is_file():
         if json.loads(stamp.read_text()) == arguments:
             return False
-    build_dir.mkdir(parents=True, exist_ok=True)
-    stamp.unlink(missing_ok=True)
+    with writing(build_dir):
+        build_dir.mkdir(parents=True, exist_ok=True)
+        stamp.unlink(missing_ok=True)
+    forget_moved_cache(build_dir)
     done = _run([str(tools.cmake), *arguments], build_dir / "configure.log")
     if done.returncode != 0:
         raise OrchestratorError(

@@ -13,14 +13,15 @@ from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
-from orchestrator.runner.enrich import explain_npu_model_refusal, functional_model_npu
+from orchestrator.runner.failure_causes import explain_npu_model_refusal
+from orchestrator.runner.metrics import functional_model_npu
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import placed_on, simulator_binary
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 APP = "npuselftest"
 DEFAULT_MODEL = "convnet"
@@ -58,9 +59,9 @@ def build_case(work: Scratch, target: Target, case: NpuCase, build_type: str) ->
 
 def run_case(work: Scratch, target: Target, simulator: Simulator, case: NpuCase,
              build: BuildResult, timeout_s: float, idle_s: float,
-             started: str | None = None) -> RunResult:
+             started: str | None = None, run_id: str | None = None) -> RunResult:
     """Simulate the built app; the RunResult names the functional model as the NPU."""
-    run_id = new_run_id()
+    run_id = run_id or new_run_id()
     binary = simulator_binary(work, simulator)
     simulation = simulate(simulator, binary, build.elf, work.runs / run_id, deadline_s=timeout_s,
                           idle_s=idle_s, expected_build_id=build.build_id)
@@ -77,5 +78,5 @@ def run_npu_selftest(request: RunRequest, work: Scratch) -> RunResult:
     started = utc_now()
     case = compile_case(work, request.model or DEFAULT_MODEL, request.target)
     build = build_case(work, target, case, request.build_type)
-    return run_case(work, target, simulator, case, build, request.timeout_s,
-                    request.idle_timeout_s, started)
+    return run_case(work, target, simulator, case, build, request.timeout_s, request.idle_s,
+                    started, run_id=request.run_id)

@@ -9,11 +9,26 @@ from typing import Any
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.parse.facts import LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
-from orchestrator.results.model import Classification, Kind, Status
+from orchestrator.parse.memory import pool_advice
+from orchestrator.parse.platform import PLATFORM
+from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
-MAX_EVIDENCE = 8
-COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot")
+# Positive evidence that the firmware finished; nothing else makes a log a pass.
+COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot", "tests_passed")
+# Evidence that firmware printed something (as opposed to a simulator, wrapper or report).
+FIRMWARE_MARKERS = ("runner", "outputs", "firmware", "protocol")
+# Evidence that the run ended (so silence from the firmware is real, not a cut log).
+ENDED_MARKERS = ("stopped", "wrapper_done", "exit_the_sim")
+NEWLIB_ZU = "newlib-zu"
+NEWLIB_ZU_NOTE = (
+    "this runner was linked with newlib-nano, whose printf has no %zu: every size and source "
+    "line it logged printed as 'zu'"
+)
+NEWLIB_ZU_STEP = (
+    "; to see the numbers, rebuild with a runner that logs sizes with %lu (ExecuTorch PR "
+    "#17091 / #22946) or link full newlib instead of --specs=nano.specs"
+)
 WRAPPER_PASS = "No problems found!"
 FALSE_GREEN = f" (run_fvp.sh still printed '{WRAPPER_PASS}': its verdict is not a pass)"
 
@@ -26,13 +41,33 @@ class KindRule:
     next_step: str
 
 
+@dataclass(frozen=True)
+class CauseRule(KindRule):
+    """A cause a protocol run tells apart within a kind ([KIND.causes.NAME])."""
+
+    kind: Kind = Kind.UNKNOWN
+
+
+@cache
+def _classifications() -> dict[str, Any]:
+    """data/classifications.toml, read once."""
+    return load_toml(CLASSIFICATIONS_PATH)
+
+
 @cache
 def kind_rules() -> dict[Kind, KindRule]:
     """Every kind's rule, in precedence order (data/classifications.toml)."""
-    table = load_toml(CLASSIFICATIONS_PATH)
-    return {
-        Kind(name): KindRule(Status(row["status"]), row["next_step"]) for name, row in table.items()
-    }
+    return {Kind(name): KindRule(Status(row["status"]), row["next_step"])
+            for name, row in _classifications().items()}
+
+
+@cache
+def cause_rules() -> dict[str, CauseRule]:
+    """Every named cause with its kind, status (the kind's unless given) and next step."""
+    return {name: CauseRule(Status(row.get("status", kind_row["status"])), row["next_step"],
+                            Kind(kind))
+            for kind, kind_row in _classifications().items()
+            for name, row in kind_row.get("causes", {}).items()}
 
 
 def status_of(kind: Kind) -> Status:
@@ -40,7 +75,7 @@ def status_of(kind: Kind) -> Status:
     return kind_rules()[kind].status
 
 
-class _Blank(dict):
+class _Blank(dict[str, Any]):
     """Format mapping that shows 'unknown' for details a log did not print."""
 
     def __missing__(self, key: str) -> str:
@@ -93,6 +128,8 @@ def _from_problems(facts: LogFacts) -> Classification | None:
         return None
     evidence = [root.line] + [p.line for p in facts.problems if p is not root]
     details = dict(root.details)
+    if "pool" in details:
+        details["pool_advice"] = pool_advice(details["pool"], facts.runner.get(PLATFORM))
     others = sorted({p.kind.value for p in facts.problems if p.kind is not root.kind})
     if others:
         details["also"] = others
@@ -133,8 +170,38 @@ def _what_it_reported(facts: LogFacts) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+def _how_far(facts: LogFacts) -> str:
+    """'executed the model and printed 1 output' - the furthest progress the log shows."""
+    steps = [
+        ("executed", "executed the model"),
+        ("started", "started the model"),
+        ("method_loaded", "loaded the method"),
+        ("model_loaded", "loaded the model"),
+    ]
+    reached = next((text for name, text in steps if name in facts.markers), "printed output")
+    if facts.outputs:
+        count = len(facts.outputs)
+        reached += f" and printed {count} output{'s' if count > 1 else ''}"
+    return reached
+
+
+def _report_kind(facts: LogFacts) -> str | None:
+    """What a log without any run is: a Vela report, a delegation summary, build output."""
+    found = []
+    if facts.vela is not None or "vela" in facts.markers:
+        npu = facts.vela.npu_operators if facts.vela else None
+        operators = f" ({npu} NPU operators)" if npu is not None else ""
+        found.append(f"a Vela compile report{operators}")
+    if facts.delegation is not None:
+        found.append(f"an ExecuTorch delegation summary ({facts.delegation.delegated_nodes} "
+                     f"delegated nodes in {facts.delegation.subgraphs} subgraphs)")
+    if "build" in facts.markers and not found:
+        found.append("build output")
+    return " and ".join(found) or None
+
+
 def _from_progress(facts: LogFacts) -> Classification:
-    """Classify a log without failure lines by how far the runner got."""
+    """Classify a log without failure lines by how far the firmware got (never a guess)."""
     done = completed_at(facts)
     if done is not None:
         summary = f"the runner completed{_what_it_reported(facts)}"
@@ -145,16 +212,40 @@ def _from_progress(facts: LogFacts) -> Classification:
         deadline = facts.simulation.host_timeout_s
         summary = f"no end-of-run marker within the host deadline of {deadline:g} s"
         return make_classification(Kind.TIMEOUT, summary, [])
-    if "runner" in facts.markers or facts.outputs:
-        return make_classification(
-            Kind.INCOMPLETE, "the log ends before the runner reported completion", []
+    return _unfinished(facts)
+
+
+def _unfinished(facts: LogFacts) -> Classification:
+    """A log without completion: cut (output exists), silent after a real end, or no run."""
+    if any(name in facts.markers for name in FIRMWARE_MARKERS) or facts.outputs:
+        summary = f"the firmware {_how_far(facts)}, but the log ends before a completion marker"
+        return make_classification(Kind.INCOMPLETE, summary, [])
+    ended = any(name in facts.markers for name in ENDED_MARKERS)
+    if "simulator" in facts.markers and not ended:
+        summary = "the log ends after the simulator started, before any firmware output (cut?)"
+        return make_classification(Kind.INCOMPLETE, summary, [])
+    report = _report_kind(facts)
+    if report is not None and not ended:
+        return make_classification(Kind.NOT_A_RUN_LOG, f"the log holds {report}, not a run", [])
+    if facts.log.unknown_count and not ended:
+        summary = (
+            f"none of the log's {facts.log.unknown_count} lines is a runner line this tool "
+            "knows, and there is no completion marker"
         )
+        return make_classification(Kind.INCOMPLETE, summary, facts.log.unknown[:3])
     summary = "no runner output at all"
-    if facts.vela is not None:
-        summary += " (the log holds a Vela compile report only)"
-    elif "simulator" in facts.markers:
-        summary += " (the simulator started but the runner printed nothing)"
+    if "simulator" in facts.markers:
+        summary += " (the simulator ran and stopped, but the firmware printed nothing)"
     return make_classification(Kind.NO_OUTPUT, summary, [])
+
+
+def _explain_formats(facts: LogFacts, found: Classification) -> None:
+    """Say what a broken log format means (newlib-nano's missing %zu) and how to fix it."""
+    if NEWLIB_ZU not in facts.log.formats:
+        return
+    found.details["log_note"] = NEWLIB_ZU_NOTE
+    found.summary += " (sizes and source lines print as 'zu': newlib-nano printf lacks %zu)"
+    found.next_step += NEWLIB_ZU_STEP
 
 
 def classify(facts: LogFacts) -> Classification:
@@ -170,6 +261,7 @@ def classify(facts: LogFacts) -> Classification:
             Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", []
         )
     found = found or _from_stop(facts) or _from_progress(facts)
+    _explain_formats(facts, found)
     if (
         facts.simulation.wrapper_verdict == WRAPPER_PASS
         and status_of(found.kind) is not Status.PASS

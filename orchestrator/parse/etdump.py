@@ -27,8 +27,9 @@ class EtdumpBlocks:
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Consume block markers, comments, the inspector command and echo payload lines."""
         text = line.message.strip()
-        if line.is_et and BUFFER_SIZE.match(text):
-            facts.runner["etdump_buffer_size"] = int(BUFFER_SIZE.match(text)[1])
+        size = BUFFER_SIZE.match(text) if line.is_et else None
+        if size is not None:
+            facts.runner["etdump_buffer_size"] = int(size[1])
             return True
         if text == "#[RUN THIS]":
             self._inside, self._blocks = True, self._blocks + 1

@@ -9,6 +9,7 @@ from orchestrator.results.model import (
     FVP_CPU_CYCLES_NOTE,
     Comparison,
     CpuCycles,
+    Delegation,
     Kind,
     LogInfo,
     MemoryUse,
@@ -54,6 +55,7 @@ class LogFacts:
     cpu: CpuCycles | None = None
     memory: MemoryUse | None = None
     vela: VelaEstimate | None = None
+    delegation: Delegation | None = None
     comparison: Comparison | None = None
     simulation: Simulation = field(default_factory=Simulation)
     versions: Versions = field(default_factory=Versions)
@@ -122,6 +124,12 @@ class LogFacts:
         if self.vela is None:
             self.vela = VelaEstimate()
         return self.vela
+
+    def delegation_summary(self) -> Delegation:
+        """The delegation summary record, created on first use."""
+        if self.delegation is None:
+            self.delegation = Delegation()
+        return self.delegation
 
     def first(self, *names: str) -> int | None:
         """The earliest line number among the given markers (None if none happened)."""

@@ -16,6 +16,17 @@ REGISTER = re.compile(
 # `E: ...`, Zephyr `[time] <err> ...`, FVP `[critical]`, core_platform hard faults.
 ERROR_LINE = re.compile(r"^(?:[EF] \[[\w.-]+\] |E: |\[critical\]|Hard fault|\[[\d:.,]+\] <err> )")
 ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
+# Vendor / CMSIS fault handlers print one register per `NAME : value` pair, the value in hex
+# with or without 0x (`IPSR : 0x00000005`, `PC   : 00005276`, `PC: 0x0809EB58(0x5018E8B1)`).
+VENDOR_REGISTER = re.compile(r"\b([A-Za-z][A-Za-z0-9_]*)\s*:\s*(?:0x)?([0-9A-Fa-f]{8})\b")
+VENDOR_REGISTER_LINE = re.compile(r"^\(?\s*[A-Za-z][A-Za-z0-9_]*\s*:\s*(?:0x)?[0-9A-Fa-f]{8}\b")
+# The active exception number (IPSR, or ICSR's VECTACTIVE field) names the fault a generic
+# handler caught.
+EXCEPTION_NUMBERS = {3: "hard", 4: "memmanage", 5: "bus", 6: "usage", 7: "secure"}
+HANDLER_FAULTS = {
+    "hardfault": "hard", "busfault": "bus", "memmanage": "memmanage", "usagefault": "usage",
+    "securefault": "secure", "nmi": "nmi",
+}
 
 
 def registers(text: str) -> dict[str, int]:
@@ -49,6 +60,23 @@ def _zephyr_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     fault = match[1].lower()
     summary = f"the CPU took a {fault}"
     facts.problem(Kind.HARD_FAULT, summary, line, registers={}, fault_type=fault)
+
+
+@rule(
+    r"Exception caught by function (\w+?)_?Handler|^\+\+ MbedOS Fault Handler \+\+|"
+    r"^>?Unhandled Exception!|^FaultType: (\w+)"
+)
+def _vendor_fault(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    named = (match[1] or match[2] or "").lower()
+    fault = HANDLER_FAULTS.get(named, named or "hard")
+    existing = _last_fault(facts)
+    if existing is not None and existing.details.get("vendor_handler") and match[2]:
+        existing.details["fault_type"] = fault
+        existing.summary = f"the CPU took a {fault} fault"
+        return
+    summary = f"the CPU took a {fault} fault"
+    facts.problem(Kind.HARD_FAULT, summary, line, registers={}, fault_type=fault,
+                  vendor_handler=True)
 
 
 @rule(r"^\s+(?:cfsr|bfar|mmfar)=|r0/a1:|Faulting instruction address")
@@ -115,6 +143,26 @@ def _npu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     )
 
 
+def vendor_registers(line: LogLine, facts: LogFacts) -> bool:
+    """Register lines after a vendor fault header; the first value of each register wins."""
+    fault = _last_fault(facts)
+    if fault is None or not fault.details.get("vendor_handler"):
+        return False
+    if not VENDOR_REGISTER_LINE.match(line.text):
+        return False
+    found = fault.details.setdefault("registers", {})
+    for name, value in VENDOR_REGISTER.findall(line.text):
+        found.setdefault(name.lower(), int(value, 16))
+    active = found.get("ipsr", found.get("icsr", 0)) & 0x1FF  # IPSR / ICSR.VECTACTIVE
+    number = EXCEPTION_NUMBERS.get(active)
+    if number and fault.details.get("fault_type") == "hard" and number != "hard":
+        fault.details["fault_type"] = number
+        fault.summary = fault.summary.replace("a hard fault", f"a {number} fault")
+    if "pc" in found and " at pc=" not in fault.summary:
+        fault.summary += f" at pc=0x{found['pc']:08x}"
+    return True
+
+
 class FaultLines(RuleConsumer):
     """Failures of the firmware or runtime; keeps every ET Error/Fatal and [critical] line."""
 
@@ -122,6 +170,7 @@ class FaultLines(RuleConsumer):
         _hard_fault,
         _zephyr_fault,
         _fault_registers,
+        _vendor_fault,
         _assertion,
         _missing_kernel,
         _missing_count,
@@ -133,4 +182,4 @@ class FaultLines(RuleConsumer):
         if line.is_problem_level or ERROR_LINE.match(line.text):
             facts.error_line(line.text)
             return super().feed(line, facts) or not line.is_et
-        return super().feed(line, facts)
+        return super().feed(line, facts) or vendor_registers(line, facts)

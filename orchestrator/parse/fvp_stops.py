@@ -49,7 +49,7 @@ def stop_table() -> StopTable:
         stop_line=re.compile(data["stop_line"], re.MULTILINE),
         limits=tuple(Limit(re.compile(row["reason"], re.IGNORECASE), Kind(row["kind"]),
                            row["summary"]) for row in data["limits"]),
-        launch_failures=tuple(LaunchFailure(row["name"], re.compile(row["pattern"]),
+        launch_failures=tuple(LaunchFailure(row["name"], re.compile(row["pattern"], re.MULTILINE),
                                             row["summary"], row.get("next_step"))
                               for row in data["launch_failures"]),
     )

@@ -18,7 +18,15 @@ ET_PREFIX = re.compile(
     re.IGNORECASE,
 )
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-EOT = "\x04"
+# A serial terminal's own time stamp in front of every line (`[2019-09-04 17:37:27.873] `,
+# `10:32:33.479> `); Zephyr's `[00:00:00.123,456] <inf>` stamps are firmware output and stay.
+TERMINAL_STAMP = re.compile(
+    r"^(?:\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?\] ?|\d\d:\d\d:\d\d\.\d+> ?)"
+)
+# End of transmission: the runner's final `\x04` (FVP shutdown_on_eot); some renderings of a
+# log show it as U+2666. An empty ET_LOG message is not EOT (Zephyr samples print those mid-run).
+EOT_CHARACTERS = "\x04\u2666"
+EOT = re.compile(rf"^\s*[{EOT_CHARACTERS}]\s*$")
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ class LogLine:
 
 def clean(raw: str) -> str:
     """Drop the line ending, carriage returns and ANSI colour codes."""
-    return ANSI_ESCAPE.sub("", raw.rstrip("\n").replace("\r", ""))
+    return TERMINAL_STAMP.sub("", ANSI_ESCAPE.sub("", raw.rstrip("\n").replace("\r", "")))
 
 
 def prefix_format(match: re.Match[str]) -> str:

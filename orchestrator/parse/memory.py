@@ -16,6 +16,14 @@ POOL_SETTINGS = {
     "temp_allocator": "ET_ARM_BAREMETAL_SCRATCH_TEMP_ALLOCATOR_POOL_SIZE",
     "planned_fast_allocator": "ET_ARM_BAREMETAL_FAST_SCRATCH_TEMP_ALLOCATOR_POOL_SIZE",
 }
+# Zephyr builds size the same pools with Kconfig (executorch zephyr/Kconfig).
+ZEPHYR_POOL_SETTINGS = {
+    "method_allocator": "CONFIG_EXECUTORCH_METHOD_ALLOCATOR_POOL_SIZE",
+    "temp_allocator": "CONFIG_EXECUTORCH_TEMP_ALLOCATOR_POOL_SIZE",
+}
+# Names runners print for a pool -> the pool (`peak_temp_allocator: used / size` is the temp pool).
+POOL_ALIASES = {"peak_temp_allocator": "temp_allocator", "temp": "temp_allocator"}
+ZEPHYR = "zephyr"
 
 
 def pool_details(pool: str, inferred: bool) -> dict[str, object]:
@@ -24,6 +32,25 @@ def pool_details(pool: str, inferred: bool) -> dict[str, object]:
     if pool in POOL_SETTINGS:
         details["pool_setting"] = POOL_SETTINGS[pool]
     return details
+
+
+def pool_advice(pool: str, platform: str | None) -> str:
+    """How to enlarge `pool`: Kconfig on Zephyr, CMake bare-metal, both when the log cannot tell."""
+    cmake, kconfig = POOL_SETTINGS.get(pool), ZEPHYR_POOL_SETTINGS.get(pool)
+    zephyr = (
+        f"Zephyr Kconfig: {kconfig}=<bytes> in prj.conf or `west build ... -- -D{kconfig}=<bytes>`"
+    )
+    if platform == ZEPHYR and kconfig:
+        return zephyr
+    options = [f"upstream bare-metal CMake: -D{cmake}=<bytes>"] if cmake else []
+    if kconfig:
+        options.append(zephyr)
+    return "; or ".join(options) or "raise its size where the runner defines it"
+
+
+def pool_name(printed: str) -> str:
+    """The pool a printed allocator name refers to."""
+    return POOL_ALIASES.get(printed, printed)
 
 
 def _size(text: str) -> int | None:
@@ -42,7 +69,7 @@ def _pte(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 
 @rule(r"^(\w+?)(?:_used)?:\s*(\d+) / (\d+)\s+free:")
 def _pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    pool = facts.pool(match[1])
+    pool = facts.pool(pool_name(match[1]))
     pool.used, pool.size = int(match[2]), int(match[3])
 
 
@@ -100,7 +127,7 @@ def _planned_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
 @rule(r"^(?:Could not allocate memory (?:for )?|Failed to allocate )(.*?)[.!]?$")
 def _other_allocation_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     sizes = re.findall(r"\d+", match[1])
-    details = {"requested_bytes": int(sizes[-1])} if sizes else {}
+    details: dict[str, object] = {"requested_bytes": int(sizes[-1])} if sizes else {}
     details.update(pool_details("method_allocator", inferred=True))
     facts.problem(Kind.ALLOC_FAILURE, f"could not allocate {match[1]}", line, **details)
 

@@ -7,7 +7,7 @@ import re
 from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
-from orchestrator.results.model import PmuCounter
+from orchestrator.results.model import CpuCycles, PmuCounter
 
 PER_INFERENCE = r"(?:\s*\([\d.]+ per inference\))?"
 
@@ -84,6 +84,17 @@ def label_counters(facts: LogFacts) -> None:
             counter.event = events[counter.index]
 
 
+ESP_SOURCE = "esp_perf_monitor (the ESP32 CPU cycle counter)"
+ESP_NOTE = "cycles counted by the CPU of the board that ran the model (real hardware timing)"
+
+
+@rule(r"^Total CPU cycles: (\d+)" + PER_INFERENCE)
+def _board_cycles(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if facts.cpu is None:
+        facts.cpu = CpuCycles(source=ESP_SOURCE, note=ESP_NOTE)
+    facts.cpu.total = int(match[1])
+
+
 class PerfMonitor(RuleConsumer):
     """Lines printed by arm_perf_monitor.cpp StopMeasurements."""
 
@@ -100,5 +111,6 @@ class PerfMonitor(RuleConsumer):
         _npu_cycles,
         _counter,
         _events,
+        _board_cycles,
         flag(r"^(?:Profiler report, CPU cycles per operator|Ethos-U PMU report):", "perf_report"),
     )

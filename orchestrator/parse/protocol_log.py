@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from orchestrator.parse.exit_codes import RESULT_KIND, classify_exit
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
+from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.parse.status_codes import status_details
 from orchestrator.results.model import Kind
 
@@ -47,8 +49,6 @@ class ProtocolLines:
 
 def apply_protocol(facts: LogFacts, stream: ParsedStream) -> None:
     """What the records say: identity, exact outputs, cycles, faults and how the run ended."""
-    from orchestrator.sim.result import cpu_cycles, outputs
-
     if stream.begin is not None:
         facts.mark("runner", facts.log.lines)
         facts.versions.extra["firmware_build_id"] = stream.begin.build_id
@@ -100,18 +100,16 @@ def _ending(facts: LogFacts, stream: ParsedStream) -> None:
 
 def _failure(facts: LogFacts, stream: ParsedStream, status: str, code: int | None) -> None:
     """A fail/abort end record, classified by the runner's exit code and its last note."""
-    from orchestrator.runner.exit_codes import RESULT_KIND, classify_exit
-
     meaning = classify_exit(code)
     notes = [frame.fields for frame in stream.other if frame.type == "note"]
     note = notes[-1] if notes else {}
-    details = {"exit_code": code}
+    details: dict[str, object] = {"exit_code": code}
     if "et_error" in note:
         details.update(status_details(int(note["et_error"], 0)))
     failed = [check.name for check in stream.checks if not check.ok]
     if failed:
         details["failed_checks"] = failed
-    kind = Kind(RESULT_KIND.get(meaning.kind, "assertion"))
+    kind = RESULT_KIND.get(meaning.kind, Kind.ASSERTION)
     summary = note.get("message") or (ABORT_SUMMARY if status == "abort" else meaning.text)
     if failed:
         summary = f"{summary}: failed checks {', '.join(failed)}"

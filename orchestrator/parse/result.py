@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from orchestrator.parse.classify import classify, completed_at, status_of
 from orchestrator.parse.facts import LogFacts
@@ -71,6 +72,7 @@ def result_from_facts(
         cpu=facts.cpu,
         vela=facts.vela,
         memory=facts.memory,
+        delegation=facts.delegation,
         simulation=facts.simulation,
         timings_s=dict(timings_s or {}),
         artifacts=artifacts,
@@ -81,6 +83,6 @@ def result_from_facts(
     return result
 
 
-def parse_log(path: Path, etdump_dir: Path | None = None, **metadata: object) -> RunResult:
+def parse_log(path: Path, etdump_dir: Path | None = None, **metadata: Any) -> RunResult:
     """Parse a saved upstream console log into a RunResult (ETDump blobs go to etdump_dir)."""
     return result_from_facts(parse_file(path, etdump_dir), transcript=path, **metadata)

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
-from orchestrator.parse.consumer import Handler, RuleConsumer, flag, number, rule
+from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.parse.consumer import Handler, RuleConsumer, flag, marker, number, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import EOT, LogLine
 from orchestrator.parse.status_codes import status_details
 from orchestrator.results.model import Kind
 
+RUN_MARKERS_PATH = DATA_DIR / "run_markers.toml"
 
-@rule(r"^(?:Model in|PTE @) (0x[0-9a-fA-F]+|[0-9a-fA-F]+)")
+
+@cache
+def completion_pattern() -> re.Pattern[str]:
+    """Every completion line of data/run_markers.toml as one regular expression."""
+    rows = load_toml(RUN_MARKERS_PATH)["completion"]
+    return re.compile("|".join(f"(?:{row['pattern']})" for row in rows))
+
+
+@rule(r"^(?:Model in|(?:Model )?PTE (?:@|at|in)) (0x[0-9a-fA-F]+|[0-9a-fA-F]+)")
 def _model_address(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner.setdefault("model_address", match[1])
     facts.mark("runner", line.number)
@@ -23,17 +34,17 @@ def _pte_size(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("model_loaded", line.number)
 
 
-@rule(r"^Model buffer loaded, has (\d+) methods")
+@rule(r"^Model (?:buffer )?loaded, has (\d+) methods")
 def _methods(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["methods"] = int(match[1])
 
 
-@rule(r"^Running method (\S+)")
+@rule(r"^Running method:? (\S+)")
 def _method_name(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["method"] = match[1]
 
 
-@rule(r"^Setup Method allocator pool\. Size: (\d+) bytes")
+@rule(r"^(?:Setup Method allocator pool\. Size|Method allocator pool size): (\d+) bytes")
 def _method_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.pool("method_allocator").size = int(match[1])
 
@@ -132,9 +143,12 @@ def _end_of_transmission(match: re.Match[str], line: LogLine, facts: LogFacts) -
 
 
 class RunnerLifecycle(RuleConsumer):
-    """Model and method loading, execution progress and completion of arm_executor_runner."""
+    """Model and method loading, execution progress and completion of arm_executor_runner.
 
-    et_only = True
+    Vendor ports print the same messages without the ExecuTorch log prefix, so the rules
+    apply to plain lines too; a line they recognise is runner output.
+    """
+
     rules = (
         _model_address,
         _pte_size,
@@ -148,25 +162,51 @@ class RunnerLifecycle(RuleConsumer):
         _model_run,
         _output_count,
         _inferences,
-        flag(r"^Method (?:'\S+' )?loaded\.", "method_loaded"),
-        flag(r"^(?:Preparing inputs|Input prepared|Input testset)", "inputs"),
+        flag(r"^Method (?:'\S+' )?loaded\b", "method_loaded"),
+        flag(r"^(?:Preparing inputs?|Input prepared|Input testset|Input tensor:)", "inputs"),
+        flag(r"^(?:Loading method|Computed planned buffer size=|Beginning output verif)", "runner"),
         flag(r"^Starting the model execution", "started"),
-        flag(r"^(?:Model executed successfully|\d+ inferences finished)", "executed"),
-        flag(r"^Program complete, exiting", "complete"),
+        flag(
+            r"^(?:Model executed successfully|\d+ inferences finished|Inference completed in \d+)",
+            "executed",
+        ),
+        (completion_pattern(), marker("complete")),
+        flag(r"^Model outputs:", "outputs"),
         flag(r"^ArmBackend::|^Tensor input(?:/output)? \d+ will be permuted", "npu"),
         _file,
         _input_mismatch,
-        flag(r"^Running executor with parameter|^ {3}\S", "runner"),
         flag(r"^Setting up ETDump|^ETDump: Allocated", "etdump"),
         flag(r"^SERVER_INFERENCE_DONE", "executed"),
-        (re.compile(rf"^{EOT}?$"), _end_of_transmission),
+        (EOT, _end_of_transmission),
     )
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """Apply the rules; a recognised line means the runner is printing."""
+        found = super().feed(line, facts)
+        if found:
+            facts.mark("runner", line.number)
+        return found
+
+
+class RunnerParameters(RuleConsumer):
+    """ExecuTorch log lines that are runner output but carry no fact: the semihosting
+    runner's echo of its command line, and empty messages (the line a log shows where the
+    runner's EOT was, or a multi-line message's first line; never EOT itself)."""
+
+    et_only = True
+    rules = (flag(r"^Running executor with parameter|^ {3}\S|^\s*$", "runner"),)
 
 
 @rule(r"^Application exit code: (-?\d+)")
 def _exit_code(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    facts.runner["exit_code"] = int(match[1])
-    facts.mark("app_exit" if match[1] == "0" else "app_exit_nonzero", line.number)
+    code = int(match[1])
+    facts.simulation.application_exit_code = code
+    facts.mark("runner", line.number)
+    if code == 0:
+        facts.mark("app_exit", line.number)
+        return
+    summary = f"the application exited with code {code}"
+    facts.problem(Kind.EXECUTION_FAILURE, summary, line, exit_code=code, status_name=f"exit {code}")
 
 
 class RunnerPlainLines(RuleConsumer):

@@ -51,7 +51,10 @@ def _stopped_by_user(match: re.Match[str], line: LogLine, facts: LogFacts) -> No
 
 @rule(r"^\[\w+\s*\]\[[^\]]*\]\[([\d.]+ ?[munp]?s)\] (.*)$")
 def _timestamped(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    facts.simulation.simulated_time = match[1]
+    """A SystemC report (`[warning ][main@0][1300 ns] ...`): its stamp is when the report was
+    raised in the SystemC kernel, not the simulated time of the run (a run stopped after 30
+    simulated seconds prints `[01 ns]`), so it is recognised but not read as a time."""
+    facts.mark("stopped" if "stopped" in match[2].lower() else "simulator", line.number)
 
 
 @rule(r"^\s*Simulated time\s*:\s*(\S+)")
@@ -71,9 +74,11 @@ def _launch_failure(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
     code = FVP_ERROR_CODE.search(line.message)
     if code:
         details["fvp_error"] = code[1]
+    summary = failure.summary
     if matched.groups() and matched[1]:
         details["detail"] = matched[1]
-    problem = facts.problem(Kind.LAUNCH_FAILURE, failure.summary, line, **details)
+        summary += f" ({matched[1]})"
+    problem = facts.problem(Kind.LAUNCH_FAILURE, summary, line, **details)
     problem.next_step = failure.next_step
 
 
@@ -128,7 +133,9 @@ class SimulatorLines(RuleConsumer):
         _cannot_start,
         _qemu_error,
         flag(
-            r"^\s*\(C\) COPYRIGHT \d{4}(?:-\d{4})? Arm Limited|^\s*ALL RIGHTS RESERVED", "simulator"
+            r"^\s*\(C\) COPYRIGHT \d{4}(?:-\d{4})? Arm Limited|^\s*ALL RIGHTS RESERVED|"
+            r"^Copyright \d{4}-\d{4} ARM Limited\.$|^All Rights Reserved\.$",
+            "simulator",
         ),
         flag(r"^telnetterminal\d+: Listening for serial connection on port \d+", "simulator"),
         flag(r"Failed to initialize timing-adapter|Timing adapter has no effect", "simulator"),

@@ -8,16 +8,19 @@ from pathlib import Path
 
 from orchestrator.parse.bundleio import BundleIO
 from orchestrator.parse.consumer import Consumer
+from orchestrator.parse.delegation import DelegationSummary
 from orchestrator.parse.etdump import EtdumpBlocks
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.faults import FaultLines
 from orchestrator.parse.lines import split_line
 from orchestrator.parse.memory import AllocatorStats, ImageSections
 from orchestrator.parse.outputs import OutputLines
+from orchestrator.parse.platform import PlatformLines
 from orchestrator.parse.pmu import PerfMonitor
 from orchestrator.parse.protocol_log import ProtocolLines
-from orchestrator.parse.runner import RunnerLifecycle, RunnerPlainLines
+from orchestrator.parse.runner import RunnerLifecycle, RunnerParameters, RunnerPlainLines
 from orchestrator.parse.simulator import SimulatorLines
+from orchestrator.parse.unity import UnityLines
 from orchestrator.parse.vela import VelaOperatorTable, VelaSummary
 from orchestrator.parse.wrapper import WrapperLines
 
@@ -31,16 +34,20 @@ def default_consumers(etdump_dir: Path | None = None) -> list[Consumer]:
         EtdumpBlocks(etdump_dir),
         FaultLines(),
         RunnerLifecycle(),
+        RunnerParameters(),
         RunnerPlainLines(),
+        UnityLines(),
         OutputLines(),
         PerfMonitor(),
         AllocatorStats(),
         BundleIO(),
         SimulatorLines(),
+        PlatformLines(),
         WrapperLines(),
         ImageSections(),
         VelaOperatorTable(),
         VelaSummary(),
+        DelegationSummary(),
     ]
 
 

@@ -17,6 +17,11 @@ NUMBER_FIELDS = {
     "Accelerator clock": ("clock_mhz", float),
     "Total SRAM used": ("sram_used_kib", float),
     "Total Off-chip Flash used": ("offchip_flash_used_kib", float),
+    "Total DRAM used": ("dram_used_kib", float),
+    "Total On-chip Flash used": ("onchip_flash_used_kib", float),
+    "Original Weights Size": ("original_weights_kib", float),
+    "NPU Encoded Weights Size": ("encoded_weights_kib", float),
+    "Network Tops/s": ("network_tops_per_s", float),
     "Neural network macs": ("macs", int),
     "NPU cycles": ("npu_cycles", int),
     "Total cycles": ("total_cycles", int),
@@ -41,10 +46,29 @@ def _operators(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     setattr(facts.vela_estimate(), f"{match[1].lower()}_operators", int(match[2]))
 
 
+def memory_key(name: str) -> str:
+    """'Off-chip Flash' -> 'offchip_flash' (the keys access_cycles uses too)."""
+    return name.lower().replace("-", "").replace(" ", "_")
+
+
 @rule(r"^(SRAM|DRAM|On-chip Flash|Off-chip Flash) Access cycles\s+(\d+)")
 def _access(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    key = match[1].lower().replace("-", "").replace(" ", "_")
-    facts.vela_estimate().access_cycles[key] = int(match[2])
+    facts.vela_estimate().access_cycles[memory_key(match[1])] = int(match[2])
+
+
+@rule(r"^(Design peak|Average) (.+?) bandwidth\s+([\d.]+) GB/s")
+def _bandwidth(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    vela = facts.vela_estimate()
+    peak = match[1] == "Design peak"
+    table = vela.design_peak_bandwidth_gbs if peak else vela.average_bandwidth_gbs
+    table[memory_key(match[2])] = float(match[3])
+
+
+@rule(r"^(Input|Weight|Output|Total)\s+(.+?) bandwidth\s+(per input\s+)?([\d.]+) MB/")
+def _traffic(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    per_memory = facts.vela_estimate().bandwidth_mb_per_batch.setdefault(memory_key(match[2]), {})
+    name = match[1].lower() + ("_per_inference" if match[3] else "")
+    per_memory[name] = float(match[4])
 
 
 @rule(r"^Batch Inference time\s+([\d.]+) ms,\s+([\d.]+) inferences/s")
@@ -61,10 +85,10 @@ class VelaSummary(RuleConsumer):
         _operators,
         _access,
         _inference_time,
+        _bandwidth,
+        _traffic,
         flag(
-            r"^(?:Network summary for|Design peak|Average .* bandwidth|"
-            r"(?:Input|Weight|Output|Total)\s+.*bandwidth|Original Weights Size|"
-            r"NPU Encoded Weights Size|Network Tops/s|"
+            r"^(?:Network summary for|"
             r"Info: The numbers below are internal compiler estimates|"
             r"For performance numbers the compiled network should be run)",
             "vela",

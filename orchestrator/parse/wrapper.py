@@ -8,6 +8,7 @@ from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
 from orchestrator.parse.simulator import note_simulator
+from orchestrator.results.model import Kind
 
 SCRIPT_TAG = r"^\[(?:[\w./-]*/)?(?:run_fvp(?:\.sh)?|build_executorch_runner|[\w.-]+\.sh)\]"
 
@@ -42,6 +43,24 @@ def _elf_announced(match: re.Match[str], line: LogLine, facts: LogFacts) -> None
         facts.runner["expect_elf_path"] = True
 
 
+@rule(r"^CMake Error(?: at (\S+?):(\d+))?")
+def _cmake_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    where = f" at {match[1]}:{match[2]}" if match[1] else ""
+    facts.problem(Kind.BUILD_FAILURE, f"CMake failed{where}", line)
+
+
+@rule(r"^\[\d+/\d+\] (.*)$")
+def _ninja_step(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    note_simulator(match[1], facts)
+    facts.mark("build", line.number)
+
+
+# GNU ld --print-memory-usage (west build, CMake builds): header and one line per region.
+LINK_MEMORY_USAGE = (
+    r"^Memory region\s+Used Size\s+Region Size|^\s*\S+:\s+\d+ [KMG]?B\s+\d+ [KMG]?B\s+[\d.]+%$"
+)
+
+
 class WrapperLines(RuleConsumer):
     """Lines of examples/arm/run.sh, build_executor_runner.sh and run_fvp.sh (not the runner)."""
 
@@ -53,6 +72,9 @@ class WrapperLines(RuleConsumer):
         flag(r"^Checking for (?:a etdump|problems) in log", "wrapper_checks"),
         flag(r"^\+ \S", "xtrace"),
         flag(r"^\[\s*\d+%\] ", "build"),
+        _cmake_error,
+        _ninja_step,
+        flag(LINK_MEMORY_USAGE, "build"),
         flag(r"The Corstone FVPs are cycle accurate for the NPU part", "wrapper"),
         flag(SCRIPT_TAG, "wrapper"),
     )

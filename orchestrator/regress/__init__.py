@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from orchestrator.regress.baseline import Baselines, load_baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
-from orchestrator.regress.command import merge_command, regress_command
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
 from orchestrator.regress.matrix import Matrix, MatrixError, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
+from orchestrator.regress.regress_cli import merge_command, regress_command
 from orchestrator.regress.stages import (
     CompileOutcome,
     CompileRequest,

@@ -49,6 +49,13 @@ class Cell:
         return cell_key(self.model, self.target, self.options_name)
 
     @property
+    def simulator(self) -> str:
+        """The simulator of a cell that simulates (compile-only cells have none)."""
+        if self.sim is None:
+            raise ValueError(f"cell {self.key} does not simulate")
+        return self.sim
+
+    @property
     def slug(self) -> str:
         """The key made safe for a directory name."""
         return re.sub(r"[^A-Za-z0-9._-]+", "_", self.key.replace("@", "__").replace("/", "__"))

@@ -167,8 +167,8 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
         outcome = outcomes.setdefault(
             request, CompileOutcome(False, "the batch compile returned nothing for it"))
         state = "cached" if outcome.cached else ("ok" if outcome.ok else "FAILED")
-        options = ",".join(f"{k}={v}" for k, v in request.options) or "defaults"
-        progress.advance("compile", f"{state} {request.model}@{request.target} ({options})")
+        chosen = ",".join(f"{k}={v}" for k, v in request.options) or "defaults"
+        progress.advance("compile", f"{state} {request.model}@{request.target} ({chosen})")
     return outcomes
 
 

@@ -61,7 +61,8 @@ def _case(document: dict[str, Any], cell: dict[str, Any]) -> ET.Element:
 
 def _own_seconds(cell: dict[str, Any]) -> float:
     """The cell's compile and simulate time (a shared firmware build is not the cell's)."""
-    return sum(seconds for phase, seconds in cell.get("seconds", {}).items() if phase != "build")
+    return float(sum(seconds for phase, seconds in cell.get("seconds", {}).items()
+                     if phase != "build"))
 
 
 def _details(cell: dict[str, Any]) -> str:

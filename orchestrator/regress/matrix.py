@@ -9,6 +9,8 @@ from typing import Any
 
 from orchestrator._toml import load_toml
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import seconds
+from orchestrator.regress.cell_options import check_option_set
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.results import Kind
 
@@ -97,7 +99,8 @@ def parse_matrix(document: dict[str, Any], path: Path) -> Matrix:
     option_sets = {DEFAULT_OPTIONS: {}, **check.table(document, "options")}
     for name, options in option_sets.items():
         check.require(isinstance(options, dict), f"[options.{name}] must be a table")
-    timeout = float(defaults.get("timeout_s", DEFAULT_TIMEOUT_S))
+        check.option_set(options, f"[options.{name}]")
+    timeout = check.seconds(defaults.get("timeout_s", DEFAULT_TIMEOUT_S), "[defaults] timeout_s")
     lanes = [_lane(check, entry, index, option_sets, timeout)
              for index, entry in enumerate(check.array(document, "lanes"))]
     check.require(bool(lanes), "it has no [[lanes]]")
@@ -139,7 +142,7 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
         check.fail(f"{where} has no targets"),
         options=options,
         sim=None if Mode(mode) is Mode.COMPILE else sim,
-        timeout_s=float(entry.get("timeout_s", timeout)),
+        timeout_s=check.seconds(entry.get("timeout_s", timeout), f"{where} timeout_s"),
     )
 
 
@@ -203,7 +206,7 @@ def expand(matrix: Matrix, catalogue: Any) -> list[Cell]:
     cells: dict[str, Cell] = {}
     for lane in matrix.lanes:
         for target_name in lane.targets:
-            target = catalogue.target(target_name)
+            target = _target(matrix, lane, catalogue, target_name)
             sim, sim_kind = _resolve_sim(matrix, lane, target)
             for model, spec in lane.models:
                 for options_name in lane.options:
@@ -243,11 +246,20 @@ def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | 
     )
 
 
+def _target(matrix: Matrix, lane: Lane, catalogue: Any, name: str) -> Any:
+    """The lane's target, or the catalogue's one line naming the matrix file and lane."""
+    try:
+        return catalogue.target(name)
+    except OrchestratorError as error:
+        raise MatrixError(f"{matrix.path}: lane {lane.name}: {error.cause}",
+                          f"fix {matrix.path} ({error.next_step})") from None
+
+
 def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, str | None]:
     """(simulator name, kind) a lane's cells run on for `target` (None for compile-only)."""
     if lane.sim is None:
         return None, None
-    kinds = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
+    kinds: tuple[str, ...] = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
     if target.has_npu:
         kinds = tuple(kind for kind in kinds if kind != "qemu")
     for kind in kinds:
@@ -278,23 +290,37 @@ class _Checker:
         self.require(not unknown, f"{where} has unknown keys {unknown} "
                                   f"(allowed: {', '.join(sorted(allowed))})")
 
+    def seconds(self, value: Any, where: str) -> float:
+        """A positive number of seconds, or the one-line error naming the file."""
+        try:
+            return seconds(value, where)
+        except OrchestratorError as error:
+            return float(self.fail(error.cause))
+
+    def option_set(self, options: dict[str, Any], where: str) -> None:
+        """Every key an option (orchestrator.options), every value of its type."""
+        try:
+            check_option_set(options, where, f"fix {self.path} (invoke run --help lists them)")
+        except OrchestratorError as error:
+            self.fail(error.cause)
+
     def table(self, document: dict[str, Any], key: str) -> dict[str, Any]:
         value = document.get(key, {})
         self.require(isinstance(value, dict), f"{key} must be a table")
-        return value
+        return dict(value)
 
     def array(self, document: dict[str, Any], key: str) -> list[Any]:
         value = document.get(key, [])
         self.require(isinstance(value, list), f"{key} must be an array of tables")
-        return value
+        return list(value)
 
     def strings(self, value: Any, where: str) -> list[str]:
         if isinstance(value, str):
             value = [value]
         self.require(isinstance(value, list) and all(isinstance(v, str) for v in value),
                      f"{where} must be a list of strings")
-        return value
+        return [str(item) for item in value]
 
     def choice(self, value: Any, allowed: Any, where: str) -> str:
         self.require(value in allowed, f"{where}: {value!r} is not one of {list(allowed)}")
-        return value
+        return str(value)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.regress.report import finish, load_report
+from orchestrator.regress.report_document import finish, load_report
 from orchestrator.regress.select import parse_shard
 
 

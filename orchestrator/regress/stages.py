@@ -1,7 +1,7 @@
 """The narrow interface the regression engine drives: build, batch compile, run one cell.
 
 The engine knows nothing about CMake, executorch or simulators; it calls these. The real
-implementation (orchestrator.regress.wiring) adapts the build, compile and run stages.
+implementation (orchestrator.regress.real_stages) adapts the build, compile and run stages.
 """
 
 from __future__ import annotations

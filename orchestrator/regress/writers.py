@@ -9,7 +9,7 @@ from orchestrator.regress.baseline import fmt
 from orchestrator.regress.html import render_html
 from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import HEADLINE_METRICS, render_markdown
-from orchestrator.regress.report import REPORT_NAME, write_json
+from orchestrator.regress.report_document import REPORT_NAME, write_json
 
 SHORT_NAMES = {"npu.cycles": "NPU cyc", "cpu.cycles": "CPU cyc", "vela.npu_cycles": "Vela NPU",
                "vela.total_cycles": "Vela total", "memory.pte_size": ".pte B",

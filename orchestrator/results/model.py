@@ -27,6 +27,10 @@ class Status(str, Enum):
     ERROR = "error"
     TIMEOUT = "timeout"
     SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"
+
+
+MAX_EVIDENCE = 8   # lines of evidence a classification keeps
 
 
 class Kind(str, Enum):
@@ -45,10 +49,14 @@ class Kind(str, Enum):
     ASSERTION = "assertion"
     NPU_ERROR = "npu_error"
     OUTPUT_MISMATCH = "output_mismatch"
+    TEST_FAILURE = "test_failure"
+    BUILD_FAILURE = "build_failure"
     NO_OUTPUT = "no_output"
     INCOMPLETE = "incomplete"
+    NOT_A_RUN_LOG = "not_a_run_log"
     NOT_RUN = "not_run"
     UNKNOWN = "unknown"
+    INTERRUPTED = "interrupted"
 
 
 @dataclass
@@ -169,7 +177,24 @@ class VelaEstimate:
     macs: int | None = None
     sram_used_kib: float | None = None
     offchip_flash_used_kib: float | None = None
+    dram_used_kib: float | None = None
+    onchip_flash_used_kib: float | None = None
+    design_peak_bandwidth_gbs: dict[str, float] = field(default_factory=dict)
+    average_bandwidth_gbs: dict[str, float] = field(default_factory=dict)
+    bandwidth_mb_per_batch: dict[str, dict[str, float]] = field(default_factory=dict)
+    network_tops_per_s: float | None = None
+    original_weights_kib: float | None = None
+    encoded_weights_kib: float | None = None
     per_operator: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Delegation:
+    """ExecuTorch's delegation summary: how much of the graph went to a backend."""
+
+    subgraphs: int | None = None
+    delegated_nodes: int | None = None
+    non_delegated_nodes: int | None = None
 
 
 @dataclass
@@ -204,6 +229,7 @@ class Simulation:
     host_timeout_s: float | None = None
     wrapper_verdict: str | None = None
     wrapper_exit_code: int | None = None
+    application_exit_code: int | None = None
 
 
 @dataclass
@@ -250,6 +276,7 @@ class RunResult:
     cpu: CpuCycles | None = None
     vela: VelaEstimate | None = None
     memory: MemoryUse | None = None
+    delegation: Delegation | None = None
     simulation: Simulation = field(default_factory=Simulation)
     timings_s: dict[str, float] = field(default_factory=dict)
     artifacts: dict[str, str] = field(default_factory=dict)
@@ -259,7 +286,8 @@ class RunResult:
         """Plain JSON-ready dict (enums as their values)."""
         from orchestrator.results.codec import to_plain
 
-        return to_plain(self)
+        plain: dict[str, Any] = to_plain(self)
+        return plain
 
     def to_json(self, indent: int | None = 2) -> str:
         """The JSON document (stable key order)."""
@@ -272,7 +300,8 @@ class RunResult:
         """Rebuild from a dict produced by to_dict (unknown keys rejected)."""
         from orchestrator.results.codec import from_plain
 
-        return from_plain(cls, document)
+        result: RunResult = from_plain(cls, document)
+        return result
 
     @classmethod
     def from_json(cls, text: str) -> RunResult:

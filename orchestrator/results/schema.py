@@ -14,7 +14,8 @@ SCHEMA_PATH = DATA_DIR / "runresult.schema.json"
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
     """The parsed RunResult JSON Schema."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
 
 
 def validation_errors(document: dict[str, Any]) -> list[str]:

@@ -7,16 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.options.run import Thresholds
 
-@dataclass(frozen=True)
-class Thresholds:
-    """When an output passes. Integer outputs against an integer reference must be exact."""
-
-    atol: float = 1e-3
-    rtol: float = 1e-3
-    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
-    min_snr_db: float | None = None
-    require_top1: bool = False
+DEFAULT_THRESHOLDS = Thresholds()
 
 
 @dataclass(frozen=True)
@@ -56,7 +49,8 @@ class Comparison:
 
 
 def compare_outputs(device: Sequence[Any], reference: Sequence[Any],
-                    thresholds: Thresholds = Thresholds(), quantized: bool = False) -> Comparison:
+                    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+                    quantized: bool = False) -> Comparison:
     """Compare numpy arrays pairwise (device[i] with reference[i]); `quantized`: the reference
     is the quantized model's, so float outputs may differ by `qtol` quantization steps."""
     if len(device) != len(reference):

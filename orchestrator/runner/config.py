@@ -91,11 +91,10 @@ def pools_for(mode: str, method_pool: int | None = None, temp_pool: int | None =
               fast_scratch: int | None = None) -> Pools:
     """The catalogue pools of `mode` with any user overrides applied."""
     base = runner_data().pools[mode]
-    changes = {key: value for key, value in (("method_pool_size", method_pool),
-                                              ("temp_pool_size", temp_pool),
-                                              ("fast_scratch_size", fast_scratch))
-               if value is not None}
-    return replace(base, **changes)
+    return replace(base, method_pool_size=method_pool or base.method_pool_size,
+                   temp_pool_size=temp_pool or base.temp_pool_size,
+                   fast_scratch_size=base.fast_scratch_size if fast_scratch is None
+                   else fast_scratch)
 
 
 def kernel_ops(kernel_set: str) -> tuple[str, ...] | str:

@@ -10,21 +10,20 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.enrich import (
+from orchestrator.runner.failure_causes import (
     check_nonce,
-    compare_with_reference,
     explain_exit,
     explain_fvp_stop,
     explain_npu_model_refusal,
-    npu_pmu,
-    pools,
 )
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner
+from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
-from orchestrator.runner.request import RunnerRequest
+from orchestrator.runner.reference_check import compare_with_reference
+from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.result import run_result
@@ -33,7 +32,7 @@ from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
-    from orchestrator.run import RunRequest
+    from orchestrator.options.run import RunRequest
 
 MODEL_FILE = "model_area.bin"
 PMU_TRACE = "ethosu_pmu_trace.txt"
@@ -46,54 +45,66 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
         raise OrchestratorError("the runner app needs a model",
                                 f"invoke run --target {request.target} --model mv2")
     target = load_catalogue().target(request.target)
-    extra = RunnerRequest.from_extra(request.extra)
+    settings = request.runner
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
     target = placed_on(target, simulator)
     binary = target_binary(work, simulator, target,
                            f"invoke run --target {target.name} --model {request.model}")
     started = utc_now()
-    mode = memory_mode_of(target, extra.memory_mode)
-    product = compile_for(request.model, target, mode, extra, work)
-    options = RunnerOptions(mode, pools_for(mode, extra.method_pool, extra.temp_pool,
-                                            extra.fast_scratch),
-                            extra.kernel_set, request.build_type, extra.jobs)
-    build = build_runner(work, target, options, extra.sources)
-    run_id = new_run_id()
+    options = runner_options_for(target, request)
+    product = compile_for(request.model, target, options.memory_mode, settings, work)
+    build = build_runner(work, target, options, settings.sources)
+    run_id = request.run_id
     return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
-                            build, request, extra, options, started)
+                            build, request, settings, options, started)
+
+
+def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
+    """The runner ELF the request selects: memory mode, pools, kernel set, build type."""
+    settings = request.runner
+    mode = memory_mode_of(target, settings.memory_mode)
+    return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
+                                         settings.fast_scratch),
+                         settings.kernel_set, request.build_type, settings.jobs)
 
 
 def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
                      binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
-                     extra: RunnerRequest, options: RunnerOptions,
+                     settings: RunnerSettings, options: RunnerOptions,
                      started: str | None = None) -> RunResult:
     """Load a compiled model into a built runner, simulate, parse, compare: one RunResult."""
     started = started or utc_now()
     nonce = secrets.randbits(32)
     data = write_areas(run_dir, product, build, request, options, nonce)
     simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
-                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
+                          deadline_s=request.timeout_s, idle_s=request.idle_s,
                           expected_build_id=build.firmware.build_id, macs=target.macs,
-                          fast=extra.fast,
-                          pmu_trace=run_dir / PMU_TRACE if extra.pmu_trace else None)
+                          fast=settings.fast,
+                          pmu_trace=run_dir / PMU_TRACE if settings.pmu_trace else None)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
     result = check_nonce(result, simulation.stream, nonce)
-    return finish(result, simulation.stream, product, target, build, request, extra, run_dir)
+    return finish(result, simulation.stream, product, target, build, request, settings, run_dir)
 
 
-def compile_for(model: str, target: Target, mode: str, extra: RunnerRequest,
+def compile_for(model: str, target: Target, mode: str, settings: RunnerSettings,
                 work: Scratch) -> Product:
     """The compiled model (cached by the compile stage)."""
     from orchestrator.aot.api import compile_model
 
+    return compile_model(model, target.name, scratch_root=work.root,
+                         **compile_choices_for(target, mode, settings))
+
+
+def compile_choices_for(target: Target, mode: str, settings: RunnerSettings) -> dict[str, Any]:
+    """The compile options the runner passes on: quantization, a non-default memory mode."""
     options: dict[str, Any] = {}
-    if extra.quantize:
-        options["quantize"] = extra.quantize
+    if settings.quantize:
+        options["quantize"] = settings.quantize
     if target.has_npu and mode != target.memory_mode:
         options["memory_mode"] = mode
-    return compile_model(model, target.name, scratch_root=work.root, **options)
+    return options
 
 
 def input_tensors(product: Product) -> list[InputTensor]:
@@ -118,10 +129,10 @@ def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: Ru
 
 
 def finish(result: RunResult, stream: Any, product: Product, target: Target, build: RunnerBuild,
-           request: RunRequest, extra: RunnerRequest, run_dir: Path) -> RunResult:
+           request: RunRequest, settings: RunnerSettings, run_dir: Path) -> RunResult:
     """Pools, NPU counters, exit meaning, comparison, build facts."""
     from orchestrator.aot.tensors import load_array
-    from orchestrator.regress.wiring import vela_estimate
+    from orchestrator.aot.vela_report import vela_estimate
 
     result.model = request.model
     result.memory = pools(stream, result.memory)
@@ -129,7 +140,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
-                                  "kernel_set": extra.kernel_set,
+                                  "kernel_set": settings.kernel_set,
                                   "product": str(product.directory)})
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
@@ -144,4 +155,4 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     which = "quantized" if product.reference_quantized else "float"
     return compare_with_reference(result, stream, [load_array(r) for r in references],
                                   [tuple(r.dim_order) for r in references], which,
-                                  extra.thresholds, run_dir)
+                                  settings.thresholds, run_dir)

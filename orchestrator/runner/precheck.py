@@ -33,8 +33,9 @@ class Need:
 def program_facts_of(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     """The compile stage's program facts (planned memory, Vela scratch) inside a manifest."""
     for key in ("program", "program_facts", "memory"):
-        if isinstance(manifest.get(key), Mapping):
-            return manifest[key]
+        found = manifest.get(key)
+        if isinstance(found, Mapping):
+            return found
     return manifest
 
 

@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch, repo_root
@@ -104,6 +105,7 @@ def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSourc
     if not stamp.is_file() or json.loads(stamp.read_text()) != wanted:
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
+        forget_moved_cache(build_dir)
         run_logged(args, build_dir / "configure.log", "configure the ExecuTorch runtime")
         stamp.write_text(json.dumps(wanted))
         configured = True

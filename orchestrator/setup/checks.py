@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from orchestrator.doctor_model import Check, State
 from orchestrator.paths import Scratch
@@ -17,10 +18,10 @@ from orchestrator.setup.catalogue import (
 from orchestrator.setup.lock import read_lock
 from orchestrator.setup.needs import fvp_users, needed_by
 from orchestrator.setup.state import ItemState, artifact_state, source_state
-from orchestrator.targets import load_catalogue
+from orchestrator.targets import Target, load_catalogue
 
 
-def _artifact_fix(artifact: Artifact, item: ItemState, entry: dict | None) -> str:
+def _artifact_fix(artifact: Artifact, item: ItemState, entry: dict[str, Any] | None) -> str:
     """The exact command that repairs this artifact's state."""
     if item.state is State.OK:
         return ""
@@ -42,7 +43,8 @@ def _source_fix(source: Source, item: ItemState) -> str:
             f"repo>@{source.tag or source.commit})")
 
 
-def artifact_check(artifact: Artifact, entry: dict | None, users: tuple[str, ...]) -> Check:
+def artifact_check(artifact: Artifact, entry: dict[str, Any] | None,
+                   users: tuple[str, ...]) -> Check:
     """One doctor row for a toolchain or FVP."""
     item = artifact_state(artifact, entry)
     name = artifact.name if artifact.kind != "toolchain" else "arm-none-eabi toolchain"
@@ -51,7 +53,7 @@ def artifact_check(artifact: Artifact, entry: dict | None, users: tuple[str, ...
                  detail=item.detail, category="simulator" if artifact.kind == "fvp" else "tool")
 
 
-def source_check(source: Source, entry: dict | None, users: tuple[str, ...]) -> Check:
+def source_check(source: Source, entry: dict[str, Any] | None, users: tuple[str, ...]) -> Check:
     """One doctor row for an upstream source tree."""
     item = source_state(source, entry)
     label = f"{source.name} source" + (f" ({source.path})" if source.parent else "")
@@ -60,7 +62,8 @@ def source_check(source: Source, entry: dict | None, users: tuple[str, ...]) -> 
                  category="source")
 
 
-def checks_for(scratch: Scratch, catalogue: SetupCatalogue, targets: Iterable) -> list[Check]:
+def checks_for(scratch: Scratch, catalogue: SetupCatalogue,
+               targets: Iterable[Target]) -> list[Check]:
     """Rows for every artifact and source in `catalogue`, judged against `targets`."""
     targets = list(targets)
     lock = read_lock(scratch)

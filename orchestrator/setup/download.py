@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,7 +150,8 @@ def _total_size(response: requests.Response, offset: int) -> int | None:
 
 
 @contextmanager
-def _progress(label: str, total: int | None, done: int, enabled: bool) -> Iterator:
+def _progress(label: str, total: int | None, done: int,
+              enabled: bool) -> Iterator[Callable[[int], None]]:
     """A rich progress bar on an interactive stderr; a no-op advance function otherwise."""
     if not (enabled and sys.stderr.isatty()):
         yield lambda _n: None

@@ -9,12 +9,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from orchestrator.write_faults import writing
+
 
 @contextmanager
 def exclusive_lock(path: Path, waiting_message: str | None = None) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created if needed); say so once if we must wait."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -76,6 +76,7 @@ def discard(staged: Path) -> None:
 def read_marker(target: Path) -> dict[str, Any] | None:
     """The entry an install wrote into its own tree (None when absent or unreadable)."""
     try:
-        return json.loads((target / MARKER).read_text())
+        marker: dict[str, Any] = json.loads((target / MARKER).read_text())
+        return marker
     except (OSError, ValueError):
         return None

@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from orchestrator._toml import load_toml
 from orchestrator.cli import split_list
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.setup import SetupFlags
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import EULA_ENV
 from orchestrator.setup.download import DownloadPolicy
@@ -23,6 +25,7 @@ CONFIG_ENV = "ETHOSU_ORCH_SETUP_CONFIG"
 ARCHIVE_ENV_PREFIX = "ETHOSU_ORCH_ARCHIVE_"
 SOURCE_ENV_PREFIX = "ETHOSU_ORCH_SRC_"
 FVP_DIR_ENV_PREFIX = "ETHOSU_ORCH_FVP_DIR_"
+NO_FLAGS = SetupFlags()
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,18 @@ def source_request(text: str) -> SourceRequest:
     return SourceRequest(Path(path).expanduser().resolve(), rev)
 
 
+def mirror_url(text: str) -> str:
+    """The mirror base URL, checked: http(s) with a host ('' = no mirror)."""
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise OrchestratorError(f"mirror {text!r} is not an http(s) URL",
+                                "invoke setup --mirror https://host/path (or unset "
+                                f"{MIRROR_ENV})")
+    return text
+
+
 def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The setup config file (--config or $ETHOSU_ORCH_SETUP_CONFIG), {} when none."""
     chosen = path or environ.get(CONFIG_ENV)
@@ -110,7 +125,7 @@ def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     return load_toml(config)
 
 
-def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict:
+def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict[str, str]:
     """Config < environment < flags, per name."""
     return {**{k: str(v) for k, v in config.items()}, **env, **flag}
 
@@ -122,44 +137,37 @@ def _names_or_all(value: str | bool | None) -> frozenset[str] | bool:
     return frozenset(split_list(value)) if value else False
 
 
-def build_options(*, only: str | None = None, targets: str | None = None,
-                  force: str | bool | None = None, offline: bool = False,
-                  mirror: str | None = None, cache_dir: str | None = None,
-                  archive: list[str] | tuple[str, ...] = (),
-                  source: list[str] | tuple[str, ...] = (),
-                  fvp_dir: list[str] | tuple[str, ...] = (), accept_eula: bool = False,
-                  toolchain_provider: str | None = None, toolchain_dir: str | None = None,
-                  allow_dirty: bool = False, allow_unpinned: str | bool | None = None,
-                  config: str | None = None, environ: Mapping[str, str] | None = None,
+def build_options(flags: SetupFlags = NO_FLAGS, environ: Mapping[str, str] | None = None,
                   policy: DownloadPolicy | None = None) -> SetupOptions:
     """Turn task flags (+ environment + config file) into SetupOptions."""
     environ = os.environ if environ is None else environ
-    cfg = load_config(config, environ)
-    archives = _merged(parse_pairs(archive, "--archive"), env_pairs(ARCHIVE_ENV_PREFIX, environ),
-                       cfg.get("archives", {}))
-    sources = _merged(parse_pairs(source, "--source"), env_pairs(SOURCE_ENV_PREFIX, environ),
-                      cfg.get("sources", {}))
-    fvp_dirs = _merged(parse_pairs(fvp_dir, "--fvp-dir"), env_pairs(FVP_DIR_ENV_PREFIX, environ),
-                       cfg.get("fvp_dirs", {}))
-    provider = toolchain_provider or cfg.get("toolchain_provider", "auto")
+    cfg = load_config(flags.config, environ)
+    archives = _merged(parse_pairs(flags.archive, "--archive"),
+                       env_pairs(ARCHIVE_ENV_PREFIX, environ), cfg.get("archives", {}))
+    sources = _merged(parse_pairs(flags.source, "--source"),
+                      env_pairs(SOURCE_ENV_PREFIX, environ), cfg.get("sources", {}))
+    fvp_dirs = _merged(parse_pairs(flags.fvp_dir, "--fvp-dir"),
+                       env_pairs(FVP_DIR_ENV_PREFIX, environ), cfg.get("fvp_dirs", {}))
+    provider = flags.toolchain_provider or cfg.get("toolchain_provider", "auto")
     if provider not in PROVIDERS:
         raise OrchestratorError(f"unknown toolchain provider {provider!r} (choose from "
                                 f"{', '.join(PROVIDERS)})",
                                 "invoke setup --toolchain-provider auto")
-    chosen_dir = toolchain_dir or cfg.get("toolchain_dir")
-    cache = cache_dir or environ.get(CACHE_ENV) or cfg.get("cache_dir")
+    chosen_dir = flags.toolchain_dir or cfg.get("toolchain_dir")
+    mirror = mirror_url(flags.mirror or environ.get(MIRROR_ENV) or cfg.get("mirror", ""))
+    cache = flags.cache_dir or environ.get(CACHE_ENV) or cfg.get("cache_dir")
     return SetupOptions(
-        only=tuple(split_list(only)), targets=tuple(split_list(targets)),
-        force=_names_or_all(force),
-        offline=offline or bool(cfg.get("offline", False)),
-        mirror=mirror or environ.get(MIRROR_ENV) or cfg.get("mirror", ""),
+        only=tuple(split_list(flags.only)), targets=tuple(split_list(flags.targets)),
+        force=_names_or_all(flags.force),
+        offline=flags.offline or bool(cfg.get("offline", False)),
+        mirror=mirror,
         cache_dir=Path(cache).expanduser().resolve() if cache else None,
         archives={k: Path(v).expanduser().resolve() for k, v in archives.items()},
         sources={k: source_request(v) for k, v in sources.items()},
         fvp_dirs={k: Path(v).expanduser().resolve() for k, v in fvp_dirs.items()},
-        accept_eula=accept_eula or environ.get(EULA_ENV, "") == "True"
+        accept_eula=flags.accept_eula or environ.get(EULA_ENV, "") == "True"
         or bool(cfg.get("accept_eula", False)),
         toolchain_provider=provider,
         toolchain_dir=Path(chosen_dir).expanduser().resolve() if chosen_dir else None,
-        allow_dirty=allow_dirty, allow_unpinned=_names_or_all(allow_unpinned),
+        allow_dirty=flags.allow_dirty, allow_unpinned=_names_or_all(flags.allow_unpinned),
         policy=policy or DownloadPolicy())

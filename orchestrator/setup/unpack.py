@@ -7,10 +7,12 @@ import os
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from orchestrator.errors import OrchestratorError
 
-MODES = {"tar.xz": "r|xz", "tgz": "r|gz", "tar.gz": "r|gz", "tar": "r|"}
+StreamMode = Literal["r|xz", "r|gz", "r|"]
+MODES: dict[str, StreamMode] = {"tar.xz": "r|xz", "tgz": "r|gz", "tar.gz": "r|gz", "tar": "r|"}
 HAS_FILTERS = hasattr(tarfile, "tar_filter")
 
 

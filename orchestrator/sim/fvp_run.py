@@ -10,6 +10,7 @@ from pathlib import Path
 
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.paths import Scratch
+from orchestrator.results.model import Kind
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
 from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
 
@@ -49,7 +50,7 @@ def fvp_environment(binary: Path, work: Scratch | None = None) -> dict[str, str]
 class FvpStop:
     """Why an FVP run ended other than by the firmware exiting."""
 
-    kind: str          # cpu_time_limit | cycle_limit | launch_failure
+    kind: Kind         # cpu_time_limit | cycle_limit | launch_failure
     summary: str
     evidence: str
     next_step: str | None = None   # a cause-specific step (e.g. the glibc execstack fix)
@@ -60,13 +61,13 @@ def fvp_stop(transcript: str) -> FvpStop | None:
     failed = launch_failure_in(transcript)
     if failed is not None:
         failure, found = failed
-        return FvpStop("launch_failure", failure.summary, _line_of(transcript, found.start()),
+        return FvpStop(Kind.LAUNCH_FAILURE, failure.summary, _line_of(transcript, found.start()),
                        failure.next_step)
     stop = stop_table().stop_line.search(transcript)
     limit = limit_of(stop[1]) if stop else None
     if stop is None or limit is None:
         return None
-    return FvpStop(limit.kind.value, limit.summary, stop[0].strip())
+    return FvpStop(limit.kind, limit.summary, stop[0].strip())
 
 
 def _line_of(text: str, position: int) -> str:

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
 
+from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
     Classification,
-    CpuCycles,
-    Kind,
     LogInfo,
     MemoryUse,
-    OutputTensor,
     PoolUse,
     RunResult,
     Simulation,
-    Status,
     TargetInfo,
     Versions,
 )
@@ -24,70 +23,59 @@ from orchestrator.sim.classify import Verdict
 from orchestrator.sim.session import COMMAND, TRANSCRIPT, SimulationResult
 from orchestrator.targets import Target
 
-if TYPE_CHECKING:
-    from orchestrator.build import BuildResult
-
 PROTOCOL_FORMAT = "eor-protocol-1"
-KINDS = {
-    "pass": Kind.SUCCESS, "fail": Kind.ASSERTION, "abort": Kind.ASSERTION,
-    "hard_fault": Kind.HARD_FAULT, "timeout": Kind.TIMEOUT, "hang": Kind.TIMEOUT,
-    "stale_firmware": Kind.UNKNOWN, "protocol_error": Kind.INCOMPLETE,
-    "incomplete": Kind.INCOMPLETE, "no_output": Kind.NO_OUTPUT,
-    "launch_failure": Kind.LAUNCH_FAILURE,
-}
-NEXT_STEPS = {
-    "pass": "nothing to do",
-    "fail": "read the failed check records in {transcript}",
-    "abort": "read the lines before the abort in {transcript}",
-    "hard_fault": "find the faulting code: arm-none-eabi-addr2line -f -e {elf} {pc}",
-    "timeout": "re-run with a longer --timeout, or read where it stopped in {transcript}",
-    "hang": "the firmware went silent: read the last lines of {transcript}, or raise "
-            "--idle-timeout if it computes for long without printing",
-    "stale_firmware": "rebuild and re-run: invoke build --target {target} --app {app}",
-    "protocol_error": "re-run; if records keep getting lost read {transcript}",
-    "incomplete": "read the end of {transcript} to see where it stopped",
-    "no_output": "check the simulator and the ELF: invoke doctor, then read {transcript}",
-    "launch_failure": "read the simulator's error in {transcript}, then check it: invoke doctor",
-}
-CYCLE_NOTES = {
-    "systick": "SysTick ticks of the simulated system clock; under QEMU -icount shift=0 they "
-               "follow virtual time (1 instruction = 1 ns) and are deterministic, not CPU cycles",
-    "pmu_ccntr": "Armv8.1-M PMU cycle counter (on an FVP the CPU is not cycle accurate)",
-    "dwt_cyccnt": "DWT CYCCNT cycle counter (on an FVP the CPU is not cycle accurate)",
-}
 
 
-def classification(verdict: Verdict, target: Target, build: BuildResult,
+class _Config(Protocol):
+    @property
+    def app(self) -> str: ...
+    @property
+    def build_type(self) -> str: ...
+    @property
+    def options(self) -> tuple[tuple[str, str], ...]: ...
+
+
+class _Section(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+
+
+class BuiltFirmware(Protocol):
+    """What a run's result records of the firmware build (orchestrator.build.BuiltFirmware)."""
+
+    @property
+    def config(self) -> _Config: ...
+    @property
+    def elf(self) -> Path: ...
+    @property
+    def map_file(self) -> Path: ...
+    @property
+    def build_id(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def toolchain_version(self) -> str: ...
+    @property
+    def sections(self) -> Sequence[_Section]: ...
+    @property
+    def seconds(self) -> dict[str, float]: ...
+
+
+def classification(verdict: Verdict, target: Target, build: BuiltFirmware,
                    transcript: str) -> Classification:
     """The verdict as a RunResult Classification with a concrete next step."""
     pc = verdict.details.get("registers", {}).get("pc")
-    next_step = NEXT_STEPS[verdict.kind].format(
+    next_step = verdict.rule.next_step.format(
         transcript=transcript, elf=build.elf, pc=f"0x{pc or 0:08x}", target=target.name,
         app=build.config.app)
-    return Classification(kind=KINDS[verdict.kind], summary=verdict.summary,
+    return Classification(kind=verdict.kind, summary=verdict.summary,
                           next_step=next_step, evidence=list(verdict.evidence),
-                          details={"verdict": verdict.kind, **verdict.details})
+                          details={"verdict": verdict.cause, **verdict.details})
 
 
-def outputs(stream: ParsedStream) -> list[OutputTensor]:
-    """Every tensor record, exact (decoded from its raw bytes)."""
-    return [OutputTensor(index=t.index, dtype=t.dtype, shape=list(t.shape), values=t.values(),
-                         exact=True) for _, t in sorted(stream.tensors.items())]
-
-
-def cpu_cycles(stream: ParsedStream) -> CpuCycles | None:
-    """total_cycles with its source; other *_cycles metrics per part."""
-    total = stream.metric("total_cycles")
-    if total is None:
-        return None
-    source = total.source or "unknown"
-    parts = {m.name.removesuffix("_cycles"): m.value for m in stream.metrics
-             if m.name.endswith("_cycles") and m.name != "total_cycles"}
-    return CpuCycles(source=source, note=CYCLE_NOTES.get(source, total.unit),
-                     total=total.value, per_operator=parts)
-
-
-def memory(stream: ParsedStream, build: BuildResult) -> MemoryUse:
+def memory(stream: ParsedStream, build: BuiltFirmware) -> MemoryUse:
     """Heap/stack use reported by the firmware and the image's section sizes."""
     pools = {}
     for name in ("heap", "stack"):
@@ -99,13 +87,13 @@ def memory(stream: ParsedStream, build: BuildResult) -> MemoryUse:
                      image_sections={s.name: s.size for s in build.sections})
 
 
-def run_result(run_id: str, target: Target, build: BuildResult, simulation: SimulationResult,
+def run_result(run_id: str, target: Target, build: BuiltFirmware, simulation: SimulationResult,
                started_at: str | None = None, simulator_version: str | None = None) -> RunResult:
     """Assemble the RunResult of one protocol run."""
     stream, outcome, verdict = simulation.stream, simulation.outcome, simulation.verdict
     run_dir = outcome.log_path.parent
     return RunResult(
-        status=Status(verdict.status), reason=verdict.summary,
+        status=verdict.status, reason=verdict.summary,
         classification=classification(verdict, target, build, str(outcome.log_path)),
         run_id=run_id, started_at=started_at, finished_at=utc_now(),
         target=TargetInfo(name=target.name, simulator=simulation.simulator.name, options={

@@ -31,4 +31,4 @@ def simulator_version(work: Scratch, binary: Path, flag: str = "--version") -> s
             return None
         known[key] = version
         write_json_atomic(cache, known, indent=1)
-    return known[key]
+    return str(known[key])

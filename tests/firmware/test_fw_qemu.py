@@ -36,7 +36,7 @@ def passing(qemu, builds, tmp_path_factory):
 
 def test_selftest_passes_with_exit_code_zero(passing):
     assert passing.outcome.exit_code == 0
-    assert passing.verdict.kind == "pass" and passing.verdict.status == "pass"
+    assert passing.verdict.cause == "pass" and passing.verdict.status == "pass"
     stream = passing.stream
     assert stream.complete and not stream.problems
     assert stream.begin.app == "selftest" and stream.begin.platform == "mps3-an547"
@@ -107,7 +107,7 @@ def test_data_files_are_loaded_at_the_model_and_input_areas(qemu, builds, tmp_pa
     result = run(qemu, build, tmp_path / "run", data=[
         DataFile(model, build.area("model_area")[0]),
         DataFile(inputs, build.area("input_area")[0])])
-    assert result.verdict.kind == "pass"
+    assert result.verdict.cause == "pass"
     assert result.stream.metric("model_area_head_crc32").value == zlib.crc32(bytes(range(256)))
     assert result.stream.metric("input_area_head_crc32").value == zlib.crc32(b"\x5a" * 256)
     assert "loader,file=" in (tmp_path / "run" / "command.txt").read_text()
@@ -117,7 +117,7 @@ def test_fault_is_classified_with_pc_and_address(qemu, builds, tmp_path):
     build = builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=fault")
     result = run(qemu, build, tmp_path)
     assert result.outcome.exit_code == 64
-    assert result.verdict.kind == "hard_fault" and result.verdict.status == "error"
+    assert result.verdict.cause == "hard_fault" and result.verdict.status == "error"
     fault = result.stream.faults[0]
     text = next(s for s in build.sections if s.name == ".text")
     assert text.address <= fault.pc < text.address + text.size
@@ -129,7 +129,7 @@ def test_fault_is_classified_with_pc_and_address(qemu, builds, tmp_path):
 def test_deliberate_failure_is_fail_with_exit_code_one(qemu, builds, tmp_path):
     result = run(qemu, builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=fail"), tmp_path)
     assert result.outcome.exit_code == 1
-    assert result.verdict.kind == "fail"
+    assert result.verdict.cause == "fail"
     assert result.verdict.details["failed_checks"] == ["deliberate_failure"]
 
 
@@ -151,7 +151,7 @@ def test_hang_is_killed_by_the_watchdog_and_no_qemu_is_left(qemu, builds, tmp_pa
     build = builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=hang")
     result = run(qemu, build, tmp_path, deadline_s=30.0, idle_s=1.5)
     assert result.outcome.stopped_by == "no_output" and result.outcome.exit_code is None
-    assert result.verdict.kind == "hang" and result.verdict.status == "timeout"
+    assert result.verdict.cause == "hang" and result.verdict.status == "timeout"
     assert result.outcome.seconds < 10
     assert "hanging on purpose" in result.outcome.transcript
     assert not Path(f"/proc/{result.outcome.pid}").exists()
@@ -161,7 +161,7 @@ def test_hang_is_killed_by_the_watchdog_and_no_qemu_is_left(qemu, builds, tmp_pa
 def test_deadline_stops_a_silent_run_too(qemu, builds, tmp_path):
     build = builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=hang")
     result = run(qemu, build, tmp_path, deadline_s=1.5, idle_s=None)
-    assert result.outcome.stopped_by == "deadline" and result.verdict.kind == "timeout"
+    assert result.outcome.stopped_by == "deadline" and result.verdict.cause == "timeout"
     assert _processes_running(build.elf) == []
 
 
@@ -170,7 +170,7 @@ def test_stale_elf_is_detected_by_build_id(qemu, builds, tmp_path):
     other = builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=fail")
     assert current.build_id != other.build_id
     result = run(qemu, other, tmp_path, expected_build_id=current.build_id)
-    assert result.verdict.kind == "stale_firmware" and result.verdict.status == "error"
+    assert result.verdict.cause == "stale_firmware" and result.verdict.status == "error"
     assert result.verdict.details["reported"] == other.build_id
 
 
@@ -182,5 +182,5 @@ def test_semihosting_file_is_removed_after_the_roundtrip(passing):
 
 def test_stack_overflow_is_caught_by_the_stack_limit(qemu, builds, tmp_path):
     result = run(qemu, builds.get("cortex-m55", "EOR_SELFTEST_BEHAVIOUR=stack"), tmp_path)
-    assert result.outcome.exit_code == 64 and result.verdict.kind == "hard_fault"
+    assert result.outcome.exit_code == 64 and result.verdict.cause == "hard_fault"
     assert "STKOF" in result.stream.faults[0].causes

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,7 @@ def invoke(*args: str, scratch_root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_run_writes_a_valid_result_with_transcript(use_scratch, qemu):
-    result = execute(RunRequest(target="cortex-m55", sim="qemu"), use_scratch)
+    result = execute(RunRequest(target="cortex-m55", app="selftest", sim="qemu"), use_scratch)
     run_dir = use_scratch.runs / result.run_id
     document = json.loads((run_dir / "result.json").read_text())
     assert validation_errors(document) == []
@@ -40,7 +42,8 @@ def test_run_writes_a_valid_result_with_transcript(use_scratch, qemu):
 
 
 def test_fault_run_returns_one_and_records_the_cause(use_scratch, qemu, capsys):
-    code = run_command("cortex-m55", sim="qemu", options=["EOR_SELFTEST_BEHAVIOUR=fault"])
+    code = run_command(RunRequest("cortex-m55", app="selftest", sim="qemu",
+                                  build_options=("EOR_SELFTEST_BEHAVIOUR=fault",)))
     out = capsys.readouterr().out
     assert code == 1
     assert "error (hard_fault)" in out and "arm-none-eabi-addr2line -f -e" in out
@@ -51,7 +54,8 @@ def test_cli_build_then_run(use_scratch, qemu):
     assert first.returncode == 0, first.stderr
     again = invoke("build", "--target", "cortex-m55", scratch_root=use_scratch.root)
     assert "up to date" in again.stdout and "DTCM" in again.stdout
-    ran = invoke("run", "--target", "cortex-m55", "--sim", "qemu", scratch_root=use_scratch.root)
+    ran = invoke("run", "--target", "cortex-m55", "--app", "selftest", "--sim", "qemu",
+                 scratch_root=use_scratch.root)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("status") and "pass (success)" in ran.stdout
 
@@ -65,4 +69,37 @@ def test_cli_refuses_npu_on_qemu_in_one_line(use_scratch):
 
 def test_selftest_refuses_a_model(use_scratch):
     with pytest.raises(Exception, match="the selftest app takes no model"):
-        execute(RunRequest(target="cortex-m55", model="add"), use_scratch)
+        execute(RunRequest(target="cortex-m55", app="selftest", model="add"), use_scratch)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_interrupted_run_writes_result_json_and_stops_qemu(use_scratch, qemu, signum):
+    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(use_scratch.root)}
+    before = set(use_scratch.runs.glob("*")) if use_scratch.runs.is_dir() else set()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "invoke", "run", "--target", "cortex-m55", "--app", "selftest",
+         "--sim", "qemu", "--option", "EOR_SELFTEST_BEHAVIOUR=hang", "--timeout", "200",
+         "--idle-timeout", "150"], cwd=repo_root(), env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 280
+    run_dir = None
+    while run_dir is None:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+        time.sleep(0.2)
+        fresh = [d for d in use_scratch.runs.glob("*") if d not in before]
+        hanging = [d for d in fresh if "hanging on purpose" in _text(d / "transcript.log")]
+        run_dir = hanging[0] if hanging else None
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip() == "interrupted"
+    document = json.loads((run_dir / "result.json").read_text())
+    assert validation_errors(document) == []
+    assert document["status"] == "interrupted"
+    assert document["classification"]["kind"] == "interrupted"
+    assert document["artifacts"]["transcript"] == str(run_dir / "transcript.log")
+    alive = subprocess.run(["pgrep", "-f", str(run_dir)], capture_output=True, check=False)
+    assert alive.stdout == b""
+
+
+def _text(path: Path) -> str:
+    return path.read_text(errors="replace") if path.is_file() else ""

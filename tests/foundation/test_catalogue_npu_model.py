@@ -80,7 +80,7 @@ def test_bad_npu_model_entry_is_named(raw: dict[str, Any], mutate: Any, expected
 
 
 def test_targets_listing_shows_the_model_lane_and_the_refusal() -> None:
-    from orchestrator.targets.report import model_lanes, target_summary
+    from orchestrator.targets.listing import model_lanes, target_summary
 
     catalogue = load_catalogue()
     u55 = target_summary(catalogue.target("ethos-u55-128"))

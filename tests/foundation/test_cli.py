@@ -60,7 +60,7 @@ def test_unknown_target_is_one_line_and_exit_2() -> None:
 
 def test_importing_the_package_and_listing_tasks_does_not_import_torch() -> None:
     code = ("import sys, orchestrator, orchestrator.targets, orchestrator.doctor, "
-            "orchestrator.targets.report; import tasks; "
+            "orchestrator.targets.listing; import tasks; "
             "print('torch' in sys.modules, 'executorch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, text=True,
                             capture_output=True, timeout=60, check=True)

@@ -351,3 +351,27 @@ def test_semihosting_output_files_and_other_allocation_failures():
     assert result.artifacts["output_file_1"] == "out-1.bin"
     assert result.classification.kind is Kind.ALLOC_FAILURE
     assert result.classification.details["requested_bytes"] == 4096
+
+
+def test_cmsis_style_fault_handler_line_and_register_lines():
+    # The handler line and register layout quoted in issue 15 (CMSIS/vendor fault handlers).
+    result = result_of(
+        [
+            RUNNER_START,
+            "Exception caught by function BusFault_Handler",
+            "IPSR : 0x00000005",
+            "MSP : 0x2003FF60",
+            "PC : 0x00012345",
+        ]
+    )
+    details = result.classification.details
+    assert (result.classification.kind, details["fault_type"]) == (Kind.HARD_FAULT, "bus")
+    assert details["registers"] == {"ipsr": 5, "msp": 0x2003FF60, "pc": 0x12345}
+    assert "0x00012345" in result.classification.next_step
+
+
+def test_nonzero_application_exit_code_is_a_failure():
+    result = result_of([RUNNER_START, "Application exit code: 3.", "EXITTHESIM"])
+    assert result.classification.kind is Kind.EXECUTION_FAILURE
+    assert result.simulation.application_exit_code == 3
+    assert result.classification.details["exit_code"] == 3

@@ -24,6 +24,10 @@ LAUNCH_LINES = {
     "wrong_architecture": "/opt/FVP/FVP_Corstone_SSE-300_Ethos-U55: cannot execute binary file",
     "shared_library": "/opt/FVP/FVP_Corstone_SSE-320: error while loading shared libraries: "
                       "libpython3.9.so.1.0: cannot open shared object file",
+    # the FVPs-on-Mac wrapper without docker (pytorch/executorch#22316, case 2)
+    "launcher_command_missing": "docker: command not found",
+    "launcher_script_error": "/opt/FVPs-on-Mac/fvp.sh: line 12: /opt/FVP/bin/FVP_Corstone_SSE-300: "
+                             "No such file or directory",
 }
 
 

@@ -71,6 +71,43 @@ def test_target_labels_counters_when_the_log_printed_no_event_list():
     ]
 
 
+def test_a_directory_is_one_table_of_every_log():
+    done = invoke_parse("tests/fixtures/transcripts")
+    assert done.returncode == 1, done.stderr  # not every log passed
+    logs = sorted(path.name for path in (REPO / "tests/fixtures/transcripts").glob("*.log"))
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert rows[0][:4] == ["log", "status", "kind", "reason"]
+    named = [row[0] for row in rows[1:] if row and row[0].endswith(".log")]
+    assert named == logs
+    by_name = {row[0]: row[1:3] for row in rows[1:] if row and row[0].endswith(".log")}
+    assert by_name["avh-getstarted-unity-1.log"] == ["fail", "test_failure"]
+    assert by_name["et-docs-v0.5.0-1.log"] == ["pass", "success"]
+    assert done.stdout.splitlines()[-1].startswith(f"{len(logs)} logs: ")
+
+
+def test_a_directory_as_json_is_a_list_of_valid_results(tmp_path):
+    for name in ("et-docs-v0.3.0-1.log", "zephyr-docs-hello-executorch-1.log"):
+        source = REPO / "tests/fixtures/transcripts" / name
+        (tmp_path / name).write_bytes(source.read_bytes())
+    (tmp_path / "notes.md").write_text("not a log")
+    done = invoke_parse(str(tmp_path), "--json")
+    assert done.returncode == 0, done.stderr  # both logs passed
+    documents = json.loads(done.stdout)
+    assert [Path(entry["log"]).name for entry in documents] == [
+        "et-docs-v0.3.0-1.log",
+        "zephyr-docs-hello-executorch-1.log",
+    ]
+    for entry in documents:
+        validate(entry["result"])
+        assert entry["result"]["status"] == "pass"
+
+
+def test_an_empty_directory_is_one_line_with_next_step(tmp_path):
+    done = invoke_parse(str(tmp_path))
+    assert done.returncode == 2
+    assert "holds no .log or .txt file" in done.stderr and "next: " in done.stderr
+
+
 def test_missing_log_is_one_line_with_next_step(tmp_path):
     done = invoke_parse(str(tmp_path / "nope.log"))
     assert done.returncode == 2

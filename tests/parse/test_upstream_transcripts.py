@@ -15,7 +15,7 @@ ETHOSU_FVP_BANNER = "rev 136b7d75 (Apr 12 2023 13:44:01)"
 def test_every_transcript_is_covered_and_indexed(transcripts_dir):
     files = sorted(path.name for path in transcripts_dir.glob("*.log"))
     index = (transcripts_dir / "INDEX.md").read_text()
-    assert len(files) == 14
+    assert len(files) == len(CLASSIFIED) >= 34
     assert all(f"| {name} |" in index for name in files)
     covered = {name for name, _ in CLASSIFIED}
     assert covered == set(files)
@@ -29,13 +29,38 @@ CLASSIFIED = [
     ("et-issue-9356-1.log", Kind.INCOMPLETE),
     ("lp-visualizing-ethosu-2.log", Kind.INCOMPLETE),
     ("et-pr-16580-1.log", Kind.INCOMPLETE),
-    ("lp-visualizing-ethosu-1.log", Kind.NO_OUTPUT),
-    ("cmsis-executorch-vela-3.log", Kind.NO_OUTPUT),
+    # A Vela report is not a run: not "the runner printed nothing, check UART0".
+    ("lp-visualizing-ethosu-1.log", Kind.NOT_A_RUN_LOG),
+    ("cmsis-executorch-vela-3.log", Kind.NOT_A_RUN_LOG),
     ("et-issue-7568-1.log", Kind.CPU_TIME_LIMIT),
     ("et-issue-7177-3.log", Kind.ALLOC_FAILURE),
     ("ultralytics-pr-24171-2.log", Kind.ALLOC_FAILURE),
     ("et-issue-22316-1.log", Kind.LAUNCH_FAILURE),
     ("lp-issue-2038-1.log", Kind.LAUNCH_FAILURE),
+    # Added for issue 15 (real logs the parser was not developed against; INDEX.md rows 36-58)
+    ("bujset-zephyr-fvp-2.log", Kind.SUCCESS),
+    ("et-docs-zephyr-alif-1.log", Kind.SUCCESS),
+    ("zephyr-docs-hello-executorch-1.log", Kind.SUCCESS),
+    ("cmsis-zephyr-executorch-readme-1.log", Kind.SUCCESS),
+    ("imx93-cm33-runner-readme-1.log", Kind.SUCCESS),
+    ("lp-imx93-executorch-1.log", Kind.SUCCESS),
+    ("lp-imx93-executorch-2.log", Kind.SUCCESS),
+    ("et-docs-v0.4.0-add-1.log", Kind.SUCCESS),
+    ("et-espressif-readme-1.log", Kind.INCOMPLETE),
+    ("et-issue-13038-1.log", Kind.INCOMPLETE),
+    ("zingo-zephyr-hello-world-1.log", Kind.INCOMPLETE),
+    ("ultralytics-pr-24171-3.log", Kind.INCOMPLETE),
+    ("avh-getstarted-unity-1.log", Kind.TEST_FAILURE),
+    ("unity-issue-626-1.log", Kind.TEST_FAILURE),
+    ("mbed-os-pr-11332-1.log", Kind.HARD_FAULT),
+    ("nxp-community-busfault-1.log", Kind.HARD_FAULT),
+    ("et-issue-22316-2.log", Kind.LAUNCH_FAILURE),
+    ("lp-issue-2422-1.log", Kind.BUILD_FAILURE),
+    ("et-issue-9491-1.log", Kind.ALLOC_FAILURE),
+    ("ultralytics-pr-24171-1.log", Kind.ALLOC_FAILURE),
+    ("et-deit-vela-summary-1.log", Kind.NOT_A_RUN_LOG),
+    ("cmsis-executorch-model-conversion-1.log", Kind.NOT_A_RUN_LOG),
+    ("et-docs-delegation-summary-1.log", Kind.NOT_A_RUN_LOG),
 ]
 
 
@@ -74,7 +99,9 @@ def test_v030_mv2_delegated_elided_outputs(parsed):
     assert output.indices == [0, 1, 2, 996, 997, 998, 999]
     assert output.values == [-0.639322, 0.169232, -0.451286, 0.150429, -0.488894, 0.037607, 1.20343]
     assert output.elided
-    assert result.simulation.end_of_transmission and result.simulation.completed
+    # The doc removed the EOT character and left the line empty: an empty message is not EOT,
+    # the pass rests on `Program complete, exiting.`
+    assert not result.simulation.end_of_transmission and result.simulation.completed
     assert result.status is Status.PASS
     assert result.log.unknown_count == 0
 
@@ -203,7 +230,9 @@ def test_7568_semihosting_timeout(parsed):
     assert result.target.name == "ethos-u55-128"
     assert result.target.options == {"num_macs": 128}
     assert result.versions.simulator == "FVP_Corstone_SSE-300_Ethos-U55"
-    assert result.simulation.simulated_time == "1300 ns"
+    # `[warning ][main@0][1300 ns] Simulation stopped by user` is a SystemC report stamp, not
+    # the simulated time of the run (bujset-zephyr-fvp-2 stops after 30 s and prints `[01 ns]`).
+    assert result.simulation.simulated_time is None
     assert result.outputs == [] and result.log.unknown_count == 0
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from orchestrator.paths import repo_root
-from orchestrator.regress.command import regress_command
-from orchestrator.regress.report import LAST_POINTER
+from orchestrator.regress.regress_cli import regress_command
+from orchestrator.regress.report_document import LAST_POINTER
 
 FVP_MATRIX = repo_root() / "examples" / "regress" / "fvp.toml"
 

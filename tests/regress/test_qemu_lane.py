@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.paths import scratch
-from orchestrator.regress.command import regress_command
-from orchestrator.regress.report import LAST_POINTER
+from orchestrator.regress.regress_cli import regress_command
+from orchestrator.regress.report_document import LAST_POINTER
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from orchestrator.regress.html import render_html
 from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import render_markdown
 from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.report import build_document
+from orchestrator.regress.report_document import build_document
 from orchestrator.targets import load_catalogue
 
 XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"
@@ -84,7 +84,7 @@ def test_html_is_one_file_with_png_plots(document):
 
 
 def test_importing_the_package_and_command_does_not_import_matplotlib():
-    code = ("import sys, orchestrator, orchestrator.regress.command;"
+    code = ("import sys, orchestrator, orchestrator.regress.regress_cli;"
             "print('matplotlib' in sys.modules, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()

@@ -12,7 +12,7 @@ from fvp_replay_install import install_replay, invocation
 
 from orchestrator.paths import scratch
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
-from orchestrator.runner.enrich import explain_fvp_stop
+from orchestrator.runner.failure_causes import explain_fvp_stop
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim import simulate
 from orchestrator.sim.data import DataFile
@@ -76,7 +76,7 @@ def test_replay_upstream_success_with_exit_zero_is_not_our_success(tmp_path):
     # from our runner, so it must not count as a pass (exit status alone proves nothing).
     result, _, _ = replay(tmp_path, "fvp-corstone-320", "et-docs-v0.5.0-1.log", 0)
     assert result.outcome.exit_code == 0 and result.outcome.stopped_by is None
-    assert result.verdict.status != "pass" and result.verdict.kind == "no_output"
+    assert result.verdict.status != "pass" and result.verdict.cause == "no_output"
     assert "Ethos-U PMU report" in result.outcome.transcript
     assert (tmp_path / "run" / "transcript.log").read_text() == result.outcome.transcript
 
@@ -118,7 +118,7 @@ def test_replay_silent_fvp_is_stopped_by_the_watchdog_without_orphans(tmp_path):
     result, invocation, _ = replay(tmp_path, "fvp-corstone-300-u55", "et-issue-7568-1.log", 0,
                                    deadline_s=15.0, idle_s=1.0, hang_s=30.0)
     assert result.outcome.stopped_by == "no_output"
-    assert result.verdict.kind == "hang"
+    assert result.verdict.cause == "hang"
     with pytest.raises(ProcessLookupError):
         os.kill(result.outcome.pid, 0)
 

@@ -27,8 +27,9 @@ from orchestrator.results import (
 from orchestrator.results.schema import validation_errors
 from orchestrator.run import RunRequest, execute, format_result
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.enrich import explain_npu_model_refusal, npu_pmu
+from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
+from orchestrator.runner.metrics import npu_pmu
 from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Target, load_catalogue
 

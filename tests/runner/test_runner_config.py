@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import from_cli
+from orchestrator.options.run import RunnerSettings
 from orchestrator.runner.config import kernel_ops, memory_mode_of, pools_for, runner_data
-from orchestrator.runner.request import RunnerRequest, parse_size
+from orchestrator.runner.request import parse_size
 from orchestrator.targets import load_catalogue
 
 
@@ -45,7 +47,7 @@ def test_sizes_and_thresholds_from_cli_strings():
     assert parse_size("16M", "--method-pool") == 16 << 20
     with pytest.raises(OrchestratorError, match="--temp-pool lots is not a size"):
         parse_size("lots", "--temp-pool")
-    request = RunnerRequest.from_extra({"atol": "0.01", "top1": True, "method_pool": "8M"})
+    request = from_cli(RunnerSettings, {"atol": "0.01", "top1": True, "method_pool": "8M"})
     assert request.thresholds.atol == 0.01 and request.thresholds.require_top1
     assert request.method_pool == 8 << 20 and request.kernel_set == "all"
 

@@ -5,13 +5,15 @@ the runner links for Corstone-300 (U55-128) and Corstone-320 (U85-128)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import from_cli
 from orchestrator.results import Kind, Status
-from orchestrator.run import RunRequest, execute
+from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
@@ -19,7 +21,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 def run_model(work, sources, model: str, quantize: str, **extra):
     request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
                          timeout_s=120.0, idle_timeout_s=60.0,
-                         extra={"quantize": quantize, "sources": sources, **extra})
+                         runner=replace(from_cli(RunnerSettings, {"quantize": quantize, **extra}),
+                                        sources=sources))
     return execute(request, work)
 
 

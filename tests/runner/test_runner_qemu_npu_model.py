@@ -16,8 +16,8 @@ from orchestrator.aot.products import Product, load_product
 from orchestrator.paths import Scratch
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import Kind, RunResult, Status
-from orchestrator.run import RunRequest, execute
-from orchestrator.runner.enrich import device_arrays
+from orchestrator.run import RunnerSettings, RunRequest, execute
+from orchestrator.runner.reference_check import device_arrays
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
@@ -32,7 +32,7 @@ QUANTIZED_REFERENCE_DIFFERS = {"mv2"}
 def run_on_model(work: Scratch, sources: dict[str, Any], model: str) -> RunResult:
     return execute(RunRequest(target=TARGET, app="runner", sim="qemu", model=model,
                               timeout_s=300.0, idle_timeout_s=120.0,
-                              extra={"sources": sources}), work)
+                              runner=RunnerSettings(sources=sources)), work)
 
 
 def product_of(result: RunResult) -> Product:

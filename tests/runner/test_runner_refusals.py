@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import from_cli
 from orchestrator.paths import scratch
 from orchestrator.run import RunRequest, execute, run_command
 
@@ -27,10 +28,10 @@ def test_runner_without_a_model_names_the_flag(tmp_path):
 def test_model_flag_selects_the_runner_app(tmp_path, monkeypatch):
     monkeypatch.setenv("ETHOSU_ORCH_SCRATCH", str(tmp_path))
     with pytest.raises(OrchestratorError, match="has no Ethos-U NPU"):
-        run_command(target="ethos-u85-128", sim="qemu", model="mv2")
+        run_command(RunRequest(target="ethos-u85-128", sim="qemu", model="mv2"))
 
 
 def test_bad_pool_size_is_one_line(tmp_path):
     with pytest.raises(OrchestratorError, match="--temp-pool huge is not a size"):
-        execute(RunRequest(target="cortex-m55", app="runner", sim="qemu", model="add",
-                           extra={"temp_pool": "huge"}), scratch(tmp_path))
+        execute(from_cli(RunRequest, {"target": "cortex-m55", "app": "runner", "sim": "qemu",
+                                      "model": "add", "temp_pool": "huge"}), scratch(tmp_path))

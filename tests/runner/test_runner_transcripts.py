@@ -6,7 +6,8 @@ from pathlib import Path
 
 from orchestrator.protocol import parse_text
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
-from orchestrator.runner.enrich import check_nonce, explain_exit, pools
+from orchestrator.runner.failure_causes import check_nonce, explain_exit
+from orchestrator.runner.metrics import pools
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "runner"
 PASS_NONCE = 1409066060

@@ -46,7 +46,7 @@ def elf_file(tmp_path: Path) -> Path:
 def run_elf(work: Scratch, target: str, elf: Path, data: list[str] | None = None,
             sim: str | None = None, timeout_s: float = 20.0) -> RunResult:
     request = RunRequest(target=target, app="elf", sim=sim, timeout_s=timeout_s,
-                         idle_timeout_s=10.0, extra={"elf": str(elf), "data": data or []})
+                         idle_timeout_s=10.0, elf=str(elf), data=tuple(data or ()))
     return execute(request, work)
 
 
@@ -163,11 +163,13 @@ def test_replay_recorded_setup_environment_is_what_the_fvp_gets(work, tmp_path):
 def test_replay_run_command_prints_table_and_verdict(work, tmp_path, monkeypatch, capsys):
     setup_replay(work, "ethos-u85-128", "et-docs-v0.5.0-1.log")
     monkeypatch.setenv("ETHOSU_ORCH_SCRATCH", str(work.root))
-    code = run_command(target="ethos-u85-128", elf=str(elf_file(tmp_path)), timeout=20.0)
+    code = run_command(RunRequest(target="ethos-u85-128", elf=str(elf_file(tmp_path)),
+                                  timeout_s=20.0))
     out = capsys.readouterr().out
     assert code == 0
     assert "NPU 5,920,305" in out and "PASS (success)" in out
-    code = run_command(target="ethos-u85-128", elf=str(elf_file(tmp_path)), json=True)
+    code = run_command(RunRequest(target="ethos-u85-128", elf=str(elf_file(tmp_path))),
+                       json=True)
     document = json.loads(capsys.readouterr().out)
     assert code == 0 and document["source"] == "upstream-elf"
 

@@ -21,7 +21,7 @@ def main(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     options = SetupOptions(**spec["options"], policy=DownloadPolicy(backoff=0.01,
                                                                     progress=False))
-    run("orchestrator.setup.command:run_setup", root=scratch(spec["scratch"]),
+    run("orchestrator.setup.installation:run_setup", root=scratch(spec["scratch"]),
         options=options, catalogue=parse_setup_catalogue(spec["pins"]), host=spec["host"])
 
 

@@ -9,10 +9,11 @@ from setup_fakes import catalogue
 
 from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.setup import SetupFlags
 from orchestrator.pins import python_pin
 from orchestrator.setup.catalogue import host_build, host_key, load_setup_catalogue
 from orchestrator.setup.checks import setup_checks
-from orchestrator.setup.command import plan
+from orchestrator.setup.installation import plan
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions, SourceRequest, build_options
 from orchestrator.targets import load_catalogue
@@ -86,16 +87,15 @@ def test_options_precedence_flag_over_env_over_config(tmp_path):
     config.write_text('mirror = "http://config/"\n[sources]\nexecutorch = "/from/config"\n'
                       'cmsis-nn = "/cfg/cmsis"\n')
     env = {"ETHOSU_ORCH_MIRROR": "http://env/", "ETHOSU_ORCH_SRC_CMSIS_NN": "/env/cmsis@abc"}
-    options = build_options(config=str(config), environ=env,
-                            source=["executorch=/flag/et@v1.4.1"], force="toolchain,json",
-                            allow_unpinned=True)
+    options = build_options(SetupFlags(config=str(config), source=("executorch=/flag/et@v1.4.1",),
+                                       force="toolchain,json", allow_unpinned=True), environ=env)
     assert options.mirror == "http://env/"
     assert options.sources["executorch"] == SourceRequest(Path("/flag/et"), "v1.4.1")
     assert options.sources["cmsis-nn"].rev == "abc"
     assert options.forced("json") and not options.forced("fvp-corstone-300")
     assert options.unpinned_ok("anything")
     with pytest.raises(OrchestratorError, match="--source expects NAME=VALUE"):
-        build_options(source=["executorch"], environ={})
+        build_options(SetupFlags(source=("executorch",)), environ={})
 
 
 def test_real_pins_are_complete_and_honest():

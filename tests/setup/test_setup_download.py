@@ -14,8 +14,8 @@ from setup_fakes import (
 )
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.command import run_setup
 from orchestrator.setup.download import Request, cached_file, mirrored_url
+from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.setup.options import SetupOptions
 

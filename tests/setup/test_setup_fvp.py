@@ -18,7 +18,7 @@ from setup_fakes import (
 )
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.command import run_setup
+from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock, runtime_env
 from orchestrator.setup.options import EULA_ENV, SetupOptions, build_options
 

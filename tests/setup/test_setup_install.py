@@ -22,8 +22,8 @@ from setup_fakes import (
 )
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.command import run_setup
 from orchestrator.setup.install import MARKER, read_marker
+from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import read_lock
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.unpack import UnsafeArchive, safe_extract
@@ -84,8 +84,11 @@ def _spec(tmp_path: Path, tree, pins: dict, name: str) -> Path:
 
 def _runner(spec: Path, quiet: bool = False) -> subprocess.Popen:
     pipe = subprocess.DEVNULL if quiet else subprocess.PIPE
+    root = Path(__file__).parents[2]   # this checkout's orchestrator, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (
+        str(root), os.environ.get("PYTHONPATH"))))}
     return subprocess.Popen([sys.executable, str(RUNNER), str(spec)], stdout=pipe, stderr=pipe,
-                            text=True, cwd=Path(__file__).parents[2], start_new_session=True)
+                            text=True, cwd=root, start_new_session=True, env=env)
 
 
 def test_killed_mid_unpack_keeps_the_old_install(server, tree, tmp_path):

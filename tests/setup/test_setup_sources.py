@@ -12,7 +12,7 @@ from setup_fakes import catalogue, make_repo, run_git
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.checks import checks_for
-from orchestrator.setup.command import run_setup
+from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import read_lock, source_tree
 from orchestrator.setup.options import SetupOptions, SourceRequest
 

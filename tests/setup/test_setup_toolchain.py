@@ -9,7 +9,7 @@ import pytest
 from setup_fakes import catalogue, script
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.command import run_setup
+from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolchain import adopt_system_toolchain, describe_bin_dir

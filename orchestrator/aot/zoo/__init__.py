@@ -9,4 +9,5 @@ from typing import Any
 def load_builtin(name: str, torchvision: bool = False) -> tuple[Any, tuple[Any, ...]]:
     """Build built-in model `name`: (eval-mode nn.Module, example inputs)."""
     module = importlib.import_module(f"orchestrator.aot.zoo.{name}")
-    return module.build(torchvision=torchvision)
+    built: tuple[Any, tuple[Any, ...]] = module.build(torchvision=torchvision)
+    return built

@@ -20,7 +20,8 @@ class ConvNet(nn.Module):
         self.classifier = nn.Linear(16, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.classifier(torch.flatten(self.features(x), 1))
+        out: torch.Tensor = self.classifier(torch.flatten(self.features(x), 1))
+        return out
 
 
 def build(torchvision: bool = False) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:

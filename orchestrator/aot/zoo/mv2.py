@@ -43,7 +43,8 @@ class InvertedResidual(nn.Module):
         self.residual = stride == 1 and inputs == outputs
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.conv(x) if self.residual else self.conv(x)
+        out: torch.Tensor = x + self.conv(x) if self.residual else self.conv(x)
+        return out
 
 
 class MobileNetV2(nn.Module):
@@ -76,7 +77,8 @@ class MobileNetV2(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         pooled = nn.functional.adaptive_avg_pool2d(self.features(x), 1)
-        return self.classifier(torch.flatten(pooled, 1))
+        out: torch.Tensor = self.classifier(torch.flatten(pooled, 1))
+        return out
 
 
 def settle_batch_norm(model: nn.Module, batch: int = 8) -> nn.Module:
@@ -109,7 +111,8 @@ def _torchvision_model() -> nn.Module:
         raise OrchestratorError("torchvision is not installed, so its MobileNetV2 is not "
                                 "available", "pip install torchvision, or drop --torchvision "
                                 "to use the built-in definition") from None
-    return mobilenet_v2(weights=MobileNet_V2_Weights.DEFAULT)
+    model: nn.Module = mobilenet_v2(weights=MobileNet_V2_Weights.DEFAULT)
+    return model
 
 
 def build(torchvision: bool = False) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:

@@ -1,0 +1,65 @@
+"""The compile stage's choices as options (`resolve_options` in orchestrator.aot.options
+validates them against the target). A regress matrix option set may use each of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orchestrator.options.fields import option, strings, subgroup, switch, text
+
+
+def vela_flags(value: object, label: str) -> str | tuple[str, ...]:
+    """'--optimise Size' or a list of flags."""
+    return value if isinstance(value, str) else strings(value, label)
+
+
+def quantize_choice(value: object, label: str) -> str | bool:
+    """int8, a16w8, none (or a boolean)."""
+    return value if isinstance(value, bool) else text(value, label)
+
+
+@dataclass(frozen=True)
+class CompileChoices:
+    """What the user may choose about a compile (None: the target's default)."""
+
+    quantize: str | bool | None = option(None, "int8 (default), a16w8 where the target "
+                                         "supports int16, or none", parse=quantize_choice)
+    delegate: bool | None = option(None, "delegate to the NPU (default for Ethos-U targets; "
+                                   "refused without an NPU)", parse=switch,
+                                   off=("no_delegate", "run every op on the CPU (default for "
+                                        "Cortex-M targets)"))
+    inputs: str | None = option(None, "input tensors: .pt (torch.save of a tuple) or .npy",
+                                parse=text)
+    calibration: str | None = option(None, "calibration data for quantization: a .pt/.npy "
+                                     "file or a directory", parse=text)
+    system_config: str | None = option(None, "Vela system config (default: the target's, from "
+                                       "the catalogue)", parse=text)
+    memory_mode: str | None = option(None, "Vela memory mode (default: the target's, from the "
+                                     "catalogue)", parse=text)
+    vela_config: str | None = option(None, "your own vela.ini", parse=text)
+    vela_flags: str | tuple[str, ...] | None = option(None, "extra Vela flags, e.g. "
+                                                      "'--optimise Size'", parse=vela_flags)
+    tosa: bool = option(False, "also keep the TOSA flatbuffer(s)", parse=switch)
+    strict_export: bool = option(True, "strict torch.export (default); --no-strict for "
+                                 "non-strict export", parse=switch, flag="strict")
+    torchvision: bool = option(False, "mv2: use torchvision's MobileNetV2 (needs torchvision "
+                               "installed)", parse=switch)
+
+    def given(self) -> dict[str, Any]:
+        """The choices that differ from the defaults, as compile keyword arguments."""
+        defaults = CompileChoices()
+        return {name: value for name, value in self.__dict__.items()
+                if value != getattr(defaults, name)}
+
+
+@dataclass(frozen=True)
+class CompileTask:
+    """`invoke compile`: which model, for which target, with which choices."""
+
+    model: str = option("mv2", "built-in name (add, softmax, convnet, mv2), a .py file with "
+                        "ModelUnderTest and ModelInputs, a torch.save'd .pt model, or "
+                        "module:function", parse=text, matrix=False)
+    target: str = option("ethos-u55-128", "target name (invoke targets lists them)",
+                         parse=text, matrix=False)
+    choices: CompileChoices = subgroup(CompileChoices)

@@ -1,0 +1,143 @@
+"""The options of `invoke run` (and of a regress cell that runs): one frozen dataclass per
+group, each field with its help text, default, parser and where it may be given. The invoke
+task's flags and help, the request the library takes and the regress matrix keys are all
+derived from these classes (orchestrator.options.fields), so a new run option is one field
+here, read by the stage that uses it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.errors import OrchestratorError
+from orchestrator.options.fields import (
+    number,
+    option,
+    paths,
+    seconds,
+    size,
+    strings,
+    subgroup,
+    switch,
+    text,
+)
+from orchestrator.results.model import new_run_id
+
+DEFAULT_IDLE_S = 20.0      # `invoke run`; a regress cell's default is min(30 s, its timeout)
+
+
+@lru_cache(maxsize=1)
+def runner_defaults() -> dict[str, str]:
+    """runner.toml [defaults]: the default model and kernel set (data, not code)."""
+    return {str(k): str(v) for k, v in load_toml(DATA_DIR / "runner.toml")["defaults"].items()}
+
+
+DEFAULT_MODEL = runner_defaults()["model"]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When an output passes. Integer outputs against an integer reference must be exact."""
+
+    atol: float = 1e-3
+    rtol: float = 1e-3
+    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
+    min_snr_db: float | None = None
+    require_top1: bool = False
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """The ExecuTorch runner's options: memory plan, kernels, compile choices it passes on,
+    the output comparison and FVP extras."""
+
+    memory_mode: str | None = option(None, "runner: Ethos-U memory mode (default: the target's)",
+                                     parse=text)
+    kernel_set: str = option(help="runner: portable kernels linked (all, common: see "
+                             "orchestrator/data/runner.toml)", parse=text,
+                             default_factory=lambda: runner_defaults()["kernel_set"])
+    method_pool: int | None = option(None, "runner: method pool bytes (e.g. 32M; default from "
+                                     "runner.toml)", parse=size)
+    temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
+    fast_scratch: int | None = option(None, "runner: Ethos-U fast scratch bytes "
+                                      "(Dedicated_Sram)", parse=size)
+    quantize: str | None = option(None, "runner: int8, a16w8 or none (default: the compile "
+                                  "stage's)", parse=text)
+    atol: float = option(1e-3, "runner: absolute tolerance for float outputs", parse=number)
+    rtol: float = option(1e-3, "runner: relative tolerance for float outputs", parse=number)
+    qtol: float = option(1.0, "runner: extra tolerance in quantization steps vs a quantized "
+                         "reference", parse=number)
+    min_snr: float | None = option(None, "runner: also require this SNR in dB", parse=number)
+    top1: bool = option(False, "runner: also require the top-1 class to match the reference",
+                        parse=switch)
+    fast: bool = option(False, "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
+                        parse=switch)
+    pmu_trace: bool = option(False, "runner on an FVP: write the Ethos-U PMU trace to the run "
+                             "directory", parse=switch, cli=False)
+    sources: Mapping[str, Path] = option(help="runner: upstream source trees by name (default: "
+                                         "what setup recorded)", parse=paths, cli=False,
+                                         default_factory=dict)
+    jobs: int = 2              # build parallelism: the caller's, not a user option
+
+    @property
+    def thresholds(self) -> Thresholds:
+        """The comparison thresholds these options ask for."""
+        return Thresholds(atol=self.atol, rtol=self.rtol, qtol=self.qtol,
+                          min_snr_db=self.min_snr, require_top1=self.top1)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything `invoke run` is asked for; app handlers read what they need."""
+
+    target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
+                         "ethos-u55-128", parse=text, matrix=False)
+    model: str | None = option(None, "model to compile and run with the ExecuTorch runner "
+                               f"(invoke compile --help; default: the built-in {DEFAULT_MODEL!r}"
+                               " model)", parse=text, matrix=False)
+    app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
+                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
+                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "app under firmware/apps/",
+                             parse=text, matrix=False)
+    sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
+                             "simulator)", parse=text, matrix=False)
+    timeout_s: float = option(60.0, "host deadline in seconds", parse=seconds, flag="timeout",
+                              matrix=False)
+    idle_timeout_s: float | None = option(None, "stop a simulator that prints nothing for this "
+                                          f"many seconds (default: {DEFAULT_IDLE_S:g}; a regress "
+                                          "cell: min(30, its timeout))", parse=seconds,
+                                          flag="idle_timeout")
+    build_type: str = option("release", "release or debug", parse=text)
+    build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
+                                            "EOR_STACK_SIZE=0x10000)", parse=strings,
+                                            flag="option", repeatable=True)
+    elf: str | None = option(None, "run this upstream-built arm_executor_runner ELF on the "
+                             "target's FVP instead of building (its console is parsed like "
+                             "invoke parse)", parse=text, matrix=False)
+    data: tuple[str, ...] = option((), "with --elf: FILE@ADDRESS loaded into target memory "
+                                   "(FVP --data), repeatable", parse=strings, matrix=False,
+                                   repeatable=True)
+    runner: RunnerSettings = subgroup(RunnerSettings)
+    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
+
+    @property
+    def idle_s(self) -> float:
+        """The no-output watchdog in seconds."""
+        return DEFAULT_IDLE_S if self.idle_timeout_s is None else self.idle_timeout_s
+
+    def resolved(self) -> RunRequest:
+        """The app made explicit: --elf runs an upstream ELF; otherwise the runner, with the
+        built-in default model when none was named (the selftest only under --app selftest)."""
+        if self.elf and self.app not in (None, "elf"):
+            raise OrchestratorError(f"--elf runs an upstream ELF, so --app {self.app} does not "
+                                    "apply", "invoke run --target <target> --elf <ELF>")
+        if self.elf:
+            return replace(self, app="elf")
+        app = self.app or "runner"
+        if app == "runner" and self.model is None:
+            return replace(self, app=app, model=DEFAULT_MODEL)
+        return replace(self, app=app)

@@ -1,0 +1,83 @@
+"""`invoke parse <logfile or folder>`: any upstream console log -> RunResult (table or JSON)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.cli import print_json
+from orchestrator.errors import OrchestratorError
+from orchestrator.parse.result import parse_log
+from orchestrator.results.model import Status
+from orchestrator.results.summary_table import print_result
+
+EXIT_NOT_PASSED = 1
+
+
+def default_etdump_dir(logfile: Path) -> Path:
+    """Where decoded ETDump files go unless told: `<log name>.etdump/` beside the log."""
+    return logfile.with_name(logfile.name + ".etdump")
+
+
+def parse_command(
+    logfile: str,
+    json: bool = False,
+    etdump_dir: str | None = None,
+    target: str | None = None,
+) -> int:
+    """Parse the log (or every log in a directory), print the result; exit 0 only on pass."""
+    path = Path(logfile)
+    if not path.exists():
+        raise OrchestratorError(
+            f"log file {logfile} does not exist",
+            "pass the path of a saved console log or of a folder of logs: invoke parse <logfile>",
+        )
+    events: tuple[str, ...] = ()
+    if target:
+        from orchestrator.targets import load_catalogue
+
+        events = load_catalogue().target(target).pmu_events
+    if path.is_dir():
+        return _parse_directory(path, json, etdump_dir, target, events)
+    out_dir = Path(etdump_dir) if etdump_dir else default_etdump_dir(path)
+    result = parse_log(path, out_dir, target=target, pmu_events=events)
+    if json:
+        print_json(result.to_dict())
+    else:
+        print_result(result)
+    return 0 if result.status is Status.PASS else EXIT_NOT_PASSED
+
+
+def _parse_directory(
+    directory: Path,
+    json: bool,
+    etdump_dir: str | None,
+    target: str | None,
+    events: tuple[str, ...],
+) -> int:
+    """Every .log/.txt file of `directory`: one table (or a JSON list); 0 only if all passed."""
+    from orchestrator.parse.batch import logs_in, print_table
+
+    logs = logs_in(directory)
+    if not logs:
+        raise OrchestratorError(
+            f"folder {directory} holds no .log or .txt file",
+            "save the console output as <name>.log in it, then run: invoke parse <folder>",
+        )
+    results = [
+        (
+            log,
+            parse_log(
+                log,
+                Path(etdump_dir) / log.name if etdump_dir else default_etdump_dir(log),
+                target=target,
+                pmu_events=events,
+            ),
+        )
+        for log in logs
+    ]
+    if json:
+        print_json([{"log": str(log), "result": result.to_dict()} for log, result in results])
+    else:
+        print_table(results)
+    passed = all(result.status is Status.PASS for _, result in results)
+    return 0 if passed else EXIT_NOT_PASSED

@@ -1,0 +1,44 @@
+"""Which platform the firmware ran on, from the lines it and its build print (Zephyr, west)."""
+
+from __future__ import annotations
+
+import re
+
+from orchestrator.parse.consumer import RuleConsumer, rule
+from orchestrator.parse.facts import LogFacts
+from orchestrator.parse.lines import LogLine
+from orchestrator.parse.memory import ZEPHYR
+
+PLATFORM = "platform"
+
+
+def zephyr(facts: LogFacts) -> None:
+    """Record that the firmware is a Zephyr application."""
+    facts.runner[PLATFORM] = ZEPHYR
+
+
+@rule(r"^\*\*\* Booting Zephyr OS build (\S+)")
+def _booting(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    zephyr(facts)
+    facts.versions.extra.setdefault("zephyr", match[1])
+    facts.mark("firmware", line.number)
+
+
+@rule(r"^\[[\d:.,]+\] <(?:inf|wrn|dbg)> \w+: ")
+def _zephyr_log(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    zephyr(facts)
+    facts.mark("firmware", line.number)
+
+
+@rule(r"^Generating files from (\S+zephyr\.elf) for board: (\S+)")
+def _west_build(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    zephyr(facts)
+    facts.artifacts.setdefault("elf", match[1])
+    facts.target.options.setdefault("board", match[2])
+    facts.mark("build", line.number)
+
+
+class PlatformLines(RuleConsumer):
+    """Zephyr's boot banner and log lines, and west's build output."""
+
+    rules = (_booting, _zephyr_log, _west_build)

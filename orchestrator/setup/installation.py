@@ -1,0 +1,216 @@
+"""`invoke setup`: choose what to install, skip what is current, install the rest under a lock."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from orchestrator.cli import print_json
+from orchestrator.doctor_model import State
+from orchestrator.errors import OrchestratorError
+from orchestrator.options.setup import SetupFlags
+from orchestrator.paths import Scratch, scratch
+from orchestrator.setup.catalogue import (
+    Artifact,
+    SetupCatalogue,
+    Source,
+    host_key,
+    load_setup_catalogue,
+)
+from orchestrator.setup.context import Context
+from orchestrator.setup.install import install_lock
+from orchestrator.setup.lock import read_lock, write_lock_entry
+from orchestrator.setup.needs import needs
+from orchestrator.setup.options import GROUPS, SetupOptions, build_options
+from orchestrator.setup.state import artifact_state, source_state
+from orchestrator.targets import Target, load_catalogue
+
+GROUP_OF_KIND = {"toolchain": "toolchain", "fvp": "fvp"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing setup can provide: an artifact, or a top-level source with its submodules."""
+
+    name: str
+    subject: Artifact | Source
+    provide: Callable[[Context], dict[str, dict[str, Any]]]
+
+
+def _artifact_item(artifact: Artifact) -> Item:
+    """Wrap an artifact's provider (imported lazily) as an Item."""
+    def provide(ctx: Context) -> dict[str, dict[str, Any]]:
+        if artifact.kind == "toolchain":
+            from orchestrator.setup.toolchain import provide_toolchain
+            return {artifact.name: provide_toolchain(ctx, artifact)}
+        from orchestrator.setup.fvp import provide_fvp
+        return {artifact.name: provide_fvp(ctx, artifact)}
+    return Item(artifact.name, artifact, provide)
+
+
+def _source_item(catalogue: SetupCatalogue, source: Source) -> Item:
+    """Wrap a top-level source's provider as an Item."""
+    def provide(ctx: Context) -> dict[str, dict[str, Any]]:
+        from orchestrator.setup.sources import provide_source
+        return provide_source(ctx, catalogue, source)
+    return Item(source.name, source, provide)
+
+
+def _names(catalogue: SetupCatalogue) -> list[str]:
+    """Every word --only accepts."""
+    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
+
+
+def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
+    """--archive, --fvp-dir and --source name pinned items (a typo is an error, not ignored)."""
+    fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
+    for flag, given, known in (("--archive", options.archives, list(catalogue.artifacts)),
+                               ("--fvp-dir", options.fvp_dirs, fvps),
+                               ("--source", options.sources, list(catalogue.sources))):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise OrchestratorError(f"{flag} names {', '.join(unknown)}, which the pins do not "
+                                    f"list (known: {', '.join(known)})",
+                                    f"invoke setup {flag} {known[0]}=<path>" if known else
+                                    "invoke setup --help")
+
+
+def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
+    """The items selected by --only and --targets, in install order."""
+    check_names(catalogue, options)
+    words = set(options.only or GROUPS)
+    unknown = sorted(words - set(_names(catalogue)))
+    if unknown:
+        raise OrchestratorError(f"--only does not know {', '.join(unknown)} (choose from "
+                                f"{', '.join(_names(catalogue))})", "invoke setup --only sources")
+    parents = {catalogue.sources[w].parent or w for w in words if w in catalogue.sources}
+    targets = _targets(options.targets)
+    items = [_artifact_item(artifact) for artifact in catalogue.artifacts.values()
+             if GROUP_OF_KIND.get(artifact.kind) in words or artifact.name in words]
+    items += [_source_item(catalogue, source) for source in catalogue.top_sources()
+              if "sources" in words or source.name in parents]
+    if targets:
+        items = [item for item in items if any(needs(item.subject, t) for t in targets)]
+    return items
+
+
+def _targets(names: tuple[str, ...]) -> list[Target]:
+    """Target records for --targets (unknown names give the catalogue's one-line error)."""
+    if not names:
+        return []
+    catalogue = load_catalogue()
+    return [catalogue.target(name) for name in names]
+
+
+def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> bool:
+    """Does the recorded install satisfy what the user asks for now?
+
+    Without an explicit request (--source, --fvp-dir, --toolchain-dir/provider) any healthy
+    install is kept, however it was obtained; an explicit request must match the record.
+    """
+    subject = item.subject
+    if isinstance(subject, Source):
+        return _same_source_request(subject.name, entry, options)
+    if subject.kind == "toolchain":
+        if options.toolchain_dir is not None:
+            return entry.get("bin_dir") == str(options.toolchain_dir)
+        return options.toolchain_provider in ("auto", entry.get("provider"))
+    fvp_dir = options.fvp_dirs.get(subject.name)
+    return fvp_dir is None or (entry.get("provider") == "user"
+                               and entry.get("install_dir") == str(fvp_dir))
+
+
+def _same_source_request(name: str, entry: dict[str, Any] | None,
+                         options: SetupOptions) -> bool:
+    """No --source for `name`, or the same path and revision as recorded."""
+    request = options.sources.get(name)
+    return request is None or (entry or {}).get("request") == {"path": str(request.path),
+                                                               "rev": request.rev}
+
+
+def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOptions) -> bool:
+    """True when the recorded install is healthy, pinned and what the user asked for."""
+    entry = lock.get(item.name)
+    subject = item.subject
+    parts = (item.name, *(subject.submodules if isinstance(subject, Source) else ()))
+    if any(options.forced(part) for part in parts) or not entry or not _same_request(
+            item, entry, options):
+        return False
+    if isinstance(subject, Source):
+        children = [lock.get(name) for name in subject.submodules]
+        same = all(_same_source_request(name, lock.get(name), options)
+                   for name in subject.submodules)
+        return source_state(subject, entry).state is State.OK and all(children) and same
+    return artifact_state(subject, entry).state is State.OK
+
+
+def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
+              host: str | None = None, as_json: bool = False) -> int:
+    """Install every selected item that is not current; return 0, or raise the first failure."""
+    items = plan(catalogue, options)
+    todo = [item for item in items if not is_current(item, read_lock(root), options)]
+    failures: dict[str, OrchestratorError] = {}
+    if todo:
+        ctx = Context(root.ensure(), options, host or host_key())
+        with install_lock(root):
+            failures = _install(ctx, todo)
+    elif not as_json:
+        print(f"setup: all {len(items)} selected item(s) are installed and current; "
+              "nothing to do")
+    _report(items, read_lock(root), failures, as_json)
+    if failures:
+        raise next(iter(failures.values()))
+    return 0
+
+
+def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:
+    """Provide each item (re-checking: a setup we waited for may have done it already)."""
+    failures = {}
+    for item in todo:
+        if is_current(item, read_lock(ctx.scratch), ctx.options):
+            continue
+        print(f"setup: installing {item.name} ...", file=sys.stderr)
+        try:
+            entries = item.provide(ctx)
+        except OrchestratorError as error:
+            failures[item.name] = error
+            continue
+        for name, entry in entries.items():
+            write_lock_entry(ctx.scratch, name, entry)
+        unusable = _unusable(item, entries)
+        if unusable is not None:
+            failures[item.name] = unusable
+    return failures
+
+
+def _unusable(item: Item, entries: dict[str, dict[str, Any]]) -> OrchestratorError | None:
+    """An installed FVP that cannot run here is a failure (recorded, never used)."""
+    entry = entries.get(item.name, {})
+    if entry.get("usable") is False and isinstance(item.subject, Artifact):
+        from orchestrator.setup.fvp import unusable_error
+        return unusable_error(item.subject, entry)
+    return None
+
+
+def _report(items: list[Item], lock: dict[str, dict[str, Any]],
+            failures: dict[str, OrchestratorError], as_json: bool) -> None:
+    """Print one line per item (or the lock entries as JSON); extra failures on stderr."""
+    if as_json:
+        print_json({item.name: lock.get(item.name) for item in items})
+        return
+    for item in items:
+        entry = lock.get(item.name) or {}
+        where = entry.get("bin_dir") or entry.get("path") or entry.get("install_dir") or "-"
+        state = "FAILED" if item.name in failures else str(
+            entry.get("version") or (entry.get("commit") or "-")[:12])
+        print(f"  {item.name:<20} {state:<14} {where}")
+    for name, error in list(failures.items())[1:]:
+        print(f"error: {name}: {error.message}", file=sys.stderr)
+
+
+def setup_command(flags: SetupFlags, json: bool = False, scratch_root: str | None = None) -> int:
+    """Entry point of `invoke setup` (flags: orchestrator.options.setup)."""
+    options = build_options(flags)
+    return run_setup(scratch(scratch_root), options, load_setup_catalogue(), as_json=json)

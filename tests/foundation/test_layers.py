@@ -1,0 +1,85 @@
+"""Layers in one direction: every module imports only from its own layer or below, counting
+function-local and TYPE_CHECKING imports too (read from the source, so nothing hides), and
+every module imports cleanly."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "orchestrator"
+
+# Bottom to top. A module belongs to the first layer with a prefix that matches it.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
+                    "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
+                    "orchestrator.hosttools", "orchestrator.crash_report",
+                    "orchestrator.write_faults",
+                    "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.options",
+                    "orchestrator.protocol", "orchestrator.results", "orchestrator.targets")),
+    ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse",
+                "orchestrator.tosa", "orchestrator.vnpu")),
+    ("sim", ("orchestrator.sim",)),
+    ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
+                  "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
+                  "orchestrator.npu_selftest")),
+    ("regress", ("orchestrator.regress",)),
+    ("tasks", ("orchestrator.task_options",)),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> list[str]:
+    return sorted(module_name(path) for path in PACKAGE.rglob("*.py"))
+
+
+def layer_of(module: str) -> int:
+    if module == "orchestrator":
+        module = "orchestrator.__init__"     # the package itself: __version__ only
+    for index, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return index
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every orchestrator import in the file, wherever it is."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            target = next((n for n in reversed(names) if _is_module(n)), node.module)
+            found.append((node.lineno, target))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return [(line, name) for line, name in found if name.split(".")[0] == "orchestrator"]
+
+
+def _is_module(name: str) -> bool:
+    relative = Path(*name.split("."))
+    return (ROOT / relative).with_suffix(".py").is_file() or (ROOT / relative).is_dir()
+
+
+def test_no_module_imports_from_a_layer_above_it():
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = module_name(path)
+        for line, target in imported(path):
+            if layer_of(target) > layer_of(source):
+                upward.append(f"{path.relative_to(ROOT)}:{line} {source} "
+                              f"({LAYERS[layer_of(source)][0]}) imports {target} "
+                              f"({LAYERS[layer_of(target)][0]})")
+    assert upward == []
+
+
+@pytest.mark.parametrize("module", modules())
+def test_every_module_imports(module):
+    importlib.import_module(module)
