@@ -28,6 +28,7 @@ from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_selftest",
+    "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
     "runner": "orchestrator.runner.handler:run_runner",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
@@ -146,8 +147,10 @@ def format_result(result: RunResult) -> str:
     if result.model:
         rows.insert(2, ("model", result.model))
     if result.npu is not None:
-        counters = ", ".join(f"{c.event or c.index}={c.value}" for c in result.npu.counters)
-        rows.append(("npu", f"{result.npu.cycles} NPU cycles; {counters}"))
+        rows.append(("npu", npu_row(result)))
+    if result.vela is not None and result.vela.npu_cycles is not None:
+        rows.append(("vela", f"{result.vela.npu_cycles} NPU cycles (Vela's compile-time "
+                             "estimate, not measured)"))
     if result.outputs:
         rows.append(("outputs", f"{len(result.outputs)} tensors (exact)"))
     if result.comparison is not None:
@@ -157,6 +160,16 @@ def format_result(result: RunResult) -> str:
     rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def npu_row(result: RunResult) -> str:
+    """Who executed the NPU: the functional model (no timing) or the FVP's NPU with its PMU."""
+    assert result.npu is not None
+    if result.npu.executor == "functional-model":
+        return (f"functional NPU model {result.npu.executor_version} ran "
+                f"{result.npu.delegations} delegations (outputs only: no NPU timing, no PMU)")
+    counters = ", ".join(f"{c.event or c.index}={c.value}" for c in result.npu.counters)
+    return f"{result.npu.cycles} NPU cycles; {counters}"
 
 
 def run_command(request: RunRequest, json: bool = False) -> int:

@@ -103,7 +103,9 @@ class RunRequest:
                                f"(invoke compile --help; default: the built-in {DEFAULT_MODEL!r}"
                                " model)", parse=text, matrix=False)
     app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
-                             "self-test, no NPU) or another app under firmware/apps/",
+                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
+                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "app under firmware/apps/",
                              parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
                              "simulator)", parse=text, matrix=False)

@@ -44,7 +44,9 @@ def _put(metrics: dict[str, float], name: str, value: Any) -> None:
 
 
 def _npu(result: RunResult, metrics: dict[str, float]) -> None:
-    if result.npu is None:
+    """NPU cycles and PMU counters: measured by an FVP's NPU only (a functional-model run has
+    no NPU timing, so it never enters a baseline's NPU metrics)."""
+    if result.npu is None or result.npu.executor not in (None, "fvp"):
         return
     _put(metrics, "npu.cycles", result.npu.cycles)
     for counter in result.npu.counters:

@@ -184,6 +184,8 @@ class NpuPmu:
     inferences: int | None = None
     delegations: int | None = None
     event_source: str | None = None
+    executor: str | None = None          # "fvp" or "functional-model": who ran the NPU
+    executor_version: str | None = None  # the functional model's version (None on an FVP)
 
 
 @dataclass

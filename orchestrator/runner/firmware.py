@@ -10,6 +10,7 @@ from pathlib import Path
 
 from orchestrator.build import BuildResult, build_firmware
 from orchestrator.build.config import BuildConfig, firmware_data
+from orchestrator.build.npu_model import model_definitions, placed_model
 from orchestrator.build.tools import resolve_tools
 from orchestrator.paths import Scratch
 from orchestrator.runner.config import Pools, kernel_ops, runner_data
@@ -94,7 +95,9 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
         "EOR_RUNNER_FAST_SCRATCH_SIZE": f"0x{pools.fast_scratch_size:x}",
         "EOR_MEMORY_REGIONS": memory_regions(target.platform, runner_data().code_size),
     }
-    if target.has_npu:
+    if placed_model(target) is not None:
+        values.update({"EOR_RUNNER_NPU_EXECUTOR": "model", **model_definitions(target)})
+    elif target.has_npu:
         platform = target.platform
         values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
                        "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),
@@ -122,7 +125,7 @@ def build_runner(work: Scratch, target: Target, options: RunnerOptions,
     """Build (incrementally) the runtime and the runner ELF for `target`."""
     tools = resolve_tools(work)
     toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu)
-    trees = resolve_sources(work, sources, npu=target.has_npu)
+    trees = resolve_sources(work, sources, npu=target.has_npu and placed_model(target) is None)
     started = time.perf_counter()
     runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
                             jobs=options.jobs)

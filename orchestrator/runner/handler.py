@@ -8,13 +8,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
+from orchestrator.runner.failure_causes import (
+    check_nonce,
+    explain_exit,
+    explain_fvp_stop,
+    explain_npu_model_refusal,
+)
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
 from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import npu_pmu, pools
@@ -23,7 +29,7 @@ from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.result import run_result
-from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.select import placed_on, target_binary
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
@@ -43,7 +49,9 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     target = load_catalogue().target(request.target)
     settings = request.runner
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
-    binary = simulator_binary(work, simulator)
+    target = placed_on(target, simulator)
+    binary = target_binary(work, simulator, target,
+                           f"invoke run --target {target.name} --model {request.model}")
     started = utc_now()
     options = runner_options_for(target, request)
     product = compile_for(request.model, target, options.memory_mode, settings, work)
@@ -145,6 +153,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
+    result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
                                   "kernel_set": settings.kernel_set,
@@ -153,6 +162,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")
+    result = explain_npu_model_refusal(result, stream)
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)

@@ -83,7 +83,8 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
 
 def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain) -> str:
     """Directory name: readable config plus a digest of everything that feeds configure
-    (a growing set's ops are not part of it: it grows in place)."""
+    (a growing set's ops are not part of it: it grows in place; the checkout's path is not
+    either: a build directory configured from another checkout drops its CMake cache)."""
     fixed = replace(config, model_ops=(), ops=MODEL if config.ops == MODEL else config.ops)
     recipe = {"config": asdict(fixed), "executorch": str(sources.executorch),
               "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE,

@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                 "orchestrator.tosa", "orchestrator.exact", "orchestrator.vnpu")),
     ("sim", ("orchestrator.sim",)),
     ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
-                  "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor")),
+                  "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
+                  "orchestrator.npu_selftest")),
     ("regress", ("orchestrator.regress",)),
     ("tasks", ("orchestrator.task_options",)),
 ]
