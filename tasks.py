@@ -10,6 +10,8 @@ from orchestrator.options.compile import CompileTask
 from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
 
+QUIET_HELP = "no step progress on stderr"
+
 
 @task(help={"json": "print the catalogue as JSON instead of a table"})
 def targets(c, json=False):
@@ -56,26 +58,34 @@ def parse(c, logfile, json=False, etdump_dir=None, target=None):
         "build_type": "release or debug",
         "option": "NAME=value build option, repeatable (e.g. EOR_STACK_SIZE=0x10000)",
         "json": "print the build manifest as JSON",
+        "kernel_set": "runner: portable kernels (model, all or a named set: "
+                      "orchestrator/data/runner.toml)",
+        "memory_mode": "runner: Ethos-U memory mode (default: the target's)",
+        "quiet": QUIET_HELP,
     },
     iterable=["option"],
+    auto_shortflags=False,
 )
-def build(c, target, app="selftest", build_type="release", option=None, json=False):
+def build(c, target, app="selftest", build_type="release", option=None, json=False,
+          kernel_set=None, memory_mode=None, quiet=False):
     """Configure if needed, build incrementally, print ELF sections and memory-region use."""
-    run("orchestrator.build.build_cli:build_command", target=target, app=app,
-        build_type=build_type, options=option, json=json)
+    run("orchestrator.build.build_cli:build_command", silent=quiet, target=target, app=app,
+        build_type=build_type, options=option, json=json, kernel_set=kernel_set,
+        memory_mode=memory_mode)
 
 
 run_ = options_task(
     "orchestrator.run:run_command", RunRequest, name="run",
     doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
-    flags={"json": (False, "print the RunResult document as JSON")},
+    flags={"json": (False, "print the RunResult document as JSON"),
+           "quiet": (False, QUIET_HELP)},
 )
 
 
 compile = options_task(
     "orchestrator.aot.compile_cli:compile_command", CompileTask, name="compile",
     doc="Compile a PyTorch model to a .pte with Vela and delegation reports (cached).",
-    flags={"json": (False, "print the summary as JSON")},
+    flags={"json": (False, "print the summary as JSON"), "quiet": (False, QUIET_HELP)},
 )
 
 
@@ -119,5 +129,14 @@ def regress_merge(c, reports=None, out=None, json=False, quiet=False):
 setup = options_task(
     "orchestrator.setup.installation:setup_command", SetupFlags, name="setup",
     doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
-    flags={"json": (False, "print the lock entries of the selected items as JSON")},
+    flags={"json": (False, "print the lock entries of the selected items as JSON"),
+           "quiet": (False, QUIET_HELP)},
 )
+
+
+@task(help={"model": "built-in model name, .py/.pt file or module:function",
+            "target": "an ethos-u55-* or ethos-u65-* target",
+            "json": "print the report as JSON (top-level \"exact\": true|false)"})
+def verify(c, model="mv2", target="ethos-u55-128", json=False):
+    """NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact."""
+    run("orchestrator.vnpu.verify_cli:verify_command", model=model, target=target, json=json)

@@ -22,14 +22,19 @@ def resolve(reference: str) -> Callable[..., Any]:
     return command
 
 
-def run(reference: str, **kwargs: Any) -> None:
-    """Call a stage's command; print OrchestratorError as one line and exit non-zero."""
-    run_callable(lambda: resolve(reference)(**kwargs))
+def run(reference: str, silent: bool = False, **kwargs: Any) -> None:
+    """Call a stage's command; print OrchestratorError as one line and exit non-zero.
+    `silent` (a task's --quiet) switches off step progress on stderr."""
+    run_callable(lambda: resolve(reference)(**kwargs), silent)
 
 
-def run_callable(command: Callable[[], int | None]) -> None:
+def run_callable(command: Callable[[], int | None], silent: bool = False) -> None:
     """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130, a bug in
-    the tool one line naming its crash report and exit 70."""
+    the tool one line naming its crash report and exit 70. `silent` switches off step
+    progress on stderr."""
+    from orchestrator.progress import quiet_if
+
+    quiet_if(silent)
     try:
         code = command()
     except OrchestratorError as error:
@@ -68,8 +73,10 @@ def split_list(value: str | None) -> list[str]:
 def run_with_options(reference: str, group: type, values: dict[str, Any], **flags: Any) -> None:
     """Build the task's option group from its flags (one-line error on a bad value), then
     call the command with the group and the task's own presentation flags (e.g. json)."""
+    silent = bool(flags.pop("quiet", False))
+
     def command() -> int | None:
         code: int | None = resolve(reference)(from_cli(group, values), **flags)
         return code
 
-    run_callable(command)
+    run_callable(command, silent)

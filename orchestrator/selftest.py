@@ -12,7 +12,7 @@ from orchestrator.results import RunResult
 from orchestrator.results.model import utc_now
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
-from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.select import placed_on, target_binary
 from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import load_catalogue
 
@@ -28,9 +28,11 @@ def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
                                 f"--model {request.model}")
     target = load_catalogue().target(request.target)
     simulator = choose_simulator(target, request.sim)
-    binary = simulator_binary(work, simulator)
+    target = placed_on(target, simulator)
+    binary = target_binary(work, simulator, target,
+                           f"invoke run --target {target.name} --app {request.app}")
     started = utc_now()
-    config = config_for_target(target.name, app="selftest", build_type=request.build_type,
+    config = config_for_target(target, app="selftest", build_type=request.build_type,
                                options=list(request.build_options))
     build = build_firmware(work, config)
     run_id = request.run_id

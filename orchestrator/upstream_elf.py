@@ -68,7 +68,7 @@ def simulator_for(target: Target, requested: str | None) -> Simulator:
         fvps = [sim for sim in target.simulators if sim.kind == "fvp"]
         requested = fvps[0].name if fvps else None
     try:
-        return choose_simulator(target, requested)
+        return choose_simulator(target, requested, npu_model=False)
     except OrchestratorError as error:
         raise OrchestratorError(error.cause, f"invoke run --target {target.name} --elf <ELF> "
                                              "--sim fvp (invoke targets)") from None

@@ -14,6 +14,7 @@ from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
+from orchestrator.progress import step
 from orchestrator.write_faults import filling, writing
 
 FAILED_LOG_SUFFIX = ".failed.log"
@@ -83,7 +84,8 @@ def compile_model(model: str, target: str, *, scratch_root: str | Path | None = 
                   **options: Any) -> Product:
     """Compile `model` for `target` (see resolve_options for the options)."""
     request = make_request(model, target, inputs=inputs, calibration=calibration, **options)
-    return compile_request(request, scratch(scratch_root))
+    with step(f"compile {model} for {target}"):
+        return compile_request(request, scratch(scratch_root))
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,20 @@ def summary(product: Product, seconds: float | None = None) -> dict[str, Any]:
             "vela_dram_used_kib": vela.get("dram_used_kib"),
         },
         "notes": manifest["notes"] + manifest["known_issues"],
+        "exact_reference": {"status": product.exact_record.status,
+                            "reason": product.exact_record.reason,
+                            "unsupported_ops": list(product.exact_record.unsupported_ops)},
         "paths": product.paths(),
     }
     if seconds is not None:
         result["seconds"] = round(seconds, 3)
     return result
+
+
+EXACT_WORDS = {"exact": "exact (the lowered program run on the host; the device must match "
+                        "bit for bit)",
+               "fallback": "quantized model's reference, with tolerance",
+               "float": "float model's, with tolerance"}
 
 
 def _ops(counts: dict[str, int]) -> str:
@@ -75,6 +84,9 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"  Vela estimate: {result['npu_cycles_estimate']} NPU cycles, "
                      f"{result['total_cycles_estimate']} total cycles")
     lines.append(f"  memory: {_memory_line(result['memory'])}")
+    exact = result["exact_reference"]
+    lines.append(f"  expected outputs: {EXACT_WORDS.get(exact['status'], exact['status'])}"
+                 + (f" ({exact['reason']})" if exact["reason"] else ""))
     lines += [f"  note: {note}" for note in result["notes"]]
     paths = result["paths"]
     lines.append(f"  product: {paths['directory']}")

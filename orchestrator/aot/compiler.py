@@ -8,6 +8,7 @@ import shutil
 import time
 import traceback
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,10 @@ from orchestrator.aot.program_info import program_facts
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
+from orchestrator.exact.record import MANIFEST_KEY as EXACT_KEY
+from orchestrator.exact.record import ExactRecord
+from orchestrator.tosa.partitions import MANIFEST_KEY as PARTITIONS_KEY
+from orchestrator.tosa.partitions import Partition
 
 COMPILE_LOG = "compile.log"
 TOSA_PREFIX = "output_tag"   # what ExecuTorch's TOSA backend names each partition's graph
@@ -69,20 +74,63 @@ def _check_runnable(facts: dict[str, Any], request: CompileRequest) -> None:
             "change those ops in the model, or quantize it (--quantize int8)")
 
 
-def _lower_and_save(request: CompileRequest,
-                    staging: Path) -> tuple[Lowered, Any, list[Any], dict[str, Any]]:
-    model, example = load_model(request.model, request.inputs, request.options.torchvision)
-    samples = load_calibration(request.calibration, example) if request.options.quantize \
-        else []
-    float_outputs = _run(model, example)
+def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example: Any,
+                     samples: list[Any]) -> tuple[Lowered, list[Partition]]:
+    """Lower; for a delegated compile also store each partition's TOSA flatbuffer."""
     tosa = staging / layout.TOSA_DIR if request.options.tosa else None
-    lowered = lower(model, example, samples, request.options, request.model.name, tosa)
+    if not request.options.delegate:
+        return lower(model, example, samples, request.options, request.model.name, tosa), []
+    from orchestrator.tosa.capture import recording_flatbuffers, store_partitions
+
+    with recording_flatbuffers() as recorded:
+        lowered = lower(model, example, samples, request.options, request.model.name, tosa)
     _keep_tosa_only(tosa)
+    graph_module = lowered.edge.exported_program().graph_module
+    return lowered, store_partitions(graph_module, recorded, staging)
+
+
+def _calibration(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The user's calibration files; for a built-in model without them, seeded samples."""
+    if not request.calibration and request.model.kind == "builtin":
+        from orchestrator.aot.zoo import calibration_samples
+
+        return calibration_samples(example)
+    return load_calibration(request.calibration, example)
+
+
+@dataclass
+class Saved:
+    """What lowering and emitting produced, before the references are written."""
+
+    lowered: Lowered
+    program: Any
+    float_outputs: list[Any]
+    delegation: dict[str, Any]
+    partitions: list[Partition]
+    exact_outputs: list[Any] | None
+    exact: ExactRecord
+
+
+def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | None,
+                                                                  ExactRecord]:
+    """The edge program run exactly on the host (before emitting rewrites it to out-ops)."""
+    from orchestrator.exact.reference import exact_outputs
+
+    return exact_outputs(lowered.edge.exported_program(), partitions, lowered.inputs,
+                         lowered.quantized_model is not None)
+
+
+def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
+    model, example = load_model(request.model, request.inputs, request.options.torchvision)
+    samples = _calibration(request, example) if request.options.quantize else []
+    float_outputs = _run(model, example)
+    lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
+    exact_outputs, exact = _exact(lowered, partitions)
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)
-    return lowered, program, float_outputs, delegation
+    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact)
 
 
 def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
@@ -132,16 +180,19 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            lowered, program, float_outputs, delegation = _lower_and_save(request, staging)
+            saved = _lower_and_save(request, staging)
     except BaseException as error:
         captured.write(_failure_text(error))
         raise
     finally:
         _write_log(staging, captured.getvalue(), caught)
-    facts = program_facts(program.executorch_program)
+    facts = program_facts(saved.program.executorch_program)
     _check_runnable(facts, request)
-    tensors = _write_references(staging, lowered, float_outputs, facts)
-    layout.write_json(staging / layout.DELEGATION_REPORT, delegation)
+    tensors = _write_references(staging, saved.lowered, saved.float_outputs, facts)
+    if saved.exact_outputs is not None:
+        _write_tensors(staging / layout.REFERENCE_EXACT, saved.exact_outputs,
+                       _layouts(facts, "outputs", len(saved.exact_outputs)))
+    layout.write_json(staging / layout.DELEGATION_REPORT, saved.delegation)
     vela = _vela_report(captured.getvalue(), staging) if request.options.delegate else None
     manifest = {
         "schema": layout.MANIFEST_SCHEMA,
@@ -156,11 +207,13 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         "pte_bytes": (staging / layout.PTE).stat().st_size,
         "program": facts,
         "tensors": tensors,
-        "delegation": {k: delegation[k] for k in ("status", "npu_op_count", "cpu_op_count",
+        "delegation": {k: saved.delegation[k] for k in ("status", "npu_op_count", "cpu_op_count",
                                                    "delegated_partitions")},
-        "float_ops_after_quantization": delegation["float_ops_after_quantization"],
+        "float_ops_after_quantization": saved.delegation["float_ops_after_quantization"],
         "vela": vela["totals"] if vela else None,
-        "known_issues": lowered.workarounds,   # upstream issues met, each worked around
+        PARTITIONS_KEY: [partition.to_json(staging) for partition in saved.partitions],
+        EXACT_KEY: saved.exact.to_json(),
+        "known_issues": saved.lowered.workarounds,   # upstream issues met, each worked around
         "compile_seconds": round(time.perf_counter() - started, 3),
     }
     return manifest

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
+from orchestrator.exact.record import ExactRecord
+from orchestrator.tosa.partitions import Partition, partitions_from_manifest
 
 MANIFEST = "manifest.json"
 PTE = "model.pte"
 INPUTS = "inputs"
 REFERENCE_FLOAT = "reference_float"
 REFERENCE_QUANTIZED = "reference_quantized"
+REFERENCE_EXACT = "reference_exact"
 VELA_REPORT = "vela_report.json"
 DELEGATION_REPORT = "delegation_report.json"
 TOSA_DIR = "tosa"
@@ -54,9 +57,27 @@ class Product:
         return read_tensor_dir(folder) if folder.is_dir() else []
 
     @property
+    def reference_exact(self) -> list[TensorFile]:
+        """The lowered program's own outputs computed exactly on the host (empty: none)."""
+        folder = self.directory / REFERENCE_EXACT
+        return read_tensor_dir(folder) if folder.is_dir() else []
+
+    @property
+    def exact_record(self) -> ExactRecord:
+        """How the exact reference was computed, or why the product falls back."""
+        return ExactRecord.from_manifest(self.manifest)
+
+    @property
+    def reference_kind(self) -> str:
+        """'exact', 'quantized' or 'float': what the device output is judged against."""
+        if self.reference_exact:
+            return "exact"
+        return "quantized" if self.reference_quantized else "float"
+
+    @property
     def reference(self) -> list[TensorFile]:
-        """What the device output should be compared with: quantized if quantized, else float."""
-        return self.reference_quantized or self.reference_float
+        """What the device output is judged against: exact, else quantized, else float."""
+        return self.reference_exact or self.reference_quantized or self.reference_float
 
     @property
     def vela_report(self) -> Path | None:
@@ -71,6 +92,11 @@ class Product:
     def tosa_files(self) -> list[Path]:
         return sorted((self.directory / TOSA_DIR).glob("*.tosa"))
 
+    @property
+    def partitions(self) -> list[Partition]:
+        """The delegated NPU partitions with their TOSA flatbuffers (empty: CPU only)."""
+        return partitions_from_manifest(self.manifest, self.directory)
+
     def paths(self) -> dict[str, Any]:
         """Product paths as strings, for summaries and JSON."""
         paths: dict[str, Any] = {
@@ -79,6 +105,7 @@ class Product:
             "inputs": [str(t.path) for t in self.inputs],
             "reference_float": [str(t.path) for t in self.reference_float],
             "reference_quantized": [str(t.path) for t in self.reference_quantized],
+            "reference_exact": [str(t.path) for t in self.reference_exact],
             "delegation_report": str(self.delegation_report),
         }
         if self.vela_report:

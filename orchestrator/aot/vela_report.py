@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from orchestrator.results import VelaEstimate
+
 _NUMBER = r"(?P<v>-?\d+(?:\.\d+)?)"
 _MEMORY = r"(?P<m>SRAM|DRAM|On-chip Flash|Off-chip Flash)"
 # (pattern, key template); {m} is the memory name, {k} the bandwidth kind.
@@ -159,3 +161,23 @@ def parse_vela_output(text: str) -> dict[str, Any]:
         "totals": _totals(partitions),
         "has_cycle_estimate": any("npu_cycles" in block for block in partitions),
     }
+
+
+VELA_FIELDS = {"accelerator": "accelerator_config", "system_config": "system_config",
+               "memory_mode": "memory_mode", "clock_mhz": "clock_mhz",
+               "npu_operators": "npu_operators", "cpu_operators": "cpu_operators",
+               "npu_cycles": "npu_cycles", "total_cycles": "total_cycles",
+               "inference_time_ms": "inference_time_ms", "macs": "macs",
+               "sram_used_kib": "sram_used_kib",
+               "offchip_flash_used_kib": "off_chip_flash_used_kib"}
+
+
+def vela_estimate(totals: dict[str, Any] | None) -> VelaEstimate | None:
+    """The compile stage's Vela totals as the RunResult's VelaEstimate."""
+    if not totals:
+        return None
+    access = {key.removesuffix("_access_cycles"): value for key, value in totals.items()
+              if key.endswith("_access_cycles")}
+    known = {field: totals[key] for field, key in VELA_FIELDS.items()
+             if totals.get(key) is not None}
+    return VelaEstimate(access_cycles=access, **known)

@@ -1,19 +1,34 @@
-"""`invoke build`: build an app for a target and print its memory report."""
+"""`invoke build`: build an app for a target and print its memory report. The runner app
+goes through orchestrator.runner (runtime libraries first), so `invoke run` reuses it."""
 
 from __future__ import annotations
 
 from orchestrator.build.config import config_for_target
-from orchestrator.build.driver import build_firmware
+from orchestrator.build.driver import BuildResult, build_firmware
 from orchestrator.build.memory_tables import format_build
 from orchestrator.cli import print_json
+from orchestrator.errors import OrchestratorError
 from orchestrator.paths import scratch
 
 
 def build_command(target: str, app: str = "selftest", build_type: str = "release",
-                  options: list[str] | None = None, json: bool = False, jobs: int = 2) -> int:
+                  options: list[str] | None = None, json: bool = False, jobs: int = 2,
+                  kernel_set: str | None = None, memory_mode: str | None = None) -> int:
     """Configure if needed, build incrementally, print sections and region use."""
-    config = config_for_target(target, app=app, build_type=build_type, options=options)
-    result = build_firmware(scratch().ensure(), config, jobs=jobs)
+    work = scratch().ensure()
+    if app == "runner":
+        if options:
+            raise OrchestratorError("the runner's build options come from the target and "
+                                    "runner.toml, not --option",
+                                    f"invoke build --target {target} --app runner")
+        from orchestrator.runner.build_app import build_runner_app  # the runner's own layer
+
+        result: BuildResult = build_runner_app(work, target, build_type=build_type,
+                                               kernel_set=kernel_set, memory_mode=memory_mode,
+                                               jobs=jobs)
+    else:
+        config = config_for_target(target, app=app, build_type=build_type, options=options)
+        result = build_firmware(work, config, jobs=jobs)
     if json:
         print_json(result.to_json())
     else:

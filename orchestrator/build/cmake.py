@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.build.config import BuildConfig
 from orchestrator.build.linker import find_overflows, first_error
+from orchestrator.build.toolchain import (
+    Compilers,
+    build_environment,
+    compiler_launcher,
+    prefix_maps,
+    toolchain_definitions,
+)
 from orchestrator.build.tools import BuildTools
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root
+from orchestrator.progress import CommandRun, stream_command
 from orchestrator.write_faults import writing
 
 CONFIGURE_STAMP = "eor-configure.json"
@@ -39,27 +45,26 @@ def firmware_source() -> Path:
 
 def configure_definitions(config: BuildConfig, tools: BuildTools,
                           build_dir: Path) -> list[str]:
-    """The cmake arguments (after the binary) that configure `config` into `build_dir`."""
+    """The cmake arguments (after the binary) that configure `config` into `build_dir`
+    (scratch/build/<key>: the scratch root is two levels up)."""
     source = firmware_source()
+    maps = prefix_maps(build_dir.parent.parent, build_dir,
+                       {name: Path(path) for name, path in config.trees})
+    compilers = Compilers(tools.gcc, tools.gxx, config.platform.gcc_cpu)
     definitions = {
-        "CMAKE_TOOLCHAIN_FILE": str(source / "cmake" / "arm-none-eabi-gcc.cmake"),
+        **toolchain_definitions(compilers, maps, compiler_launcher()),
         "CMAKE_MAKE_PROGRAM": str(tools.ninja),
-        "EOR_GCC": str(tools.gcc),
-        "EOR_GXX": str(tools.gxx),
         **config.definitions(),
     }
     return ["-G", "Ninja", "-S", str(source), "-B", str(build_dir),
             *(f"-D{name}={value}" for name, value in definitions.items())]
 
 
-def _run(command: list[str], log: Path) -> subprocess.CompletedProcess[str]:
-    """Run a build command with a plain environment; keep its output in `log`."""
-    env = {key: value for key, value in os.environ.items()
-           if key in ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL")}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+def _run(command: list[str], log: Path, what: str) -> CommandRun:
+    """Run a build command (a progress step) with a plain environment; output in `log`."""
     with writing(log):
-        log.write_text(done.stdout + done.stderr)
-    return done
+        log.write_text("")
+    return stream_command(command, log, what, build_environment(compiler_launcher()))
 
 
 def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
@@ -72,12 +77,13 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
     with writing(build_dir):
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
-    forget_moved_cache(build_dir)
-    done = _run([str(tools.cmake), *arguments], build_dir / "configure.log")
+    forget_moved_cache(build_dir, firmware_source())
+    done = _run([str(tools.cmake), *arguments], build_dir / "configure.log",
+                f"configure {config.key}")
     if done.returncode != 0:
         raise OrchestratorError(
             f"configuring {config.app} for {config.platform.name} failed: "
-            f"{first_error(done.stdout + done.stderr)}",
+            f"{first_error(done.output)}",
             f"read {build_dir / 'configure.log'}")
     stamp.write_text(json.dumps(arguments, indent=1))
     return True
@@ -86,8 +92,9 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
 def compile_firmware(config: BuildConfig, tools: BuildTools, build_dir: Path,
                      jobs: int = 2) -> CompileOutcome:
     """Build incrementally with Ninja; a region overflow becomes a one-line error."""
-    done = _run([str(tools.ninja), "-C", str(build_dir), f"-j{jobs}"], build_dir / "build.log")
-    output = done.stdout + done.stderr
+    done = _run([str(tools.ninja), "-C", str(build_dir), f"-j{jobs}"], build_dir / "build.log",
+                f"build {config.key}")
+    output = done.output
     if done.returncode == 0:
         return CompileOutcome(rebuilt=NO_WORK not in output, output=output)
     overflows = find_overflows(output)

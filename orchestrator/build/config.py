@@ -9,7 +9,7 @@ from typing import Any
 
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
-from orchestrator.targets import Platform, load_catalogue
+from orchestrator.targets import Platform, Target, load_catalogue
 from orchestrator.targets.catalogue import unknown_name_error
 
 FIRMWARE_DATA = DATA_DIR / "firmware.toml"
@@ -38,6 +38,8 @@ class BuildConfig:
     build_type: str = "release"
     npu_config: str | None = None
     options: tuple[tuple[str, str], ...] = field(default=())
+    # Source trees outside the checkout it compiles (name, dir): prefix-mapped to their name.
+    trees: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def key(self) -> str:
@@ -87,15 +89,19 @@ def parse_options(app: str, options: list[str] | None) -> tuple[tuple[str, str],
     return tuple(sorted(pairs.items()))
 
 
-def config_for_target(target: str, app: str = "selftest", build_type: str = "release",
-                      options: list[str] | None = None) -> BuildConfig:
-    """The build of `app` for a catalogue target (its platform and NPU configuration)."""
+def config_for_target(target: str | Target, app: str = "selftest", build_type: str = "release",
+                      options: list[str] | None = None,
+                      extra: tuple[tuple[str, str], ...] = ()) -> BuildConfig:
+    """The build of `app` for a catalogue target (its platform and NPU configuration); a
+    Target may come placed on a simulator's platform (sim.select.placed_on). `extra` are
+    definitions the tool itself adds (not user options)."""
     if app not in app_names():
         raise unknown_name_error("app", app, app_names(), "invoke build --help")
     if build_type not in firmware_data()["build_types"]:
         raise unknown_name_error("build type", build_type, list(firmware_data()["build_types"]),
                                  "invoke build --help")
-    resolved = load_catalogue().target(target)
+    resolved = load_catalogue().target(target) if isinstance(target, str) else target
     return BuildConfig(app=app, platform=resolved.platform, build_type=build_type,
                        npu_config=resolved.name if resolved.has_npu else None,
-                       options=parse_options(app, options))
+                       options=tuple(sorted({**dict(parse_options(app, options)),
+                                             **dict(extra)}.items())))

@@ -79,8 +79,10 @@ def build_dir_for(scratch: Scratch, config: BuildConfig) -> Path:
     return scratch.build / config.key
 
 
-def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2) -> BuildResult:
-    """Configure if needed, build incrementally, then read the ELF and map file."""
+def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2,
+                   manifest_extra: dict[str, Any] | None = None) -> BuildResult:
+    """Configure if needed, build incrementally, then read the ELF and map file; the
+    manifest (eor-build.json) also gets `manifest_extra` (e.g. the runner's kernel set)."""
     tools = resolve_tools(scratch)
     build_dir = build_dir_for(scratch, config)
     lock = scratch.build / f".{config.key}.lock"
@@ -105,5 +107,6 @@ def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2) -> Buil
         toolchain_version=tools.toolchain_version,
         seconds={"configure": round(configured_at - started, 3),
                  "build": round(built_at - configured_at, 3)})
-    (build_dir / MANIFEST).write_text(json.dumps(result.to_json(), indent=2, default=str))
+    manifest = {**result.to_json(), **(manifest_extra or {})}
+    (build_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
     return result

@@ -39,7 +39,8 @@ DEFAULT_MODEL = runner_defaults()["model"]
 
 @dataclass(frozen=True)
 class Thresholds:
-    """When an output passes. Integer outputs against an integer reference must be exact."""
+    """When an output passes: tolerances for float programs and quantized products without an
+    exact reference; min_snr_db/require_top1 gate accuracy vs the float model."""
 
     atol: float = 1e-3
     rtol: float = 1e-3
@@ -55,7 +56,8 @@ class RunnerSettings:
 
     memory_mode: str | None = option(None, "runner: Ethos-U memory mode (default: the target's)",
                                      parse=text)
-    kernel_set: str = option(help="runner: portable kernels linked (all, common: see "
+    kernel_set: str = option(help="runner: portable kernels linked (model: only the model's, "
+                             "growing with later models; all; or a named set: see "
                              "orchestrator/data/runner.toml)", parse=text,
                              default_factory=lambda: runner_defaults()["kernel_set"])
     method_pool: int | None = option(None, "runner: method pool bytes (e.g. 32M; default from "
@@ -65,12 +67,15 @@ class RunnerSettings:
                                       "(Dedicated_Sram)", parse=size)
     quantize: str | None = option(None, "runner: int8, a16w8 or none (default: the compile "
                                   "stage's)", parse=text)
-    atol: float = option(1e-3, "runner: absolute tolerance for float outputs", parse=number)
-    rtol: float = option(1e-3, "runner: relative tolerance for float outputs", parse=number)
-    qtol: float = option(1.0, "runner: extra tolerance in quantization steps vs a quantized "
-                         "reference", parse=number)
-    min_snr: float | None = option(None, "runner: also require this SNR in dB", parse=number)
-    top1: bool = option(False, "runner: also require the top-1 class to match the reference",
+    atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
+    rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
+    qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "
+                         "quantized product with no exact reference (exact ones must match "
+                         "bit for bit)", parse=number)
+    min_snr: float | None = option(None, "runner: accuracy gate: require this SNR in dB vs the "
+                                   "float model (off by default; always reported)",
+                                   parse=number)
+    top1: bool = option(False, "runner: accuracy gate: require the float model's top-1 class",
                         parse=switch)
     fast: bool = option(False, "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
                         parse=switch)
@@ -98,7 +103,9 @@ class RunRequest:
                                f"(invoke compile --help; default: the built-in {DEFAULT_MODEL!r}"
                                " model)", parse=text, matrix=False)
     app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
-                             "self-test, no NPU) or another app under firmware/apps/",
+                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
+                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "app under firmware/apps/",
                              parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
                              "simulator)", parse=text, matrix=False)

@@ -21,6 +21,7 @@ DEFAULT_TOLERANCES: dict[str, dict[str, float]] = {
     "vela.*": {"rel": 0.0, "abs": 0.0},
     "memory.*": {"rel": 0.0, "abs": 0.0},
     "error.*": {"rel": 0.0, "abs": 1e-6},
+    "accuracy.*": {"rel": 0.0, "abs": 1e-6},
     "*": {"rel": 0.03, "abs": 0.0},
 }
 

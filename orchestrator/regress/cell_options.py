@@ -4,11 +4,12 @@ the typed request each stage of a cell takes (the run request, the compile choic
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import check_keys, from_matrix, matrix_keys
-from orchestrator.options.run import RunRequest
+from orchestrator.options.run import RunRequest, runner_defaults
 from orchestrator.regress.cells import Cell
 
 OPTION_GROUPS: tuple[type, ...] = (RunRequest, CompileChoices)
@@ -32,7 +33,12 @@ def run_request(cell: Cell, app: str) -> RunRequest:
     """The run request for one cell: its option set plus what the lane fixes (target,
     simulator, timeout, model); without idle_timeout_s the simulator's catalogue watchdog
     applies (QEMU 20 s, none on an FVP)."""
-    return from_matrix(RunRequest, cell.option_dict, f"option set {cell.options_name}",
-                       {"target": cell.target, "app": app, "sim": cell.sim,
-                        "timeout_s": cell.timeout_s,
-                        "model": cell.model if app == "runner" else None})
+    request = from_matrix(RunRequest, cell.option_dict, f"option set {cell.options_name}",
+                          {"target": cell.target, "app": app, "sim": cell.sim,
+                           "timeout_s": cell.timeout_s,
+                           "model": cell.model if app == "runner" else None})
+    if "kernel_set" not in cell.option_dict:
+        # Baselines hold section sizes: the ELF must not depend on which models ran before.
+        regress_set = runner_defaults()["regress_kernel_set"]
+        request = replace(request, runner=replace(request.runner, kernel_set=regress_set))
+    return request

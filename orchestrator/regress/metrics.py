@@ -16,13 +16,16 @@ VERSION_FIELDS = ("tool", "executorch", "vela", "toolchain", "simulator", "simul
 
 
 def extract_metrics(result: RunResult) -> dict[str, float]:
-    """Every tracked number in `result` (NPU/CPU cycles, PMU, memory, Vela, output error)."""
+    """Every tracked number in `result` (NPU/CPU cycles, PMU, memory, Vela, output error,
+    accuracy vs the float model). Exactness is not a metric: a run that is not bit-exact
+    fails."""
     metrics: dict[str, float] = {}
     _npu(result, metrics)
     _cpu(result, metrics)
     _memory(result, metrics)
     _vela(result, metrics)
     _error(result, metrics)
+    _accuracy(result, metrics)
     return dict(sorted(metrics.items()))
 
 
@@ -41,7 +44,9 @@ def _put(metrics: dict[str, float], name: str, value: Any) -> None:
 
 
 def _npu(result: RunResult, metrics: dict[str, float]) -> None:
-    if result.npu is None:
+    """NPU cycles and PMU counters: measured by an FVP's NPU only (a functional-model run has
+    no NPU timing, so it never enters a baseline's NPU metrics)."""
+    if result.npu is None or result.npu.executor not in (None, "fvp"):
         return
     _put(metrics, "npu.cycles", result.npu.cycles)
     for counter in result.npu.counters:
@@ -81,3 +86,23 @@ def _error(result: RunResult, metrics: dict[str, float]) -> None:
         return
     for short, name in ERROR_FIELDS.items():
         _put(metrics, f"error.{short}", getattr(result.comparison, name))
+
+
+ACCURACY_FIELDS = {"snr_db": "snr_db", "max_steps": "max_abs_steps",
+                   "mean_steps": "mean_abs_steps", "max_abs": "max_abs_error",
+                   "mean_abs": "mean_abs_error"}
+
+
+def _accuracy(result: RunResult, metrics: dict[str, float]) -> None:
+    """accuracy.<name> for output 0, accuracy.output<i>.<name> for the others; top-1/top-5
+    agreement as 1.0 / 0.0."""
+    if result.accuracy is None:
+        return
+    for output in result.accuracy.outputs:
+        prefix = "accuracy." if output.index == 0 else f"accuracy.output{output.index}."
+        for short, name in ACCURACY_FIELDS.items():
+            _put(metrics, f"{prefix}{short}", getattr(output, name))
+        for name in ("top1", "top5"):
+            agrees = getattr(output, name)
+            if agrees is not None:
+                metrics[f"{prefix}{name}"] = 1.0 if agrees else 0.0

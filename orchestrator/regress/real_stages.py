@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress import model_lane
@@ -19,16 +20,9 @@ from orchestrator.regress.stages import (
     FirmwareConfig,
     FirmwareOutcome,
 )
-from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
+from orchestrator.results import MemoryUse, RunResult, Versions
 from orchestrator.targets import load_catalogue
 
-VELA_FIELDS = {"accelerator": "accelerator_config", "system_config": "system_config",
-               "memory_mode": "memory_mode", "clock_mhz": "clock_mhz",
-               "npu_operators": "npu_operators", "cpu_operators": "cpu_operators",
-               "npu_cycles": "npu_cycles", "total_cycles": "total_cycles",
-               "inference_time_ms": "inference_time_ms", "macs": "macs",
-               "sram_used_kib": "sram_used_kib",
-               "offchip_flash_used_kib": "off_chip_flash_used_kib"}
 BATCH_LOG = "compile-batch.json"
 
 
@@ -159,17 +153,6 @@ def _compiled(product: Any) -> CompileOutcome:
         seconds=0.0 if product.cached else float(manifest.get("compile_seconds", 0.0)),
         artifacts={"product": str(product.directory), "pte": str(product.pte)},
     )
-
-
-def vela_estimate(totals: dict[str, Any] | None) -> VelaEstimate | None:
-    """The compile stage's Vela totals as the RunResult's VelaEstimate."""
-    if not totals:
-        return None
-    access = {key.removesuffix("_access_cycles"): value for key, value in totals.items()
-              if key.endswith("_access_cycles")}
-    known = {field: totals[key] for field, key in VELA_FIELDS.items()
-             if totals.get(key) is not None}
-    return VelaEstimate(access_cycles=access, **known)
 
 
 def _batch_log(outcomes: dict[CompileRequest, CompileOutcome]) -> list[dict[str, Any]]:

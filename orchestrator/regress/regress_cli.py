@@ -9,6 +9,7 @@ from typing import Any
 from orchestrator.cli import console, print_json, split_list
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
+from orchestrator.progress import quiet_if
 from orchestrator.regress.baseline import Baselines, load_baselines
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
@@ -52,6 +53,7 @@ def regress_command(matrix: str | None, jobs: int | str | None = None, shard: st
 
         stages = RealStages(tree)
     progress = make_progress(quiet or json)
+    quiet_if(True)   # the job's own display reports its builds; one live display at a time
     started = utc_now()
     try:
         run = execute(cells, stages, options, progress)

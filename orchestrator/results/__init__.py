@@ -6,6 +6,7 @@ from orchestrator.results.model import (
     FVP_CPU_CYCLES_NOTE,
     PRINTED_FLOAT_PRECISION,
     SCHEMA_VERSION,
+    Accuracy,
     Classification,
     Comparison,
     CpuCycles,
@@ -13,7 +14,9 @@ from orchestrator.results.model import (
     Kind,
     LogInfo,
     MemoryUse,
+    Mismatch,
     NpuPmu,
+    OutputAccuracy,
     OutputTensor,
     PmuCounter,
     PoolUse,
@@ -28,6 +31,9 @@ from orchestrator.results.schema import load_schema, validate, validation_errors
 
 __all__ = [
     "FVP_CPU_CYCLES_NOTE",
+    "Accuracy",
+    "Mismatch",
+    "OutputAccuracy",
     "PRINTED_FLOAT_PRECISION",
     "SCHEMA_VERSION",
     "Classification",

@@ -10,7 +10,7 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.1.0"
+SCHEMA_VERSION = "1.2.0"   # 1.2: comparison exactness fields, accuracy
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -121,6 +121,49 @@ class Comparison:
     atol: float | None = None
     rtol: float | None = None
     testset: int | None = None
+    exact: bool | None = None                 # judged bit for bit against the exact reference
+    mismatches: int | None = None             # elements that differ (exact verdict)
+    first_mismatch: Mismatch | None = None
+    worst_mismatch: Mismatch | None = None
+    exact_fallback: str | None = None         # why no exact reference (then: tolerances)
+
+
+@dataclass
+class Mismatch:
+    """One output element that differs from the exact reference."""
+
+    output: int
+    index: list[int]
+    device: float
+    reference: float
+
+
+@dataclass
+class OutputAccuracy:
+    """One device output against the float model's."""
+
+    index: int
+    snr_db: Any = None                        # float; "inf" when identical
+    max_abs_error: float | None = None
+    mean_abs_error: float | None = None
+    quant_step: float | None = None
+    max_abs_steps: float | None = None        # max abs error in output quantization steps
+    mean_abs_steps: float | None = None
+    top1: bool | None = None                  # float model's best class is the device's best
+    top5: bool | None = None                  # ... is among the device's best five
+
+
+@dataclass
+class Accuracy:
+    """How far the device's outputs are from the float model (quantization error), reported
+    on every run; a gate only when thresholds were given (passed None: no gate)."""
+
+    reference: str = "float"
+    outputs: list[OutputAccuracy] = field(default_factory=list)
+    min_snr_db: float | None = None
+    require_top1: bool = False
+    passed: bool | None = None
+    reason: str = ""
 
 
 @dataclass
@@ -141,6 +184,8 @@ class NpuPmu:
     inferences: int | None = None
     delegations: int | None = None
     event_source: str | None = None
+    executor: str | None = None          # "fvp" or "functional-model": who ran the NPU
+    executor_version: str | None = None  # the functional model's version (None on an FVP)
 
 
 @dataclass
@@ -270,6 +315,7 @@ class RunResult:
     versions: Versions = field(default_factory=Versions)
     outputs: list[OutputTensor] = field(default_factory=list)
     comparison: Comparison | None = None
+    accuracy: Accuracy | None = None
     npu: NpuPmu | None = None
     cpu: CpuCycles | None = None
     vela: VelaEstimate | None = None

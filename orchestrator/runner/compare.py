@@ -112,15 +112,9 @@ def _verdict(integer: bool, exact: bool, max_abs: float, ref_peak: float, snr: f
 
 
 def _snr_db(reference: Any, device: Any) -> float:
-    import numpy as np
+    from orchestrator.exact.accuracy import snr_db
 
-    noise = float(np.sum((reference - device) ** 2))
-    signal = float(np.sum(reference ** 2))
-    if noise == 0.0:
-        return math.inf
-    if signal == 0.0:
-        return -math.inf
-    return 10.0 * math.log10(signal / noise)
+    return snr_db(reference, device)
 
 
 def _top1(device: Any, reference: Any) -> bool | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
+from orchestrator.runner.kernel_set import ALL, MODEL
 from orchestrator.targets.model import Target
 
 RUNNER_DATA = DATA_DIR / "runner.toml"
@@ -37,6 +38,7 @@ class RunnerData:
     pools: dict[str, Pools]
     kernel_sets: dict[str, tuple[str, ...] | str]
     default_kernel_set: str
+    regress_kernel_set: str
     default_build_type: str
 
 
@@ -47,11 +49,13 @@ def runner_data() -> RunnerData:
     pools = {name: _pools(name, table) for name, table in raw["pools"].items()}
     kernel_sets = {name: _ops(name, table) for name, table in raw["kernel_sets"].items()}
     defaults = raw["defaults"]
-    if defaults["kernel_set"] not in kernel_sets:
-        raise OrchestratorError(f"runner.toml: default kernel set {defaults['kernel_set']} "
-                                "is not defined", f"fix {RUNNER_DATA}")
+    for key in ("kernel_set", "regress_kernel_set"):
+        if defaults[key] not in kernel_sets:
+            raise OrchestratorError(f"runner.toml: defaults.{key} {defaults[key]} "
+                                    "is not defined", f"fix {RUNNER_DATA}")
     return RunnerData(int(raw["code"]["code_size"]), pools, kernel_sets,
-                      defaults["kernel_set"], defaults["build_type"])
+                      defaults["kernel_set"], defaults["regress_kernel_set"],
+                      defaults["build_type"])
 
 
 def _pools(name: str, table: dict[str, Any]) -> Pools:
@@ -65,11 +69,11 @@ def _pools(name: str, table: dict[str, Any]) -> Pools:
 
 def _ops(name: str, table: dict[str, Any]) -> tuple[str, ...] | str:
     ops = table["ops"]
-    if ops == "ALL":
-        return "ALL"
+    if ops in (ALL, MODEL):
+        return str(ops)
     if not isinstance(ops, list) or not ops:
-        raise OrchestratorError(f"runner.toml: kernel_sets.{name}.ops must be \"ALL\" or a "
-                                "non-empty list", f"fix {RUNNER_DATA}")
+        raise OrchestratorError(f"runner.toml: kernel_sets.{name}.ops must be \"ALL\", "
+                                "\"MODEL\" or a non-empty list", f"fix {RUNNER_DATA}")
     return tuple(sorted(ops))
 
 
@@ -98,7 +102,7 @@ def pools_for(mode: str, method_pool: int | None = None, temp_pool: int | None =
 
 
 def kernel_ops(kernel_set: str) -> tuple[str, ...] | str:
-    """The op list of a kernel set (or "ALL"); unknown names list the known ones."""
+    """The op list of a kernel set (or "ALL" / "MODEL"); unknown names list the known ones."""
     sets = runner_data().kernel_sets
     if kernel_set not in sets:
         raise OrchestratorError(f"unknown kernel set {kernel_set} (known: {', '.join(sets)})",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from orchestrator.build.npu_model import EXECUTOR_MODEL
 from orchestrator.parse.classify import status_of
 from orchestrator.parse.exit_codes import NEXT_STEP, RESULT_KIND, RUNNER_EXIT
 from orchestrator.parse.fvp_stops import stop_reason
@@ -66,3 +67,20 @@ def check_nonce(result: RunResult, stream: ParsedStream, nonce: int) -> RunResul
         kind=Kind.LAUNCH_FAILURE, summary=summary,
         next_step=f"check the data files and addresses in {result.artifacts.get('command')}",
         details={"nonce_expected": nonce, "nonce_seen": seen.value}))
+
+
+def explain_npu_model_refusal(result: RunResult, stream: ParsedStream) -> RunResult:
+    """A command stream the functional NPU model refused (its note names the model, the target
+    and the reason: an arch/MAC mismatch, an unimplemented command) is an NPU error."""
+    refusal = next((frame.fields for frame in stream.other
+                    if frame.type == "note" and "npu_model_code" in frame.fields), None)
+    if refusal is None or result.status is Status.PASS:
+        return result
+    summary = refusal.get("message") or "the functional NPU model refused the command stream"
+    return replace(result, status=Status.FAIL, reason=summary, classification=Classification(
+        kind=Kind.NPU_ERROR, summary=summary,
+        next_step=f"compile the model for {refusal.get('npu_config')} (invoke compile "
+                  f"--target {refusal.get('npu_config')}), or run it on the FVP: invoke setup "
+                  "--only fvp-corstone-300, then --sim fvp",
+        evidence=result.classification.evidence,
+        details={**result.classification.details, "npu_executor": EXECUTOR_MODEL}))

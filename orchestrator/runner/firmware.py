@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.build import BuildResult, build_firmware
 from orchestrator.build.config import BuildConfig, firmware_data
+from orchestrator.build.npu_model import model_definitions, placed_model
 from orchestrator.build.tools import resolve_tools
 from orchestrator.paths import Scratch
 from orchestrator.runner.config import Pools, kernel_ops, runner_data
@@ -30,9 +31,10 @@ class RunnerOptions:
 
     memory_mode: str
     pools: Pools
-    kernel_set: str = "all"
+    kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
     build_type: str = "release"
     jobs: int = 2
+    model_ops: tuple[str, ...] = ()   # the operators of the model about to run
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
     """The runtime build a target links (shared by every platform with the same -mcpu)."""
     cmake_type = firmware_data()["build_types"][options.build_type]
     return RuntimeConfig(target.platform.gcc_cpu, cmake_type, options.kernel_set,
-                         kernel_ops(options.kernel_set))
+                         kernel_ops(options.kernel_set), options.model_ops)
 
 
 def memory_regions(platform: Platform, code_size: int) -> str:
@@ -93,7 +95,9 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
         "EOR_RUNNER_FAST_SCRATCH_SIZE": f"0x{pools.fast_scratch_size:x}",
         "EOR_MEMORY_REGIONS": memory_regions(target.platform, runner_data().code_size),
     }
-    if target.has_npu:
+    if placed_model(target) is not None:
+        values.update({"EOR_RUNNER_NPU_EXECUTOR": "model", **model_definitions(target)})
+    elif target.has_npu:
         platform = target.platform
         values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
                        "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),
@@ -104,7 +108,16 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
                            "EOR_RUNNER_CMSIS": str(sources.cmsis)})
     return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
                        npu_config=target.name if target.has_npu else None,
-                       options=tuple(sorted(values.items())))
+                       options=tuple(sorted(values.items())), trees=source_trees(sources))
+
+
+def source_trees(sources: RuntimeSources | None) -> tuple[tuple[str, str], ...]:
+    """(name, dir) of the upstream trees the runner compiles from (for prefix maps)."""
+    if sources is None:
+        return ()
+    named = {"executorch": sources.executorch, "cmsis-nn": sources.cmsis_nn,
+             "ethos-u-core-driver": sources.ethosu_driver, "cmsis": sources.cmsis}
+    return tuple((name, str(path)) for name, path in named.items() if path is not None)
 
 
 def build_runner(work: Scratch, target: Target, options: RunnerOptions,
@@ -112,13 +125,14 @@ def build_runner(work: Scratch, target: Target, options: RunnerOptions,
     """Build (incrementally) the runtime and the runner ELF for `target`."""
     tools = resolve_tools(work)
     toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu)
-    trees = resolve_sources(work, sources, npu=target.has_npu)
+    trees = resolve_sources(work, sources, npu=target.has_npu and placed_model(target) is None)
     started = time.perf_counter()
     runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
                             jobs=options.jobs)
     runtime_done = time.perf_counter()
     config = runner_build_config(target, options, runtime.build_dir, trees)
-    firmware = build_firmware(work, config, jobs=options.jobs)
+    firmware = build_firmware(work, config, jobs=options.jobs,
+                              manifest_extra={"kernels": runtime.kernels_json()})
     return RunnerBuild(runtime, firmware,
                        {"runtime": round(runtime_done - started, 3),
                         "runner": round(time.perf_counter() - runtime_done, 3)})

@@ -4,25 +4,32 @@ fits, load it and its inputs into the simulator, run, parse, compare with the ho
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
+from orchestrator.runner.failure_causes import (
+    check_nonce,
+    explain_exit,
+    explain_fvp_stop,
+    explain_npu_model_refusal,
+)
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
+from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
-from orchestrator.runner.reference_check import compare_with_reference
 from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.result import run_result
-from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.select import placed_on, target_binary
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
@@ -42,10 +49,13 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     target = load_catalogue().target(request.target)
     settings = request.runner
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
-    binary = simulator_binary(work, simulator)
+    target = placed_on(target, simulator)
+    binary = target_binary(work, simulator, target,
+                           f"invoke run --target {target.name} --model {request.model}")
     started = utc_now()
     options = runner_options_for(target, request)
     product = compile_for(request.model, target, options.memory_mode, settings, work)
+    options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, target, options, settings.sources)
     run_id = request.run_id
     return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
@@ -109,6 +119,13 @@ def compile_choices_for(target: Target, mode: str, settings: RunnerSettings) -> 
     return options
 
 
+def model_operators(product: Product) -> tuple[str, ...]:
+    """Every operator the compiled program calls (all methods), sorted."""
+    methods = program_facts_of(product.manifest).get("methods") or {}
+    return tuple(sorted({op for method in methods.values()
+                         for op in method.get("operators", [])}))
+
+
 def input_tensors(product: Product) -> list[InputTensor]:
     """The compile stage's inputs: raw bytes (in the program's dim order) with dtype/shape."""
     return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
@@ -132,26 +149,22 @@ def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: Ru
 
 def finish(result: RunResult, stream: Any, product: Product, target: Target, build: RunnerBuild,
            request: RunRequest, settings: RunnerSettings, run_dir: Path) -> RunResult:
-    """Pools, NPU counters, exit meaning, comparison, build facts."""
-    from orchestrator.aot.tensors import load_array
-
+    """Pools, NPU counters, exit meaning, exactness and accuracy, build facts."""
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
+    result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
                                   "kernel_set": settings.kernel_set,
+                                  "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")
+    result = explain_npu_model_refusal(result, stream)
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
-    references = product.reference
-    if not stream.tensors or not references:
-        return result
-    which = "quantized" if product.reference_quantized else "float"
-    return compare_with_reference(result, stream, [load_array(r) for r in references],
-                                  [tuple(r.dim_order) for r in references], which,
-                                  settings.thresholds, run_dir)
+    return judge(result, stream, product, settings.thresholds, run_dir,
+                 f"invoke run --target {request.target} --model {request.model}")

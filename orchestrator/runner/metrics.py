@@ -1,10 +1,17 @@
 """What the runner's metric records add to a RunResult: its memory pools (used / size, planned
-bytes, .pte size) and the Ethos-U PMU counters, in the catalogue's counter order."""
+bytes, .pte size) and the Ethos-U PMU counters, in the catalogue's counter order (or, on the
+functional NPU model, which model executed: no counters)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from orchestrator.build.npu_model import (
+    EXECUTOR_FVP,
+    EXECUTOR_MODEL,
+    model_version,
+    placed_model,
+)
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import MemoryUse, NpuPmu, PmuCounter, PoolUse
 from orchestrator.targets import Target
@@ -28,7 +35,10 @@ def pools(stream: ParsedStream, memory: MemoryUse | None) -> MemoryUse:
 
 
 def npu_pmu(stream: ParsedStream, target: Target) -> NpuPmu | None:
-    """NPU cycles and the named event counters, in the catalogue's counter order."""
+    """NPU cycles and the named event counters, in the catalogue's counter order; on the
+    functional NPU model, which model ran and how often (no cycles, no counters: it has none)."""
+    if placed_model(target) is not None:
+        return functional_model_npu(stream)
     cycles = stream.metric("ethosu_pmu_cycle_cntr")
     if not target.has_npu or cycles is None:
         return None
@@ -40,4 +50,15 @@ def npu_pmu(stream: ParsedStream, target: Target) -> NpuPmu | None:
     return NpuPmu(cycles=cycles.value, counters=counters,
                   inferences=runs.value if runs else None,
                   delegations=delegations.value if delegations else None,
-                  event_source="ethosu_pmu")
+                  event_source="ethosu_pmu", executor=EXECUTOR_FVP)
+
+
+def functional_model_npu(stream: ParsedStream) -> NpuPmu:
+    """The NPU record of a functional-model run: the model and its version (as the firmware
+    reported it, else the version it was built with), delegations; never cycles or events."""
+    reported = next((frame.fields["npu_model_version"] for frame in stream.other
+                     if frame.type == "note" and "npu_model_version" in frame.fields), None)
+    delegations, runs = stream.metric("npu_delegations"), stream.metric("inferences")
+    return NpuPmu(cycles=None, counters=[], inferences=runs.value if runs else None,
+                  delegations=delegations.value if delegations else None,
+                  executor=EXECUTOR_MODEL, executor_version=reported or model_version())

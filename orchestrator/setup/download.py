@@ -10,16 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import requests
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.progress import step
 from orchestrator.setup.digests import describe, digest_mismatches
 from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.write_faults import writing
@@ -159,12 +152,13 @@ def _total_size(response: requests.Response, offset: int) -> int | None:
 @contextmanager
 def _progress(label: str, total: int | None, done: int,
               enabled: bool) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar on an interactive stderr; a no-op advance function otherwise."""
-    if not (enabled and sys.stderr.isatty()):
+    """The download as a progress step (bytes done of total); a no-op when disabled."""
+    if not enabled:
         yield lambda _n: None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-               TransferSpeedColumn(), TimeRemainingColumn())
-    with Progress(*columns, transient=True) as progress:
-        task = progress.add_task(label, total=total, completed=done)
-        yield lambda n: progress.advance(task, n)
+    have = [done]
+    with step(f"download {label}") as running:
+        def advance(count: int) -> None:
+            have[0] += count
+            running.update(have[0], total or 0)
+        yield advance

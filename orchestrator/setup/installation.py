@@ -12,6 +12,7 @@ from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.setup import SetupFlags
 from orchestrator.paths import Scratch, scratch
+from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
     SetupCatalogue,
@@ -180,9 +181,9 @@ def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:
     for item in todo:
         if is_current(item, read_lock(ctx.scratch), ctx.options):
             continue
-        print(f"setup: installing {item.name} ...", file=sys.stderr)
         try:
-            entries = item.provide(ctx)
+            with step(f"setup: installing {item.name}"):
+                entries = item.provide(ctx)
         except OrchestratorError as error:
             failures[item.name] = error
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
@@ -18,15 +19,19 @@ def _named(requested: str) -> list[Simulator]:
 
 
 def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
-                          needs_data: bool = False) -> None:
-    """Raise with the reason when `simulator` cannot honestly run `target`."""
+                          needs_data: bool = False, npu_model: bool = True) -> None:
+    """Raise with the reason when `simulator` cannot honestly run `target`. `npu_model`: the
+    firmware is ours and can link the functional NPU model where the simulator has no NPU
+    (False for an upstream-built ELF, which drives a real NPU device)."""
     others = ", ".join(sim.name for sim in target.simulators) or "none"
-    if needs_npu and not simulator.capabilities.npu:
+    model = target.npu_model_on(simulator) if npu_model else None
+    if needs_npu and not simulator.capabilities.npu and model is None:
+        why = target.npu_model_refusal(simulator) or "results would be fake"
         raise OrchestratorError(
-            f"{simulator.name} has no Ethos-U NPU, so {target.name} cannot run on it "
-            f"(results would be fake)",
+            f"{simulator.name} has no Ethos-U NPU, so {target.name} cannot run on it ({why})",
             f"invoke run --target {target.name} --sim fvp (simulators for it: {others})")
-    if target.platform.name not in simulator.platforms:
+    platform = model.platform if needs_npu and model is not None else target.platform.name
+    if platform not in simulator.platforms:
         raise OrchestratorError(
             f"{simulator.name} cannot run platform {target.platform.name} of {target.name}",
             f"use one of: {others} (invoke targets)")
@@ -36,7 +41,7 @@ def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
 
 
 def choose_simulator(target: Target, requested: str | None = None,
-                     needs_npu: bool | None = None) -> Simulator:
+                     needs_npu: bool | None = None, npu_model: bool = True) -> Simulator:
     """The simulator to use: the requested kind/name, else the target's first one."""
     needs_npu = target.has_npu if needs_npu is None else needs_npu
     if requested is None:
@@ -50,8 +55,34 @@ def choose_simulator(target: Target, requested: str | None = None,
             raise OrchestratorError(f"unknown simulator '{requested}' (valid: "
                                     f"{', '.join(names)} or a simulator name)", "invoke targets")
         chosen = next((sim for sim in candidates if sim in target.simulators), candidates[0])
-    refuse_unless_capable(chosen, target, needs_npu=needs_npu)
+    refuse_unless_capable(chosen, target, needs_npu=needs_npu, npu_model=npu_model)
     return chosen
+
+
+def placed_on(target: Target, simulator: Simulator) -> Target:
+    """`target` as it runs on `simulator`: an NPU target on a simulator without an NPU moves
+    to the platform of the functional NPU model that runs it there (QEMU: mps3-an547)."""
+    model = target.npu_model_on(simulator) if not simulator.capabilities.npu else None
+    if model is None:
+        return target
+    return replace(target, platform=load_catalogue().platforms[model.platform],
+                   simulators=(simulator,))
+
+
+def target_binary(scratch: Scratch, simulator: Simulator, target: Target, rerun: str) -> Path:
+    """simulator_binary, but a missing FVP for an NPU target that a functional NPU model can
+    also run names both fixes: set the FVP up, or rerun (`rerun`) on the model's simulator."""
+    try:
+        return simulator_binary(scratch, simulator)
+    except OrchestratorError as error:
+        alternative = next((sim for sim in load_catalogue().simulators.values()
+                            if target.npu_model_on(sim) is not None), None)
+        if simulator.kind != "fvp" or alternative is None or not target.has_npu:
+            raise
+        raise OrchestratorError(
+            f"{error.cause}, and {target.name} needs it to run on a simulated Ethos-U",
+            f"invoke setup --only {setup_artifact(simulator)}, or run on the functional NPU "
+            f"model (outputs, no NPU timing): {rerun} --sim {alternative.kind}") from error
 
 
 def setup_artifact(simulator: Simulator) -> str:

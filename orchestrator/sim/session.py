@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.progress import step
 from orchestrator.protocol import ParsedStream, StreamParser
 from orchestrator.sim.classify import Verdict, judge
 from orchestrator.sim.data import DataFile
@@ -77,9 +78,10 @@ def simulate(simulator: Simulator, binary: Path, elf: Path, run_dir: Path, *,
     and watchdog: the simulator's catalogue limits unless given (idle_s 0: no watchdog)."""
     parser = StreamParser()
     limits = run_limits(simulator, deadline_s, idle_s)
-    command, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed, data=data,
-                              limits=limits, macs=macs, fast=fast, pmu_trace=pmu_trace,
-                              env=env)
+    with step(f"simulate on {simulator.name}"):
+        command, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed,
+                                  data=data, limits=limits, macs=macs, fast=fast,
+                                  pmu_trace=pmu_trace, env=env)
     stream = parser.finish()
     return SimulationResult(simulator, command, outcome, stream,
                             judge(outcome, stream, expected_build_id, limits), limits)

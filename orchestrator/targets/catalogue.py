@@ -14,6 +14,7 @@ from orchestrator.targets.model import (
     Capabilities,
     Limits,
     NpuFamily,
+    NpuModel,
     Platform,
     Region,
     Simulator,
@@ -38,6 +39,10 @@ _CAPABILITY_KEYS = {"npu": bool, "cycle_source": str, "semihosting": bool,
 _FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "system_config": str,
                 "memory_mode": str, "system_configs": list, "memory_modes": list,
                 "quantization": list, "pmu_counters": int, "pmu_events": list}
+_FAMILY_OPTIONAL = {"cores": dict}
+_NPU_MODEL_KEYS = {"description": str, "library": str, "simulators": list, "platform": str,
+                   "families": list}
+_NPU_MODEL_OPTIONAL = {"refused": dict}
 _CPU_TARGET_KEYS = {"platform": str, "simulators": list, "quantization": list}
 _REGION_KEYS = {"name": str, "origin": int, "length": int}
 _SIMULATOR_KINDS = ("qemu", "fvp")
@@ -129,8 +134,15 @@ def _parse_limits(entry: str, table: Mapping[str, Any]) -> Limits:
 
 def _parse_family(name: str, table: Mapping[str, Any]) -> NpuFamily:
     entry = f"npu_families.{name}"
-    _check_keys(entry, table, _FAMILY_KEYS)
+    _check_keys(entry, table, _FAMILY_KEYS, _FAMILY_OPTIONAL)
     _require(bool(table["macs"]), entry, "needs at least one MAC configuration")
+    cores = {}
+    for macs, count in table.get("cores", {}).items():
+        _require(macs.isdigit() and int(macs) in table["macs"], entry,
+                 f"cores names MAC configuration '{macs}', which the family does not have")
+        _require(isinstance(count, int) and not isinstance(count, bool) and count >= 1, entry,
+                 f"cores for {macs} must be a positive integer")
+        cores[int(macs)] = count
     _require(len(table["pmu_events"]) <= table["pmu_counters"], entry,
              "more PMU events than counters")
     _require(table["system_config"] in table["system_configs"], entry,
@@ -143,7 +155,32 @@ def _parse_family(name: str, table: Mapping[str, Any]) -> NpuFamily:
                      system_configs=tuple(table["system_configs"]),
                      memory_modes=tuple(table["memory_modes"]),
                      quantization=tuple(table["quantization"]),
-                     pmu_counters=table["pmu_counters"], pmu_events=tuple(table["pmu_events"]))
+                     pmu_counters=table["pmu_counters"], pmu_events=tuple(table["pmu_events"]),
+                     cores=tuple(sorted(cores.items())))
+
+
+def _parse_npu_model(name: str, table: Mapping[str, Any], platforms: Mapping[str, Platform],
+                     simulators: Mapping[str, Simulator],
+                     families: Mapping[str, NpuFamily]) -> NpuModel:
+    entry = f"npu_models.{name}"
+    _check_keys(entry, table, _NPU_MODEL_KEYS, _NPU_MODEL_OPTIONAL)
+    platform = _lookup(entry, platforms, table["platform"], "platform")
+    for sim_name in table["simulators"]:
+        sim = _lookup(entry, simulators, sim_name, "simulator")
+        _require(platform.name in sim.platforms, entry,
+                 f"simulator {sim_name} cannot run platform {platform.name}")
+        _require(not sim.capabilities.npu, entry,
+                 f"simulator {sim_name} has an NPU; a model is only for simulators without one")
+    refused = table.get("refused", {})
+    for family in (*table["families"], *refused):
+        _lookup(entry, families, family, "NPU family")
+    _require(not set(refused) & set(table["families"]), entry,
+             "a family cannot be both supported and refused")
+    _require(all(isinstance(r, str) and r for r in refused.values()), entry,
+             "every refusal needs a reason")
+    return NpuModel(name=name, description=table["description"], library=table["library"],
+                    simulators=tuple(table["simulators"]), platform=platform.name,
+                    families=tuple(table["families"]), refused=tuple(sorted(refused.items())))
 
 
 @dataclass(frozen=True)
@@ -154,6 +191,7 @@ class Catalogue:
     simulators: Mapping[str, Simulator]
     families: Mapping[str, NpuFamily]
     targets: Mapping[str, Target]
+    npu_models: Mapping[str, NpuModel]
 
     def __iter__(self) -> Iterator[Target]:
         return iter(self.targets.values())
@@ -192,7 +230,8 @@ def _lookup(entry: str, table: Mapping[str, Any], name: str, what: str) -> Any:
 
 def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
                    simulators: Mapping[str, Simulator],
-                   families: Mapping[str, NpuFamily]) -> dict[str, Target]:
+                   families: Mapping[str, NpuFamily],
+                   npu_models: Mapping[str, NpuModel]) -> dict[str, Target]:
     targets: dict[str, Target] = {}
 
     def add(target: Target) -> None:
@@ -209,10 +248,12 @@ def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
         _require(name in platform.npu_families, entry,
                  f"platform {platform.name} does not list this family")
         _require(len(set(family.macs)) == len(family.macs), entry, "duplicate MAC configuration")
+        models = tuple(model for model in npu_models.values()
+                       if name in model.families or model.refusal(name))
         for macs in family.macs:
             add(Target(name=f"{name}-{macs}", cpu=platform.cpu, platform=platform,
                        simulators=(simulator,), quantization=family.quantization,
-                       npu=family, macs=macs))
+                       npu=family, macs=macs, npu_models=models))
     for name, table in data.get("cpu_targets", {}).items():
         entry = f"cpu_targets.{name}"
         _check_keys(entry, table, _CPU_TARGET_KEYS)
@@ -234,10 +275,12 @@ def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
         for platform in sim.platforms:
             _lookup(f"simulators.{sim.name}", platforms, platform, "platform")
     families = {name: _parse_family(name, t) for name, t in data.get("npu_families", {}).items()}
-    targets = _build_targets(data, platforms, simulators, families)
+    npu_models = {name: _parse_npu_model(name, t, platforms, simulators, families)
+                  for name, t in data.get("npu_models", {}).items()}
+    targets = _build_targets(data, platforms, simulators, families, npu_models)
     _require(bool(targets), "targets", "the catalogue defines no targets")
     return Catalogue(platforms=platforms, simulators=simulators, families=families,
-                     targets=targets)
+                     targets=targets, npu_models=npu_models)
 
 
 _CACHE: dict[Path, Catalogue] = {}

@@ -18,6 +18,10 @@ def target_summary(target: Target) -> dict[str, Any]:
         "macs": target.macs,
         "platform": target.platform.name,
         "simulators": [sim.name for sim in target.simulators],
+        "npu_models": {model.name: {"simulators": list(model.simulators),
+                                    "platform": model.platform,
+                                    "refused": model.refusal(target.npu.name)}
+                       for model in target.npu_models} if target.npu else {},
         "fvp_binary": next((s.binary for s in target.simulators if s.kind == "fvp"), None),
         "system_config": target.system_config,
         "memory_mode": target.memory_mode,
@@ -28,6 +32,12 @@ def target_summary(target: Target) -> dict[str, Any]:
             for r in target.platform.regions
         ],
     }
+
+
+def model_lanes(summary: dict[str, Any]) -> list[str]:
+    """'qemu (functional NPU model)' for each simulator a model runs the target on."""
+    return [f"{sim} (functional NPU model)" for model in summary["npu_models"].values()
+            if not model["refused"] for sim in model["simulators"]]
 
 
 def targets_command(json: bool = False) -> int:
@@ -44,7 +54,7 @@ def targets_command(json: bool = False) -> int:
         table.add_column(column)
     for item in summaries:
         table.add_row(item["name"], item["cpu"], item["npu"] or "-", str(item["macs"] or "-"),
-                      item["platform"], ", ".join(item["simulators"]),
+                      item["platform"], ", ".join(item["simulators"] + model_lanes(item)),
                       item["system_config"] or "-", item["memory_mode"] or "-")
     console().print(table)
     return 0

@@ -96,6 +96,28 @@ class NpuFamily:
     quantization: tuple[str, ...]
     pmu_counters: int
     pmu_events: tuple[str, ...]
+    cores: tuple[tuple[int, int], ...] = ()   # (MACs, cores) where a config has more than one
+
+    def cores_for(self, macs: int) -> int:
+        """NPU cores of the `macs` configuration (1 unless the catalogue says otherwise)."""
+        return dict(self.cores).get(macs, 1)
+
+
+@dataclass(frozen=True)
+class NpuModel:
+    """A functional NPU model that runs NPU targets on simulators without an NPU."""
+
+    name: str
+    description: str
+    library: str
+    simulators: tuple[str, ...]
+    platform: str
+    families: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...] = ()   # (family, reason it cannot run there)
+
+    def refusal(self, family: str) -> str | None:
+        """Why `family` cannot run on this model (None when it is not refused by name)."""
+        return dict(self.refused).get(family)
 
 
 @dataclass(frozen=True)
@@ -109,6 +131,7 @@ class Target:
     quantization: tuple[str, ...]
     npu: NpuFamily | None = None
     macs: int | None = None
+    npu_models: tuple[NpuModel, ...] = ()
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
@@ -126,6 +149,22 @@ class Target:
     @property
     def pmu_events(self) -> tuple[str, ...]:
         return self.npu.pmu_events if self.npu else ()
+
+    @property
+    def npu_cores(self) -> int | None:
+        return self.npu.cores_for(self.macs) if self.npu and self.macs else None
+
+    def npu_model_on(self, simulator: Simulator) -> NpuModel | None:
+        """The functional NPU model that runs this target on `simulator`, if any."""
+        family = self.npu.name if self.npu else None
+        return next((m for m in self.npu_models
+                     if simulator.name in m.simulators and family in m.families), None)
+
+    def npu_model_refusal(self, simulator: Simulator) -> str | None:
+        """Why no NPU model runs this target on `simulator`, when the catalogue says."""
+        family = self.npu.name if self.npu else ""
+        return next((reason for m in self.npu_models if simulator.name in m.simulators
+                     if (reason := m.refusal(family))), None)
 
     def simulator(self, kind: str) -> Simulator | None:
         """The first simulator of `kind` ('qemu' or 'fvp') that can run this target."""

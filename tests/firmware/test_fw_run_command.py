@@ -61,7 +61,7 @@ def test_cli_build_then_run(use_scratch, qemu):
 
 
 def test_cli_refuses_npu_on_qemu_in_one_line(use_scratch):
-    done = invoke("run", "--target", "ethos-u65-256", "--sim", "qemu",
+    done = invoke("run", "--target", "ethos-u85-256", "--sim", "qemu",
                   scratch_root=use_scratch.root)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "has no Ethos-U NPU" in done.stderr

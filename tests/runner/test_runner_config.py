@@ -35,7 +35,9 @@ def test_pool_overrides_and_placement():
 
 
 def test_kernel_sets():
-    assert kernel_ops("all") == "ALL"
+    assert kernel_ops("all") == "ALL" and kernel_ops("model") == "MODEL"
+    assert runner_data().default_kernel_set == "model"
+    assert runner_data().regress_kernel_set == "all"
     assert "aten::convolution.out" in kernel_ops("common")
     with pytest.raises(OrchestratorError, match="unknown kernel set tiny"):
         kernel_ops("tiny")
@@ -49,7 +51,7 @@ def test_sizes_and_thresholds_from_cli_strings():
         parse_size("lots", "--temp-pool")
     request = from_cli(RunnerSettings, {"atol": "0.01", "top1": True, "method_pool": "8M"})
     assert request.thresholds.atol == 0.01 and request.thresholds.require_top1
-    assert request.method_pool == 8 << 20 and request.kernel_set == "all"
+    assert request.method_pool == 8 << 20 and request.kernel_set == "model"
 
 
 def test_named_kernel_sets_only_list_kernels_that_exist():
@@ -59,5 +61,5 @@ def test_named_kernel_sets_only_list_kernels_that_exist():
     if not known:
         pytest.skip("the executorch package (its kernel yaml files) is not installed")
     for name, ops in runner_data().kernel_sets.items():
-        if ops != "ALL":
+        if ops not in ("ALL", "MODEL"):
             assert [op for op in ops if op not in known] == [], name

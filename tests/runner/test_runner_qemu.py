@@ -53,8 +53,11 @@ def test_float_program_runs_and_matches_the_host(float_run):
 def test_int8_cmsis_nn_program_runs_and_matches_the_host(int8_run):
     result = int8_run
     assert result.status is Status.PASS, result.reason
-    assert result.comparison.passed and result.comparison.reference == "quantized"
-    assert result.target.options["kernel_set"] == "all"
+    assert result.comparison.passed and result.comparison.reference == "exact"
+    assert result.comparison.exact and result.accuracy.outputs
+    assert result.target.options["kernel_set"] == "model"
+    kernels = result.target.options["kernels"]
+    assert kernels["kernel_set"] == "model" and isinstance(kernels["portable_ops"], list)
 
 
 def test_run_directory_has_result_transcript_command(float_run):
@@ -68,10 +71,25 @@ def test_run_directory_has_result_transcript_command(float_run):
 
 
 def test_second_model_reuses_the_built_runner(runner_scratch, runtime_sources, float_run):
-    again = run_model(runner_scratch, runtime_sources, "add", "none")
+    # int8 add needs Cortex-M kernels only: nothing new for the growing kernel set
+    again = run_model(runner_scratch, runtime_sources, "add", "int8")
     assert again.status is Status.PASS, again.reason
     assert again.target.options["build_key"] == float_run.target.options["build_key"]
     assert again.timings_s["runtime_build"] < 30 and again.timings_s["runner_build"] < 30
+    assert again.target.options["kernels"] == float_run.target.options["kernels"]
+
+
+def test_a_model_with_a_new_op_grows_the_kernel_set(runner_scratch, runtime_sources,
+                                                     float_run):
+    # float add needs aten::add.out, which the float convnet did not bring
+    before = set(float_run.target.options["kernels"]["portable_ops"])
+    grown = run_model(runner_scratch, runtime_sources, "add", "none")
+    assert grown.status is Status.PASS, grown.reason
+    after = set(grown.target.options["kernels"]["portable_ops"])
+    # (a scratch reused across sessions may have grown already: then nothing is added)
+    assert after >= before | {"aten::add.out"}
+    assert after - before <= {"aten::add.out"}
+    assert grown.target.options["build_key"] == float_run.target.options["build_key"]
 
 
 def test_pool_too_small_is_refused_before_simulating(runner_scratch, runtime_sources):

@@ -10,11 +10,12 @@ from orchestrator.paths import scratch
 from orchestrator.run import RunRequest, execute, run_command
 
 
-def test_npu_target_on_qemu_is_refused_with_a_reason(tmp_path):
+def test_u85_target_on_qemu_is_refused_with_the_catalogue_reason(tmp_path):
     with pytest.raises(OrchestratorError) as error:
-        execute(RunRequest(target="ethos-u55-128", app="runner", sim="qemu", model="add"),
+        execute(RunRequest(target="ethos-u85-256", app="runner", sim="qemu", model="add"),
                 scratch(tmp_path))
-    assert "qemu has no Ethos-U NPU, so ethos-u55-128 cannot run on it" in error.value.message
+    assert "qemu has no Ethos-U NPU, so ethos-u85-256 cannot run on it" in error.value.message
+    assert "Ethos-U55/U65 command streams only" in error.value.message
     assert "--sim fvp" in error.value.message
     assert not any((tmp_path / "runs").iterdir())
 

@@ -58,11 +58,12 @@ def test_corstone_320_uses_mps4_prefixes_and_extra_params():
     assert not any(p.startswith(("mps3_board.", "ethosu.", "cpu0.")) for p in params)
 
 
-def test_npu_target_on_qemu_is_refused_with_a_reason():
-    target = load_catalogue().target("ethos-u55-128")
+def test_u85_target_on_qemu_is_refused_with_a_reason():
+    target = load_catalogue().target("ethos-u85-128")
     with pytest.raises(OrchestratorError) as caught:
         choose_simulator(target, "qemu")
     assert "qemu has no Ethos-U NPU" in caught.value.message
+    assert "needs its FVP" in caught.value.message
     assert "--sim fvp" in caught.value.message
 
 

@@ -32,13 +32,6 @@ static uint64_t npu_cycles;
 static uint64_t event_counts[N_EVENTS];
 static uint32_t npu_inferences;
 
-#if RUNNER_FAST_SCRATCH_SIZE > 0
-static uint8_t fast_scratch[RUNNER_FAST_SCRATCH_SIZE]
-    __attribute__((section(".eor.fast_bss"), aligned(16)));
-unsigned char *ethosu_fast_scratch = fast_scratch;
-size_t ethosu_fast_scratch_size = RUNNER_FAST_SCRATCH_SIZE;
-#endif
-
 static void npu_irq(void) { ethosu_irq_handler(&npu); }
 
 /* The Corstone FVP's timing adapters sit between the NPU's AXI ports and memory and add the
@@ -98,10 +91,4 @@ void runner_npu_pmu_report(uint32_t runs) {
   for (size_t i = 0; i < N_EVENTS; ++i) {
     runner_report_counter(event_names[i], event_counts[i], "ethosu_pmu");
   }
-}
-
-void runner_npu_pool_report(void) {
-#if RUNNER_FAST_SCRATCH_SIZE > 0
-  runner_report_pool("fast_scratch", RUNNER_FAST_SCRATCH_SIZE, RUNNER_FAST_SCRATCH_SIZE);
-#endif
 }

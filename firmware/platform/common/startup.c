@@ -10,6 +10,7 @@
 
 extern uint32_t __eor_data_start[], __eor_data_end[], __eor_data_load[];
 extern uint32_t __eor_bss_start[], __eor_bss_end[];
+extern uint32_t __eor_bulk_zbss_start[], __eor_bulk_zbss_end[];
 extern uint32_t __eor_stack_limit[];
 extern void (*__eor_preinit_array_start[])(void), (*__eor_preinit_array_end[])(void);
 extern void (*__eor_init_array_start[])(void), (*__eor_init_array_end[])(void);
@@ -34,6 +35,7 @@ static void init_memory(void) {
     while (dest < __eor_data_end) *dest++ = *source++;
   }
   for (dest = __eor_bss_start; dest < __eor_bss_end; ++dest) *dest = 0;
+  for (dest = __eor_bulk_zbss_start; dest < __eor_bulk_zbss_end; ++dest) *dest = 0;
 }
 
 static void run_constructors(void) {

@@ -1,0 +1,48 @@
+/* ethosu_model: a functional model of the Arm Ethos-U55/U65 NPU (command-stream level).
+ *
+ * Portable C99, no dynamic allocation: it runs a Vela command stream (the driver payload an
+ * Ethos-U delegate hands to ethosu_invoke_v3) against the given memory regions, on the host
+ * or on a Cortex-M. Anything it does not implement stops the run with a one-line message.
+ */
+#ifndef ETHOSU_MODEL_H
+#define ETHOSU_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ETHOSU_MODEL_VERSION "0.1.0"
+
+typedef struct ethosu_model_npu { uint8_t arch; /* 55 or 65 */ uint16_t macs; uint8_t cores; } ethosu_model_npu;
+typedef struct ethosu_model_status { int code; char message[192]; } ethosu_model_status;
+
+/* Runs one driver payload exactly as ethosu_invoke_v3 receives it (COP1 custom data: driver
+   header + command stream). base_addr[i] is region i's address (a pointer value on the host or
+   the target), base_addr_size[i] its size. Returns 0 on success; otherwise non-zero with
+   status->message naming what is unimplemented or wrong (command, field value, data type; or
+   arch/MAC mismatch between the payload and `npu`). */
+int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, size_t custom_data_size,
+                        const uint64_t *base_addr, const size_t *base_addr_size, int num_base_addr,
+                        ethosu_model_status *status);
+
+/* Lists the command stream of a driver payload, one line per command:
+   "<byte offset in the stream, hex> <command name> <param, hex> <data, hex or ->". Returns the
+   number of commands, or -1 when the payload is malformed or `out` is too small. */
+int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
+
+/* Status codes. */
+#define ETHOSU_MODEL_OK 0
+#define ETHOSU_MODEL_BAD_PAYLOAD 1     /* not a COP1 payload, truncated, bad driver action */
+#define ETHOSU_MODEL_CONFIG_MISMATCH 2 /* payload compiled for another arch / MAC count */
+#define ETHOSU_MODEL_UNSUPPORTED 3     /* a command, field value or data type not modelled */
+#define ETHOSU_MODEL_BAD_ADDRESS 4     /* an access outside its region */
+#define ETHOSU_MODEL_CAPACITY 5        /* a static buffer of the model is too small */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,122 @@
+/* Internal state and helpers of the Ethos-U functional model. */
+#ifndef EM_INTERNAL_H
+#define EM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ethosu_model.h"
+#include "ethosu_model_regs.h"
+
+/* Static capacities (no dynamic allocation); a firmware build may lower them. */
+#ifndef ETHOSU_MODEL_WEIGHT_CAPACITY
+#define ETHOSU_MODEL_WEIGHT_CAPACITY (1u << 21) /* decoded weights of one command */
+#endif
+#ifndef ETHOSU_MODEL_MAX_DEPTH
+#define ETHOSU_MODEL_MAX_DEPTH 8192u /* channels of one feature map */
+#endif
+#define EM_MLW_SLICE_MAX 32769u /* SLICELEN is 15 bits, +1 for the leading zero run */
+#define EM_SHRAM_BYTES (96u * 1024u)
+#define EM_MAX_REGIONS 8
+
+typedef struct em_state {
+    ethosu_model_status *status;
+    const uint64_t *base;
+    const size_t *size;
+    int regions;
+    int cores;
+    int macs;
+    int shram_banks;
+    int fault;
+    uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
+    uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
+    uint8_t shram[EM_SHRAM_BYTES];
+} em_state;
+
+/* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
+typedef struct em_fmap {
+    uint8_t *tile[4];
+    int height0, height1, width0;
+    int64_t stride_x, stride_y, stride_c;
+    int nhcwb16;
+    int bytes;     /* element size */
+    int is_signed;
+    int32_t zero_point;
+    const uint8_t *lo, *hi; /* the region: every access is checked against it */
+    int *fault;             /* set when an access falls outside; the op then fails */
+} em_fmap;
+
+int em_fail(em_state *s, int code, const char *fmt, ...);
+const char *em_opname(int kind, unsigned code);
+uint8_t *em_address(em_state *s, unsigned region, uint64_t offset, uint64_t length, const char *what);
+
+static inline int32_t em_sext(uint32_t v, int bits) {
+    uint32_t m = 1u << (bits - 1);
+    v &= (bits == 32) ? 0xffffffffu : ((1u << bits) - 1u);
+    return (int32_t)((v ^ m) - m);
+}
+
+static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
+    int t = 0;
+    if (x >= f->width0) { t = 1; x -= f->width0; if (y >= f->height1) { t = 3; y -= f->height1; } }
+    else if (y >= f->height0) { t = 2; y -= f->height0; }
+    int64_t off = (int64_t)y * f->stride_y + (int64_t)x * f->stride_x;
+    if (f->nhcwb16) off += (int64_t)(c >> 4) * f->stride_c + (int64_t)(c & 15) * f->bytes;
+    else off += (int64_t)c * f->stride_c;
+    {
+        const uint8_t *p = f->tile[t] + off;
+        if (p < f->lo || p + f->bytes > f->hi) { *f->fault = 1; return NULL; }
+        return f->tile[t] + off;
+    }
+}
+
+static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
+    const uint8_t *p = em_fm_ptr(f, y, x, c);
+    if (p == NULL) return 0;
+    switch (f->bytes) {
+    case 1: return f->is_signed ? (int32_t)(int8_t)p[0] : (int32_t)p[0];
+    case 2: {
+        uint16_t v = (uint16_t)(p[0] | (p[1] << 8));
+        return f->is_signed ? (int32_t)(int16_t)v : (int32_t)v;
+    }
+    default:
+        return (int32_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24));
+    }
+}
+
+static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v) {
+    uint8_t *p = em_fm_ptr(f, y, x, c);
+    uint32_t u = (uint32_t)v;
+    if (p == NULL) return;
+    p[0] = (uint8_t)u;
+    if (f->bytes > 1) p[1] = (uint8_t)(u >> 8);
+    if (f->bytes > 2) { p[2] = (uint8_t)(u >> 16); p[3] = (uint8_t)(u >> 24); }
+}
+
+/* Feature maps from the registers: 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an error code. */
+int em_load_fmap(em_state *s, int which, em_fmap *f);
+/* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
+int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
+
+/* Weights (em_weights.c). */
+typedef struct em_kernel {
+    int kh, kw;          /* kernel taps (undilated) */
+    int dil_x, dil_y;
+    int ofm_depth, ifm_depth;
+    int depthwise, part_kernel, ifm_bits, ofm_block_depth;
+} em_kernel;
+/* Decodes the weight streams of the current command into dense [o][ky][kx][i] (i absent for
+   depthwise). Returns 0 or an error code. */
+int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
+
+/* Operations (em_ops.c). */
+int em_op_conv(em_state *s, int depthwise);
+int em_op_pool(em_state *s, unsigned mode);
+int em_op_elementwise(em_state *s, unsigned mode);
+
+#define EM_R0(s, op) ((s)->reg0[(EM_CMD0_##op) & 0x1ff])
+#define EM_R1(s, op) ((s)->reg1[(EM_CMD1_##op) & 0xff])
+#define EM_P0(s, op) ((uint32_t)((EM_R0(s, op) >> 16) & 0xffffu)) /* cmd0 16-bit param */
+#define EM_D1(s, op) ((uint32_t)(EM_R1(s, op) >> 32))              /* cmd1 32-bit data */
+
+#endif

@@ -1,0 +1,70 @@
+"""Firmware builds that run an NPU target on the functional NPU model (firmware/ethosu_model
+behind the driver API in firmware/ethosu_shim): which targets do, the CMake definitions that
+configure the model for the target (arch, MACs, cores: from the catalogue), and the model's
+version as the result records it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from functools import lru_cache
+
+from orchestrator import __version__
+from orchestrator.paths import repo_root
+from orchestrator.targets.model import NpuModel, Target
+
+FIRMWARE_DIR = repo_root() / "firmware"
+MODEL_TREES = ("ethosu_model", "ethosu_shim")   # the sources a model build compiles
+EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
+EXECUTOR_MODEL = "functional-model"  # our functional model: outputs only, no timing
+
+
+def placed_model(target: Target) -> NpuModel | None:
+    """The functional NPU model an NPU target uses when its platform has no such NPU (it was
+    placed on a model's simulator: sim.select.placed_on); None for real/FVP NPU builds."""
+    if target.npu is None or target.npu.name in target.platform.npu_families:
+        return None
+    return next((model for model in target.npu_models
+                 if model.platform == target.platform.name
+                 and target.npu.name in model.families), None)
+
+
+def arch_of(target: Target) -> int:
+    """55 or 65: the Ethos-U generation number of the target's family."""
+    assert target.npu is not None
+    return int(target.npu.name.rsplit("-u", 1)[1])
+
+
+@lru_cache(maxsize=1)
+def model_version() -> str:
+    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>'."""
+    header = (FIRMWARE_DIR / "ethosu_model" / "include" / "ethosu_model.h").read_text()
+    declared = re.search(r'#define ETHOSU_MODEL_VERSION "([^"]+)"', header)
+    digest = hashlib.sha256()
+    for tree in MODEL_TREES:
+        root = FIRMWARE_DIR / tree
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(FIRMWARE_DIR)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    version = declared.group(1) if declared else f"(tool {__version__})"
+    return f"ethosu_model {version}+{digest.hexdigest()[:12]}"
+
+
+def model_definitions(target: Target) -> dict[str, str]:
+    """CMake definitions configuring the shim for `target` (empty unless it runs on a model)."""
+    if placed_model(target) is None:
+        return {}
+    assert target.macs is not None
+    return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
+            "EOR_NPU_MODEL_MACS": str(target.macs),
+            "EOR_NPU_MODEL_CORES": str(target.npu_cores or 1),
+            "EOR_NPU_MODEL_VERSION": model_version(),
+            "ETHOSU_MODEL_PYTHON": sys.executable}   # generates the tables from its Vela
+
+
+def executor_name(target: Target) -> str | None:
+    """Which NPU executes `target`'s command streams in this build (None: no NPU)."""
+    if target.npu is None:
+        return None
+    return EXECUTOR_MODEL if placed_model(target) is not None else EXECUTOR_FVP

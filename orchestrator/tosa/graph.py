@@ -1,0 +1,64 @@
+"""The interface of a TOSA flatbuffer: its main block's input and output tensors (no torch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.tosa.reference_model import INSTALL_HINT
+
+# tosa.DType values -> numpy dtype names (the types an Ethos-U partition can carry).
+NUMPY_DTYPES = {1: "bool", 3: "int8", 4: "int16", 5: "int32", 7: "float32", 8: "float16",
+                17: "int64"}
+
+
+@dataclass(frozen=True)
+class GraphTensor:
+    """One input or output tensor of a TOSA graph."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GraphInterface:
+    """The main block's inputs and outputs, in the order the reference model takes them."""
+
+    inputs: tuple[GraphTensor, ...]
+    outputs: tuple[GraphTensor, ...]
+
+
+def _main_block(tosa: bytes) -> Any:
+    try:
+        from tosa.TosaGraph import TosaGraph
+    except ImportError as error:
+        raise OrchestratorError(f"the TOSA flatbuffer reader (tosa-tools) is not installed: "
+                                f"{error}", INSTALL_HINT) from None
+    try:
+        graph = TosaGraph.GetRootAs(tosa, 0)
+        return graph.Regions(0).Blocks(0)
+    except Exception as error:  # noqa: BLE001 - any flatbuffer decode failure
+        raise OrchestratorError(f"the bytes are not a TOSA flatbuffer ({error})",
+                                "recompile the model: invoke compile --model <model>") from None
+
+
+def _tensor(block: Any, name: str) -> GraphTensor:
+    for index in range(block.TensorsLength()):
+        tensor = block.Tensors(index)
+        if tensor.Name().decode() == name:
+            dtype = NUMPY_DTYPES.get(tensor.Type(), f"tosa-dtype-{tensor.Type()}")
+            shape = tuple(int(d) for d in tensor.ShapeAsNumpy()) if tensor.ShapeLength() else ()
+            return GraphTensor(name=name, dtype=dtype, shape=shape)
+    raise OrchestratorError(f"the TOSA graph names tensor {name} but does not define it",
+                            "recompile the model: invoke compile --model <model>")
+
+
+def graph_interface(tosa: bytes) -> GraphInterface:
+    """Names, numpy dtypes and shapes of the graph's inputs and outputs."""
+    block = _main_block(tosa)
+    inputs = [block.Inputs(i).decode() for i in range(block.InputsLength())]
+    outputs = [block.Outputs(i).decode() for i in range(block.OutputsLength())]
+    return GraphInterface(inputs=tuple(_tensor(block, name) for name in inputs),
+                          outputs=tuple(_tensor(block, name) for name in outputs))

@@ -1,0 +1,88 @@
+"""Run one Ethos-U delegate (a VelaProgram) on the host build of the NPU model."""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.targets import load_catalogue
+from orchestrator.vnpu.binstream import VelaIO, VelaProgram
+from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
+
+SCRATCH_REGION = 1
+FAST_SCRATCH_BYTES = 4 << 20   # region 2 (Dedicated_Sram's fast scratch); zero-filled
+U65 = "ethos-u65"
+MODELLED = ("ethos-u55", U65)
+U65_DUAL_CORE_MACS = 512       # regor ethos_u65.cpp s_EthosU65Configs: 512 = 2 cores x 256
+
+
+@dataclass(frozen=True)
+class Npu:
+    """The NPU configuration a payload must have been compiled for."""
+
+    arch: int
+    macs: int
+    cores: int
+
+    @classmethod
+    def for_target(cls, family: str, macs: int) -> Npu:
+        if family == U65 and macs == U65_DUAL_CORE_MACS:
+            return cls(arch=65, macs=macs // 2, cores=2)
+        return cls(arch=65 if family == U65 else 55, macs=macs, cores=1)
+
+    @classmethod
+    def for_target_name(cls, name: str) -> Npu:
+        """The NPU of a catalogue target; a one-line error for targets the model lacks."""
+        target = load_catalogue().target(name)
+        if target.npu is None or target.macs is None or target.npu.name not in MODELLED:
+            raise OrchestratorError(
+                f"target {name} has no Ethos-U55/U65 NPU for the functional model",
+                "pick an ethos-u55-* or ethos-u65-* target (invoke targets)")
+        return cls.for_target(target.npu.name, target.macs)
+
+    def label(self) -> str:
+        return f"Ethos-U{self.arch}-{self.macs * self.cores}"
+
+
+def _place(scratch: np.ndarray[Any, Any], io: VelaIO, array: np.ndarray[Any, Any],
+           index: int) -> None:
+    data = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+    if io.region != SCRATCH_REGION or data.size != io.nbytes:
+        raise OrchestratorError(
+            f"delegate input {index} does not fit its slot (region {io.region}, "
+            f"{io.nbytes} bytes; got {data.size} bytes)",
+            "recompile the model: invoke compile --model <model> --target <target>")
+    scratch[io.offset:io.offset + io.nbytes] = data
+
+
+def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
+                ) -> list[bytes]:
+    """Raw bytes of each output after running the command stream on `inputs`."""
+    if len(inputs) != len(program.inputs):
+        raise OrchestratorError(f"the delegate takes {len(program.inputs)} inputs, "
+                                f"got {len(inputs)}", "check the partition's interface")
+    scratch = np.zeros(max(program.scratch_size, 16), dtype=np.uint8)
+    for index, (io, array) in enumerate(zip(program.inputs, inputs, strict=True)):
+        _place(scratch, io, array, index)
+    weights = np.frombuffer(program.weight_data or b"\0", dtype=np.uint8).copy()
+    fast = np.zeros(FAST_SCRATCH_BYTES, dtype=np.uint8)
+    command = np.frombuffer(program.cmd_data, dtype=np.uint8).copy()
+    regions = [weights, scratch, fast]
+    bases = (ctypes.c_uint64 * 3)(*(r.ctypes.data for r in regions))
+    sizes = (ctypes.c_size_t * 3)(*(r.size for r in regions))
+    status = Status()
+    config = NpuConfig(npu.arch, npu.macs, npu.cores)
+    code = load_library().ethosu_model_invoke(
+        ctypes.byref(config), command.ctypes.data, command.size, bases, sizes, 3,
+        ctypes.byref(status))
+    if code != 0:
+        message = status.message.decode("utf-8", "replace")
+        raise OrchestratorError(f"the NPU model stopped on {npu.label()}: {message}",
+                                "the model does not implement this; run it on an FVP "
+                                "(invoke run --sim fvp) or file it with this message")
+    return [scratch[io.offset:io.offset + io.nbytes].tobytes() for io in program.outputs]

@@ -1,0 +1,64 @@
+"""Build the C core of the NPU model for the host (CMake, cached) and load it with ctypes."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import subprocess
+import sys
+from pathlib import Path
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import repo_root, scratch
+
+SOURCE_DIR = Path("firmware") / "ethosu_model"
+LIBRARY_NAME = "libethosu_model_host.so"
+STATUS_MESSAGE_BYTES = 192
+
+
+class NpuConfig(ctypes.Structure):
+    """ethosu_model_npu: arch (55/65), MACs per core, cores."""
+
+    _fields_ = [("arch", ctypes.c_uint8), ("macs", ctypes.c_uint16), ("cores", ctypes.c_uint8)]
+
+
+class Status(ctypes.Structure):
+    """ethosu_model_status: a code and a one-line message."""
+
+    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * STATUS_MESSAGE_BYTES)]
+
+
+def build_directory(root: Path | None = None) -> Path:
+    return (root or scratch().build) / "vnpu-host"
+
+
+def _run(command: list[str], what: str) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = " / ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+        raise OrchestratorError(f"building the host NPU model failed at {what}: {tail}",
+                                f"run it by hand to see the full log: {' '.join(command)}")
+
+
+def build_library(root: Path | None = None) -> Path:
+    """Configure (once) and build the host shared library; ninja makes a rebuild a no-op."""
+    out = build_directory(root)
+    source = repo_root() / SOURCE_DIR
+    if not (out / "build.ninja").is_file():
+        _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja",
+              "-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
+              f"-DETHOSU_MODEL_PYTHON={sys.executable}"], "cmake configure")
+    _run(["cmake", "--build", str(out), "--target", "ethosu_model_host"], "cmake build")
+    return out / LIBRARY_NAME
+
+
+@functools.lru_cache(maxsize=1)
+def load_library() -> ctypes.CDLL:
+    """The host build of the core (built on first use in this process)."""
+    library = ctypes.CDLL(str(build_library()))
+    invoke = library.ethosu_model_invoke
+    invoke.restype = ctypes.c_int
+    invoke.argtypes = [ctypes.POINTER(NpuConfig), ctypes.c_void_p, ctypes.c_size_t,
+                       ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
+                       ctypes.c_int, ctypes.POINTER(Status)]
+    return library

@@ -1,0 +1,166 @@
+"""`invoke verify`: every NPU partition on the host NPU model and on the TOSA reference model.
+
+Both get the same inputs: the model's own inputs quantized when a partition reads them
+directly, and seeded random tensors over the whole dtype range (which exercise saturation
+and rounding far more than real data). Exact means every element of every output is equal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from orchestrator.aot.products import Product
+from orchestrator.errors import OrchestratorError
+from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
+from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions
+from orchestrator.tosa.reference_model import run_tosa_flatbuffer
+from orchestrator.vnpu import MODEL_NAME
+from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.execute import Npu, run_program
+
+RANDOM_SEEDS = (0, 1)
+ETHOSU_BACKEND = "EthosUBackend"
+
+
+@dataclass(frozen=True)
+class OutputCheck:
+    """One output of one partition for one input set."""
+
+    partition: int
+    inputs: str            # "model" or "random-<seed>"
+    output: int
+    elements: int
+    differing: int
+    max_difference: int
+
+    @property
+    def exact(self) -> bool:
+        return self.differing == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"partition": self.partition, "inputs": self.inputs, "output": self.output,
+                "exact": self.exact, "elements": self.elements, "differing": self.differing,
+                "max_difference": self.max_difference}
+
+
+@dataclass
+class VerifyReport:
+    """The verdict over all partitions; `exact` only when every check is."""
+
+    model: str
+    target: str
+    npu: str
+    checks: list[OutputCheck] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def exact(self) -> bool:
+        return bool(self.checks) and all(check.exact for check in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"exact": self.exact, "model": self.model, "target": self.target,
+                "npu": {"executor": MODEL_NAME, "config": self.npu},
+                "partitions": len({c.partition for c in self.checks}),
+                "checks": [check.to_json() for check in self.checks],
+                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
+
+
+def random_inputs(interface: GraphInterface, seed: int) -> list[np.ndarray[Any, Any]]:
+    """Seeded tensors over the whole range of each input's integer dtype."""
+    generator = np.random.default_rng(seed)
+    arrays = []
+    for tensor in interface.inputs:
+        dtype = np.dtype(tensor.dtype)
+        if dtype.kind not in "iu":
+            raise OrchestratorError(f"partition input {tensor.name} is {tensor.dtype}; the NPU "
+                                    "model runs integer graphs", "compile with --quantize int8")
+        info = np.iinfo(dtype)
+        arrays.append(generator.integers(info.min, info.max, size=tensor.shape,
+                                         endpoint=True, dtype=dtype))
+    return arrays
+
+
+def _quantized(array: np.ndarray[Any, Any], tensor: PartitionTensor,
+               graph: GraphTensor) -> np.ndarray[Any, Any] | None:
+    quant = tensor.quantization
+    if quant is None or array.size != int(np.prod(graph.shape)):
+        return None
+    values = np.round(array.astype(np.float64) / quant.scale) + quant.zero_point
+    clipped: np.ndarray[Any, Any] = np.clip(values, quant.quant_min,
+                                            quant.quant_max).astype(graph.dtype)
+    if tuple(array.shape) == graph.shape or array.ndim != 4:
+        return clipped.reshape(graph.shape)
+    channels_last: np.ndarray[Any, Any] = clipped.transpose(0, 2, 3, 1)
+    return channels_last.reshape(graph.shape) if channels_last.shape == graph.shape else None
+
+
+def model_inputs(product: Product, partition: Partition,
+                 interface: GraphInterface) -> list[np.ndarray[Any, Any]] | None:
+    """The model's own inputs, quantized, when this partition reads exactly those."""
+    files = product.inputs
+    if len(files) != len(interface.inputs) or len(partition.inputs) != len(files):
+        return None
+    arrays = []
+    for file, tensor, graph in zip(files, partition.inputs, interface.inputs, strict=True):
+        raw = np.fromfile(file.path, dtype=np.dtype(file.dtype).newbyteorder("<"))
+        quantized = _quantized(raw.reshape(file.shape), tensor, graph)
+        if quantized is None:
+            return None
+        arrays.append(quantized)
+    return arrays
+
+
+def compare(expected: np.ndarray[Any, Any], got: np.ndarray[Any, Any]) -> tuple[int, int]:
+    """(elements that differ, largest absolute difference)."""
+    difference = np.abs(expected.astype(np.int64) - got.astype(np.int64))
+    return int(np.count_nonzero(difference)), int(difference.max(initial=0))
+
+
+def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
+                    inputs: Sequence[np.ndarray[Any, Any]], label: str,
+                    seconds: dict[str, float]) -> list[OutputCheck]:
+    """Run one partition both ways on `inputs` and compare every output."""
+    interface = graph_interface(tosa)
+    started = time.perf_counter()
+    expected = run_tosa_flatbuffer(tosa, inputs)
+    seconds["tosa_reference"] = seconds.get("tosa_reference", 0.0) + time.perf_counter() - started
+    started = time.perf_counter()
+    raw = run_program(program, npu, inputs)
+    seconds["npu_model"] = seconds.get("npu_model", 0.0) + time.perf_counter() - started
+    checks = []
+    for position, (want, data, graph) in enumerate(zip(expected, raw, interface.outputs,
+                                                       strict=True)):
+        got = np.frombuffer(data, dtype=graph.dtype).reshape(want.shape)
+        differing, largest = compare(want, got)
+        checks.append(OutputCheck(partition=index, inputs=label, output=position,
+                                  elements=int(want.size), differing=differing,
+                                  max_difference=largest))
+    return checks
+
+
+def verify_product(product: Product, npu: Npu, model: str, target: str,
+                   seeds: Sequence[int] = RANDOM_SEEDS) -> VerifyReport:
+    """Check every Ethos-U partition of a compiled product on the NPU model."""
+    partitions = [p for p in product_partitions(product) if p.backend == ETHOSU_BACKEND]
+    programs = programs_in_pte(product.pte)
+    if not partitions or len(partitions) != len(programs):
+        raise OrchestratorError(
+            f"{model} for {target} has {len(partitions)} stored Ethos-U partitions and "
+            f"{len(programs)} delegates in its program",
+            f"recompile it: invoke compile --model {model} --target {target}")
+    report = VerifyReport(model=model, target=target, npu=npu.label())
+    for partition, program in zip(partitions, programs, strict=True):
+        tosa = partition.tosa
+        interface = graph_interface(tosa)
+        own = model_inputs(product, partition, interface)
+        input_sets = ([("model", own)] if own is not None else []) + [
+            (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+        for label, arrays in input_sets:
+            report.checks += check_partition(partition.index, tosa, program, npu, arrays,
+                                             label, report.seconds)
+    return report

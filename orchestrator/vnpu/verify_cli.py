@@ -1,0 +1,44 @@
+"""`invoke verify`: compile (cached), run every NPU partition on the host NPU model and on
+the TOSA reference model, print the verdict; exit 0 only when every output is exact."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from orchestrator.aot.api import compile_request, make_request
+from orchestrator.cli import print_json
+from orchestrator.paths import scratch
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.verify import verify_product
+
+EXIT_NOT_EXACT = 1
+
+
+def render(document: dict[str, Any]) -> str:
+    """The verdict and one line per output check."""
+    verdict = "exact" if document["exact"] else "NOT exact"
+    lines = [f"{document['model']} on {document['npu']['config']} (functional model) vs TOSA "
+             f"reference: {verdict}"]
+    for check in document["checks"]:
+        state = "exact" if check["exact"] else (
+            f"{check['differing']}/{check['elements']} differ, max {check['max_difference']}")
+        lines.append(f"  partition {check['partition']} output {check['output']} "
+                     f"({check['inputs']} inputs): {state}")
+    seconds = document["seconds"]
+    lines.append("  seconds: " + ", ".join(f"{k} {v}" for k, v in seconds.items()))
+    return "\n".join(lines)
+
+
+def verify_command(model: str, target: str, json: bool = False) -> int:
+    """Compile `model` for `target` (cached) and check every NPU partition bit for bit."""
+    npu = Npu.for_target_name(target)
+    started = time.perf_counter()
+    product = compile_request(make_request(model, target), scratch())
+    compiled = time.perf_counter()
+    report = verify_product(product, npu, model, target)
+    report.seconds["compile"] = compiled - started
+    report.seconds["total"] = time.perf_counter() - started
+    document = report.to_json()
+    print_json(document) if json else print(render(document))
+    return 0 if report.exact else EXIT_NOT_EXACT

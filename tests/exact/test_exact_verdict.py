@@ -1,0 +1,96 @@
+"""Bit-exact verdicts (first and worst element named) and accuracy vs the float model (no
+torch): a corrupted device output fails with its index; accuracy gates are off unless set."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from orchestrator.exact.accuracy import Gates, gate_failures, output_accuracy, top_k_agree
+from orchestrator.exact.verdict import judge_exact
+from orchestrator.results import Classification, Kind, RunResult, Status, validate
+from orchestrator.run import comparison_line
+from orchestrator.runner.judge import accuracy_of, apply_accuracy, apply_exact
+
+STEP = np.float32(0.0125)
+
+
+def _dequantized(steps: np.ndarray) -> np.ndarray:
+    return (steps.astype(np.float32) * STEP).astype(np.float32)
+
+
+def _passing() -> RunResult:
+    return RunResult(status=Status.PASS, reason="ok", classification=Classification(
+        kind=Kind.SUCCESS, summary="ok", next_step="-"))
+
+
+def test_identical_outputs_are_exact() -> None:
+    reference = _dequantized(np.arange(-8, 8).reshape(2, 8))
+    verdict = judge_exact([reference.copy()], [reference])
+    assert verdict.passed and verdict.mismatches == 0 and verdict.first is None
+
+
+def test_one_element_off_by_one_step_fails_naming_its_index() -> None:
+    steps = np.arange(-20, 20).reshape(1, 4, 10)
+    reference = _dequantized(steps)
+    corrupted = steps.copy()
+    corrupted[0, 2, 7] += 1
+    verdict = judge_exact([_dequantized(corrupted)], [reference])
+    assert not verdict.passed and verdict.mismatches == 1
+    assert verdict.first == verdict.worst
+    assert verdict.first is not None and verdict.first.index == (0, 2, 7)
+    assert math.isclose(verdict.first.device - verdict.first.reference, STEP, rel_tol=1e-6)
+    assert "output 0[0, 2, 7]" in verdict.reason
+    result = apply_exact(_passing(), verdict, "invoke run --target cortex-m55 --model add")
+    assert result.status is Status.FAIL and result.classification.kind is Kind.OUTPUT_MISMATCH
+    assert "[0, 2, 7]" in result.reason and "bit-exact" in result.reason
+    assert result.comparison.first_mismatch.index == [0, 2, 7]
+    assert "first at output 0[0, 2, 7]" in comparison_line(result.comparison)
+    assert validate(result.to_dict()) is None
+
+
+def test_first_and_worst_differ_when_a_later_element_is_further_off() -> None:
+    reference = np.zeros((3, 3), dtype=np.int8)
+    device = reference.copy()
+    device[0, 1], device[2, 2] = 1, -5
+    verdict = judge_exact([device], [reference])
+    assert verdict.first.index == (0, 1) and verdict.worst.index == (2, 2)
+    assert verdict.worst.device == -5 and verdict.worst.reference == 0
+
+
+def test_negative_zero_is_not_bit_exact() -> None:
+    verdict = judge_exact([np.array([-0.0], np.float32)], [np.array([0.0], np.float32)])
+    assert not verdict.passed
+
+
+def test_dtype_or_count_differences_fail_with_a_reason() -> None:
+    ref = np.zeros(4, np.float32)
+    assert "the exact reference has 1" in judge_exact([ref, ref], [ref]).reason
+    assert "float64" in judge_exact([ref.astype(np.float64)], [ref]).reason
+
+
+def test_accuracy_in_quantization_steps_and_top_k() -> None:
+    reference = np.array([[0.1, 0.5, 0.2, 0.05, 0.3, 0.0]], np.float32)
+    device = reference + np.array([[0.0125, 0.0, -0.025, 0.0, 0.0, 0.0]], np.float32)
+    found = output_accuracy(0, device, reference, float(STEP))
+    assert math.isclose(found.max_abs_steps, 2.0, rel_tol=1e-5)
+    assert found.top1 is True and found.top5 is True and 20 < found.snr_db < 40
+    swapped = np.array([[0.5, 0.1, 0.2, 0.05, 0.3, 0.0]], np.float32)
+    assert top_k_agree(swapped, reference, 1) is False
+    assert top_k_agree(swapped, reference, 5) is True
+    assert top_k_agree(np.zeros(3, np.float32), np.zeros(3, np.float32), 5) is None
+
+
+def test_accuracy_is_reported_but_gates_only_when_asked() -> None:
+    reference = [np.array([[0.9, 0.1]], np.float32)]
+    device = [np.array([[0.1, 0.9]], np.float32)]
+    ungated = accuracy_of(device, reference, ({"scale": 0.1},), Gates())
+    assert ungated.passed is None and ungated.outputs[0].top1 is False
+    assert apply_accuracy(_passing(), ungated).status is Status.PASS
+    gated = accuracy_of(device, reference, (None,), Gates(min_snr_db=30.0, require_top1=True))
+    assert gated.passed is False and "SNR" in gated.reason and "top-1" in gated.reason
+    failed = apply_accuracy(_passing(), gated)
+    assert failed.status is Status.FAIL and "accuracy below the gate" in failed.reason
+    assert validate(failed.to_dict()) is None
+    assert gate_failures([], Gates(min_snr_db=1.0)) == []

@@ -1,0 +1,82 @@
+"""The NPU self-test on QEMU: a real convnet compile (pinned Vela) gives a command stream, the
+host computes its outputs on the TOSA reference model, the functional NPU model cross-built
+for the Cortex-M55 runs it under QEMU without the ExecuTorch runtime, and the device checks
+every output byte. Needs no upstream sources (CI runs it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from orchestrator.npu_selftest.case import NpuCase, render_header
+from orchestrator.npu_selftest.handler import build_case, compile_case, model_target, run_case
+from orchestrator.paths import Scratch
+from orchestrator.results import Kind, RunResult, Status
+from orchestrator.results.schema import validation_errors
+from orchestrator.run import RunRequest, execute
+from orchestrator.targets import Simulator
+
+pytestmark = pytest.mark.slow
+
+MODEL = "convnet"
+
+
+@pytest.fixture(scope="module")
+def case(fw_scratch: Scratch) -> NpuCase:
+    return compile_case(fw_scratch, MODEL, "ethos-u55-128")
+
+
+@pytest.fixture(scope="module")
+def u55_run(fw_scratch: Scratch, case: NpuCase, qemu: tuple[Simulator, Path]) -> RunResult:
+    return execute(RunRequest(target="ethos-u55-128", app="npuselftest", sim="qemu",
+                              model=MODEL), fw_scratch)
+
+
+def test_case_is_the_compiled_stream_with_tosa_reference_outputs(case: NpuCase) -> None:
+    blob = case.blob
+    assert blob.cmd_data[:4] == b"COP1" and blob.weight_data and blob.scratch_size > 0
+    assert [io.nbytes for io in blob.inputs] == [a.nbytes for a in case.inputs]
+    assert [io.nbytes for io in blob.outputs] == [a.nbytes for a in case.expected]
+    assert case.expected[0].dtype == np.int8 and case.expected[0].shape == (1, 10)
+    header = render_header(case)
+    assert "npu_case_cmd" in header and f"{blob.scratch_size}u" in header
+
+
+def test_functional_model_on_the_m55_reproduces_the_tosa_reference(
+        u55_run: RunResult, case: NpuCase) -> None:
+    result = u55_run
+    assert result.status is Status.PASS, result.reason
+    checks = result.target.options["checks"]
+    assert checks == {"driver_init": True, "driver_reserved": True, "npu_invoke": True,
+                      "output0_exact": True}
+    (output,) = result.outputs
+    assert output.shape is not None
+    device = np.array(output.values, dtype=np.int8).reshape(output.shape)
+    assert np.array_equal(device, case.expected[0])
+    assert result.simulation.exit_code == 0
+
+
+def test_result_names_the_functional_model_and_no_npu_timing(u55_run: RunResult) -> None:
+    document: dict[str, Any] = u55_run.to_dict()
+    assert validation_errors(document) == []
+    npu = document["npu"]
+    assert npu["executor"] == "functional-model"
+    assert npu["executor_version"].startswith("ethosu_model ")
+    assert npu["cycles"] is None and npu["counters"] == [] and npu["delegations"] == 1
+    assert document["target"]["simulator"] == "qemu"
+    assert document["target"]["options"]["compiled_for"] == "ethos-u55-128"
+
+
+def test_stream_for_another_npu_config_is_refused_on_the_device(
+        fw_scratch: Scratch, case: NpuCase, qemu: tuple[Simulator, Path]) -> None:
+    target, simulator = model_target("ethos-u65-256")
+    build = build_case(fw_scratch, target, case, "release")
+    result = run_case(fw_scratch, target, simulator, case, build, 60.0, 20.0)
+    assert result.status is Status.FAIL
+    assert result.classification.kind is Kind.NPU_ERROR
+    assert result.reason.startswith("functional NPU model (ethos-u65-256): ")
+    assert "55" in result.reason and "65" in result.reason
+    assert "output0_exact" not in result.target.options["checks"]

@@ -1,0 +1,147 @@
+"""The run path of NPU targets on the functional NPU model: the target placed on QEMU's
+platform, the runner build configured for the model (no core driver, no PMU), the missing-FVP
+error naming both fixes, and the RunResult naming the NPU executor (protocol records made with
+the protocol's own encoder, parsed by the real parser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.build.npu_model import EXECUTOR_MODEL, model_version, placed_model
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import scratch
+from orchestrator.protocol import ParsedStream
+from orchestrator.protocol.frame import encode_frame
+from orchestrator.protocol.stream import parse_text
+from orchestrator.regress.metrics import extract_metrics
+from orchestrator.results import (
+    Classification,
+    Kind,
+    NpuPmu,
+    PmuCounter,
+    RunResult,
+    Status,
+)
+from orchestrator.results.schema import validation_errors
+from orchestrator.run import RunRequest, execute, format_result
+from orchestrator.runner.config import memory_mode_of, pools_for
+from orchestrator.runner.failure_causes import explain_npu_model_refusal
+from orchestrator.runner.firmware import RunnerOptions, runner_build_config
+from orchestrator.runner.metrics import npu_pmu
+from orchestrator.sim.select import choose_simulator, placed_on
+from orchestrator.targets import Target, load_catalogue
+
+
+def on_qemu(name: str) -> Target:
+    catalogue = load_catalogue()
+    target = catalogue.target(name)
+    return placed_on(target, choose_simulator(target, "qemu"))
+
+
+def build_values(name: str) -> dict[str, str]:
+    target = on_qemu(name)
+    mode = memory_mode_of(target, None)
+    config = runner_build_config(target, RunnerOptions(mode, pools_for(mode)),
+                                 Path("/nonexistent/runtime"), None)
+    assert config.platform.name == "mps3-an547" and config.npu_config == name
+    return dict(config.options)
+
+
+def test_npu_target_on_qemu_moves_to_the_models_platform() -> None:
+    target = on_qemu("ethos-u55-128")
+    assert target.platform.name == "mps3-an547" and target.macs == 128
+    assert [sim.name for sim in target.simulators] == ["qemu"]
+    assert placed_model(target) is not None
+    assert placed_model(load_catalogue().target("ethos-u55-128")) is None
+
+
+def test_runner_build_links_the_model_with_the_catalogue_config() -> None:
+    values = build_values("ethos-u55-128")
+    assert values["EOR_RUNNER_NPU_EXECUTOR"] == "model"
+    assert (values["EOR_NPU_MODEL_ARCH"], values["EOR_NPU_MODEL_MACS"],
+            values["EOR_NPU_MODEL_CORES"]) == ("55", "128", "1")
+    assert values["EOR_NPU_MODEL_VERSION"] == model_version()
+    assert not any(key in values for key in ("EOR_RUNNER_NPU_BASE", "EOR_RUNNER_PMU_EVENTS",
+                                             "EOR_RUNNER_ETHOSU_DRIVER"))
+    dual = build_values("ethos-u65-512")
+    assert (dual["EOR_NPU_MODEL_ARCH"], dual["EOR_NPU_MODEL_CORES"]) == ("65", "2")
+
+
+def test_model_version_names_the_model_and_its_sources() -> None:
+    assert model_version().startswith("ethosu_model ")
+    assert len(model_version().rsplit("+", 1)[1]) == 12
+
+
+def test_run_without_the_fvp_names_both_fixes(tmp_path: Path) -> None:
+    with pytest.raises(OrchestratorError) as caught:
+        execute(RunRequest(target="ethos-u55-128", app="runner", model="mv2"),
+                scratch(tmp_path))
+    message = caught.value.message
+    assert "\n" not in message
+    assert "fvp-corstone-300-u55 is not set up" in message
+    assert "invoke setup --only fvp-corstone-300" in message
+    assert "invoke run --target ethos-u55-128 --model mv2 --sim qemu" in message
+    assert "functional NPU model" in message
+
+
+def test_u85_without_the_fvp_offers_no_model(tmp_path: Path) -> None:
+    with pytest.raises(OrchestratorError) as caught:
+        execute(RunRequest(target="ethos-u85-128", app="runner", model="mv2"),
+                scratch(tmp_path))
+    assert "--sim qemu" not in caught.value.message
+
+
+def stream_of(*records: tuple[str, dict[str, object]]) -> ParsedStream:
+    return parse_text("\n".join(encode_frame(kind, fields) for kind, fields in records) + "\n")
+
+
+MODEL_REPORT: tuple[tuple[str, dict[str, object]], ...] = (
+    ("note", {"npu_executor": EXECUTOR_MODEL, "npu_model_version": "ethosu_model x",
+              "npu_config": "ethos-u55-128"}),
+    ("metric", {"name": "npu_delegations", "value": 1, "unit": "count",
+                "source": "ethosu_model"}))
+
+
+def test_result_names_the_functional_model_and_invents_no_counters() -> None:
+    npu = npu_pmu(stream_of(*MODEL_REPORT), on_qemu("ethos-u55-128"))
+    assert npu is not None
+    assert (npu.executor, npu.executor_version) == (EXECUTOR_MODEL, "ethosu_model x")
+    assert npu.cycles is None and npu.counters == [] and npu.delegations == 1
+    result = RunResult(status=Status.PASS, reason="ok", classification=Classification(
+        kind=Kind.SUCCESS, summary="ok", next_step="none"), npu=npu)
+    document = result.to_dict()
+    assert validation_errors(document) == []
+    assert document["npu"]["executor"] == "functional-model"
+    assert "functional NPU model ethosu_model x" in format_result(result)
+
+
+
+def test_baselines_take_npu_metrics_from_the_fvp_only() -> None:
+    def metrics(executor: str) -> dict[str, float]:
+        npu = NpuPmu(cycles=5000, counters=[PmuCounter(0, 7, "ETHOSU_PMU_NPU_IDLE")],
+                     executor=executor)
+        return extract_metrics(RunResult(status=Status.PASS, reason="ok", npu=npu,
+                                         classification=Classification(
+                                             kind=Kind.SUCCESS, summary="ok", next_step="-")))
+    assert metrics("fvp")["npu.cycles"] == 5000
+    assert not any(name.startswith(("npu.", "pmu.")) for name in metrics(EXECUTOR_MODEL))
+
+
+def test_fvp_result_says_fvp() -> None:
+    stream = stream_of(("metric", {"name": "ethosu_pmu_cycle_cntr", "value": 1234,
+                                   "unit": "cycles", "source": "ethosu_pmu"}))
+    npu = npu_pmu(stream, load_catalogue().target("ethos-u55-128"))
+    assert npu is not None and npu.executor == "fvp" and npu.cycles == 1234
+
+
+def test_model_refusal_is_an_npu_error_naming_the_reason() -> None:
+    reason = "functional NPU model (ethos-u55-128): COP1 config ethos-u65-256 != ethos-u55-128"
+    stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
+                                 "npu_config": "ethos-u55-128", "npu_model_code": 3}))
+    failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
+        kind=Kind.EXECUTION_FAILURE, summary="x", next_step="y"))
+    result = explain_npu_model_refusal(failed, stream)
+    assert result.classification.kind is Kind.NPU_ERROR and result.reason == reason
+    assert "invoke compile --target ethos-u55-128" in result.classification.next_step

@@ -1,0 +1,46 @@
+"""Cortex-M55 on QEMU, int8 (real compiles, builds, runs): the device's outputs equal the
+exact reference bit for bit; accuracy vs the float model is reported, never failing the run
+unless a gate is asked for."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from orchestrator.options.fields import from_cli
+from orchestrator.results import Status
+from orchestrator.run import RunnerSettings, RunRequest, execute
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
+MODELS = Path(__file__).resolve().parents[1] / "aot" / "models"
+CASES = ["add", "softmax", "convnet", "mv2", str(MODELS / "residual_cnn.py"),
+         str(MODELS / "mlp.py")]
+
+
+def run_int8(work, sources, model: str, **extra):
+    request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
+                         timeout_s=600.0, idle_timeout_s=300.0,
+                         runner=replace(from_cli(RunnerSettings, {"quantize": "int8", **extra}),
+                                        sources=sources))
+    return execute(request, work)
+
+
+@pytest.mark.parametrize("model", CASES, ids=lambda m: Path(m).stem)
+def test_int8_device_output_is_bit_exact(runner_scratch, runtime_sources, model):
+    result = run_int8(runner_scratch, runtime_sources, model)
+    assert result.status is Status.PASS, result.reason
+    comparison = result.comparison
+    assert comparison.reference == "exact" and comparison.exact is True
+    assert comparison.mismatches == 0 and comparison.first_mismatch is None
+    (accuracy,) = result.accuracy.outputs
+    assert accuracy.quant_step and accuracy.max_abs_steps is not None
+    assert result.accuracy.passed is None          # reported, not a gate
+
+
+def test_mv2_accuracy_gate_fails_only_when_asked(runner_scratch, runtime_sources):
+    gated = run_int8(runner_scratch, runtime_sources, "mv2", min_snr="200")
+    assert gated.comparison.exact is True
+    assert gated.status is Status.FAIL and "accuracy below the gate" in gated.reason
+    assert gated.accuracy.passed is False

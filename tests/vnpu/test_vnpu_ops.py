@@ -1,0 +1,60 @@
+"""Single-op sweep: each case compiled by Vela for every U55/U65 configuration, run on the host
+NPU model and on the TOSA reference model with the same inputs: bit-exact, every element.
+
+The full sweep is behind the `sweep` marker (python -m pytest -m sweep tests/vnpu); a
+representative slice runs by default. Compiles are cached in scratch/ across sessions.
+"""
+
+from __future__ import annotations
+
+import pytest
+from vnpu_opcases import CASES, INT16_CASES
+from vnpu_support import (
+    U55_U65_TARGETS,
+    assert_exact,
+    assert_listing_matches_vela,
+    compiled,
+    needs_toolchain,
+    verified,
+)
+
+SLICE = [("vnpu_opcases:conv_k3", "ethos-u55-64"), ("vnpu_opcases:dw_k3_s2", "ethos-u65-512"),
+         ("vnpu_opcases:add_broadcast_c", "ethos-u55-32"),
+         ("vnpu_opcases:sigmoid", "ethos-u55-128")]
+# Known, unexplained differences: kept visible (strict xfail turns a fix into a failure).
+NOT_EXACT_YET = {"softmax": "softmax over channels (dim=1) differs from TOSA in ~90% of "
+                            "elements; the built-in softmax (last dim) is exact: not found yet"}
+
+
+def _case(case: str, target: str) -> object:
+    reason = NOT_EXACT_YET.get(case)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(f"vnpu_opcases:{case}", target, marks=marks)
+
+
+SWEEP = [_case(case, target) for case in CASES for target in U55_U65_TARGETS]
+SWEEP16 = [(f"vnpu_opcases:{case}", target) for case in INT16_CASES
+           for target in U55_U65_TARGETS]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "target"), SLICE)
+def test_slice_is_exact_and_decodes_as_vela_lists(model: str, target: str) -> None:
+    needs_toolchain()
+    assert_exact(verified(model, target))
+    assert_listing_matches_vela(compiled(model, target))
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target"), SWEEP)
+def test_sweep_int8(model: str, target: str) -> None:
+    needs_toolchain()
+    assert_exact(verified(model, target))
+    assert_listing_matches_vela(compiled(model, target))
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target"), SWEEP16)
+def test_sweep_int16(model: str, target: str) -> None:
+    needs_toolchain()
+    assert_exact(verified(model, target, quantize="a16w8"))

@@ -1,0 +1,61 @@
+"""Helpers of the NPU-model tests (unique module name): compile a case (cached), verify it,
+check the decoder against Vela's listing."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from orchestrator.aot import Product, compile_request, make_request
+from orchestrator.paths import Scratch, scratch
+from orchestrator.vnpu.binstream import programs_in_pte
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.listing import model_listing, vela_args, vela_listing
+from orchestrator.vnpu.verify import VerifyReport, verify_product
+
+U55_U65_TARGETS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
+                   "ethos-u65-256", "ethos-u65-512")
+SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"
+
+
+def needs_toolchain() -> None:
+    """Skip (one line) without torch/executorch or the TOSA reference model."""
+    for module in ("torch", "executorch.backends.arm", "tosa_reference_model"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} not installed (pip install -e '.[aot]')")
+
+
+def test_scratch() -> Scratch:
+    """Compiles are cached across sessions: the repo's scratch/ unless the variable names one."""
+    root = os.environ.get(SCRATCH_VARIABLE)
+    return scratch(Path(root) if root else None).ensure()
+
+
+def compiled(model: str, target: str, quantize: str = "int8") -> Product:
+    return compile_request(make_request(model, target, quantize=quantize), test_scratch())
+
+
+def verified(model: str, target: str, quantize: str = "int8") -> VerifyReport:
+    product = compiled(model, target, quantize)
+    if not product.manifest.get("partitions"):
+        pytest.skip(f"{model} is not delegated to the NPU for {target} (runs on the CPU)")
+    return verify_product(product, Npu.for_target_name(target), model, target)
+
+
+def assert_exact(report: VerifyReport) -> None:
+    bad = [c.to_json() for c in report.checks if not c.exact]
+    assert report.exact, f"{report.model} on {report.target}: {bad}"
+
+
+def assert_listing_matches_vela(product: Product) -> None:
+    """Every command of every delegate decodes as Vela lists it."""
+    args = vela_args(product.manifest)
+    partitions = product.manifest.get("partitions") or []
+    for entry, program in zip(partitions, programs_in_pte(product.pte), strict=True):
+        ours = model_listing(program.cmd_data)
+        theirs = vela_listing(product.directory / entry["tosa"], args)
+        assert theirs, "Vela printed no command listing"
+        assert ours == theirs
