@@ -1,6 +1,6 @@
 """Every "next:" is a command that would change the outcome: for each error that carries one
-(setup archive/mirror/offline, build, run, parse, regress, compile), the suggested command is
-never the one that just failed, and a bad `--archive` is never suggested again."""
+(setup archive/mirror/offline, build, run, parse, regress, compile, verify), the suggested
+command is never the one that just failed, and a bad `--archive` is never suggested again."""
 
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ CLI_CASES = [
     "regress --matrix {tmp}/missing.toml",
     "regress-merge --reports {tmp}/no-shard-a,{tmp}/no-shard-b",
     "compile --model nosuch --target cortex-m55",
+    "verify --model add --target cortex-m55",
     "setup --only toolchain --toolchain-provider arm --offline",
     "setup --only toolchain --toolchain-provider arm --archive toolchain={tmp}/bogus.tar.xz",
 ]
