@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
@@ -53,8 +54,9 @@ reason = "hangs on purpose: the watchdog must stop it"
 def run(matrix: Path, root: Path, jobs: int) -> tuple[float, dict]:
     """(wall seconds, report document) of one quiet `invoke regress`."""
     start = time.perf_counter()
-    regress_command(str(matrix), jobs=jobs, quiet=True, scratch_root=str(root),
-                    baselines=str(root / "bench.baselines.json"))
+    task = RegressTask(str(matrix), jobs=jobs, quiet=True,
+                       baselines=str(root / "bench.baselines.json"))
+    regress_command(task, scratch_root=str(root))
     seconds = time.perf_counter() - start
     pointer = json.loads((root / "runs" / LAST_POINTER).read_text())
     return seconds, json.loads(Path(pointer["report"]).read_text())

@@ -10,6 +10,7 @@ from orchestrator import hosttools
 from orchestrator.cli import console, print_json
 from orchestrator.doctor_model import Check, State
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.inspect import DoctorCheck
 from orchestrator.paths import Scratch, scratch
 from orchestrator.pins import load_pins
 from orchestrator.targets import Catalogue, Target, load_catalogue
@@ -129,8 +130,9 @@ def _print_table(checks: list[Check]) -> None:
     console().print(table)
 
 
-def doctor_command(target: str | None = None, json: bool = False) -> int:
+def doctor_command(check: DoctorCheck | None = None, json: bool = False) -> int:
     """Print the checks; exit 1 if something the target (or the tool) needs is missing."""
+    target = (check or DoctorCheck()).target
     catalogue = load_catalogue()
     chosen = catalogue.target(target) if target else None
     checks = collect_checks(scratch(), catalogue)

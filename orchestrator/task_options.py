@@ -25,9 +25,11 @@ def _parameter(spec: Spec) -> inspect.Parameter:
 
 
 def options_task(reference: str, group: type, *, name: str, doc: str,
-                 flags: dict[str, tuple[Any, str]] | None = None) -> Task[Any]:
+                 flags: dict[str, tuple[Any, str]] | None = None,
+                 short_flags: bool = False) -> Task[Any]:
     """An invoke task whose flags are `group`'s CLI options plus `flags` (name -> (default,
-    help): presentation only, e.g. json), calling `reference` with the built group."""
+    help): presentation only, e.g. json), calling `reference` with the built group.
+    `short_flags`: invoke's -x letters too (assigned in field order, then `flags`)."""
     specs = cli_specs(group)
     extra = flags or {}
 
@@ -48,6 +50,7 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
     helps = {spec.parameter: help_text(spec) for spec in specs}
     helps.update(offs)
     helps.update({key: text for key, (_, text) in extra.items()})
-    return Task(body, name=name, help=helps, positional=[], auto_shortflags=False,
+    return Task(body, name=name, help=helps, auto_shortflags=short_flags,
+                positional=[spec.parameter for spec in specs if spec.info.positional],
                 iterable=[spec.parameter for spec in specs if spec.info.repeatable],
                 optional=[spec.parameter for spec in specs if spec.info.bare])

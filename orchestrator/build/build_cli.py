@@ -8,13 +8,13 @@ from orchestrator.build.driver import BuildResult, build_firmware
 from orchestrator.build.memory_tables import format_build
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.build import BuildTask
 from orchestrator.paths import scratch
 
 
-def build_command(target: str, app: str = "selftest", build_type: str = "release",
-                  options: list[str] | None = None, json: bool = False, jobs: int = 2,
-                  kernel_set: str | None = None, memory_mode: str | None = None) -> int:
+def build_command(task: BuildTask, json: bool = False, jobs: int = 2) -> int:
     """Configure if needed, build incrementally, print sections and region use."""
+    target, app, build_type, options = task.target, task.app, task.build_type, task.options
     work = scratch().ensure()
     if app == "runner":
         if options:
@@ -24,10 +24,11 @@ def build_command(target: str, app: str = "selftest", build_type: str = "release
         from orchestrator.runner.build_app import build_runner_app  # the runner's own layer
 
         result: BuildResult = build_runner_app(work, target, build_type=build_type,
-                                               kernel_set=kernel_set, memory_mode=memory_mode,
+                                               kernel_set=task.kernel_set,
+                                               memory_mode=task.memory_mode,
                                                jobs=jobs)
     else:
-        config = config_for_target(target, app=app, build_type=build_type, options=options)
+        config = config_for_target(target, app=app, build_type=build_type, options=list(options))
         result = build_firmware(work, config, jobs=jobs)
     if json:
         print_json(result.to_json())

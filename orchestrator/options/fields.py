@@ -30,6 +30,7 @@ class OptionInfo:
     repeatable: bool = False
     bare: bool = False         # may be given without a value (--force = everything)
     off: tuple[str, str] | None = None   # a yes/no/unset switch: (off flag, its help)
+    positional: bool = False   # may also be given without its flag (invoke parse LOG)
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,10 @@ class Spec:
 def option(default: Any = MISSING, help: str = "", *, parse: Parser | None = None,
            flag: str | None = None, cli: bool = True, matrix: bool = True,
            repeatable: bool = False, bare: bool = False, off: tuple[str, str] | None = None,
+           positional: bool = False,
            default_factory: Callable[[], Any] | None = None) -> Any:
     """A dataclass field that is a user option (see OptionInfo for the switches)."""
-    info = OptionInfo(help, parse, flag, cli, matrix, repeatable, bare, off)
+    info = OptionInfo(help, parse, flag, cli, matrix, repeatable, bare, off, positional)
     if default_factory is not None:
         return field(default_factory=default_factory, metadata={META: info})
     return field(default=default, metadata={META: info})

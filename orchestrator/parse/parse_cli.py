@@ -6,6 +6,7 @@ from pathlib import Path
 
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.parse import ParseTask
 from orchestrator.parse.result import parse_log
 from orchestrator.parse.text_log import not_a_text_log, not_text_reason
 from orchestrator.results.model import Status
@@ -19,13 +20,9 @@ def default_etdump_dir(logfile: Path) -> Path:
     return logfile.with_name(logfile.name + ".etdump")
 
 
-def parse_command(
-    logfile: str,
-    json: bool = False,
-    etdump_dir: str | None = None,
-    target: str | None = None,
-) -> int:
+def parse_command(task: ParseTask, json: bool = False) -> int:
     """Parse the log (or every log in a directory), print the result; exit 0 only on pass."""
+    logfile, etdump_dir, target = task.logfile, task.etdump_dir, task.target
     path = Path(logfile)
     if not path.exists():
         raise OrchestratorError(

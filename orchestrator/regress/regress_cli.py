@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestrator.cli import console, print_json, split_list
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import quiet_if
 from orchestrator.regress.baseline import Baselines, load_baselines
@@ -31,12 +32,11 @@ EXIT_FAILED = 1
 KNOWN_REQUIREMENTS = ("fvp", "qemu")
 
 
-def regress_command(matrix: str | None, jobs: int | str | None = None, shard: str | None = None,
-                    filter: str | None = None, rerun_failed: bool = False,
-                    update_baselines: bool = False, baselines: str | None = None,
-                    require: str | None = None, json: bool = False, quiet: bool = False,
-                    scratch_root: str | None = None, stages: Stages | None = None) -> int:
+def regress_command(task: RegressTask, json: bool = False, scratch_root: str | None = None,
+                    stages: Stages | None = None) -> int:
     """Run a matrix file; write report.json, junit.xml, summary.md, report.html; 1 iff failed."""
+    matrix, shard, filter, rerun_failed = task.matrix, task.shard, task.filter, task.rerun_failed
+    require, quiet = task.require, task.quiet
     if not matrix:
         raise OrchestratorError("invoke regress needs a matrix file",
                                 "invoke regress --matrix examples/regress/qemu.toml")
@@ -44,9 +44,9 @@ def regress_command(matrix: str | None, jobs: int | str | None = None, shard: st
     loaded = load_matrix(matrix)
     cells = select_cells(loaded, tree, filter, rerun_failed, shard)
     run_id = new_run_id()
-    book = load_baselines(baselines_path(loaded, baselines))
+    book = load_baselines(baselines_path(loaded, task.baselines))
     options = EngineOptions(run_id=run_id, run_dir=tree.runs / run_id,
-                            jobs=_jobs(jobs), require=_require(require),
+                            jobs=_jobs(task.jobs), require=_require(require),
                             baselines=book, tolerances=loaded.tolerances)
     if stages is None:
         from orchestrator.regress.real_stages import RealStages
@@ -59,7 +59,7 @@ def regress_command(matrix: str | None, jobs: int | str | None = None, shard: st
         run = execute(cells, stages, options, progress)
     finally:
         progress.close()
-    updates = _update_baselines(run, book) if update_baselines else None
+    updates = _update_baselines(run, book) if task.update_baselines else None
     document = build_document(run, _header(loaded, options, shard, started, filter,
                                            rerun_failed, require))
     if updates is not None:
@@ -173,9 +173,9 @@ def _step_summary(markdown: Path) -> None:
             handle.write(markdown.read_text(encoding="utf-8"))
 
 
-def merge_command(reports: str | None, out: str | None = None, json: bool = False,
-                  quiet: bool = False, scratch_root: str | None = None) -> int:
+def merge_command(task: RegressMerge, json: bool = False, scratch_root: str | None = None) -> int:
     """Combine shard reports into one report and one verdict; 1 iff a cell failed."""
+    reports, out, quiet = task.reports, task.out, task.quiet
     from orchestrator.regress.merge import merge_documents, read_reports
 
     tree = scratch(scratch_root).ensure()

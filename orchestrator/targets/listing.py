@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.cli import console, print_json
+from orchestrator.options.inspect import TargetsListing
 from orchestrator.targets.catalogue import load_catalogue
 from orchestrator.targets.model import Target
 
@@ -40,8 +41,8 @@ def model_lanes(summary: dict[str, Any]) -> list[str]:
             if not model["refused"] for sim in model["simulators"]]
 
 
-def targets_command(json: bool = False) -> int:
-    """Print every target in the catalogue."""
+def targets_command(listing: TargetsListing | None = None, json: bool = False) -> int:
+    """Print every target in the catalogue (`listing`: the task's options, none yet)."""
     summaries = [target_summary(target) for target in load_catalogue()]
     if json:
         print_json(summaries)

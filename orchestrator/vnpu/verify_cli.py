@@ -8,6 +8,7 @@ from typing import Any
 
 from orchestrator.aot.api import compile_request, make_request
 from orchestrator.cli import print_json
+from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import scratch
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.verify import verify_product
@@ -30,8 +31,10 @@ def render(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def verify_command(model: str, target: str, json: bool = False) -> int:
-    """Compile `model` for `target` (cached) and check every NPU partition bit for bit."""
+def verify_command(task: VerifyTask, json: bool = False) -> int:
+    """Compile the task's model for its target (cached) and check every NPU partition bit for
+    bit."""
+    model, target = task.model, task.target
     npu = Npu.for_target_name(target)
     started = time.perf_counter()
     product = compile_request(make_request(model, target), scratch())

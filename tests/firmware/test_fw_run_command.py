@@ -79,7 +79,7 @@ def test_interrupted_run_writes_result_json_and_stops_qemu(use_scratch, qemu, si
     proc = subprocess.Popen(
         [sys.executable, "-m", "invoke", "run", "--target", "cortex-m55", "--app", "selftest",
          "--sim", "qemu", "--option", "EOR_SELFTEST_BEHAVIOUR=hang", "--timeout", "200",
-         "--idle-timeout", "150"], cwd=repo_root(), env=env, stdout=subprocess.PIPE,
+         "--idle-timeout", "150", "--quiet"], cwd=repo_root(), env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 280
     run_dir = None

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orchestrator.options.regress import RegressTask
 from orchestrator.paths import repo_root
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
@@ -22,7 +23,7 @@ def last(tree: Path) -> dict:
 
 def test_fvp_cells_skip_with_reason_and_require_fails_them(tree, tmp_path):
     baselines = str(tmp_path / "fvp.baselines.json")
-    assert regress_command(str(FVP_MATRIX), quiet=True, baselines=baselines) == 0
+    assert regress_command(RegressTask(str(FVP_MATRIX), quiet=True, baselines=baselines)) == 0
     document = last(tree)
     assert document["counts"]["skipped"] == document["counts"]["total"] == 23
     assert document["builds"] == [] and document["compiles"] == []
@@ -32,8 +33,8 @@ def test_fvp_cells_skip_with_reason_and_require_fails_them(tree, tmp_path):
                        for sim, artifact in (("fvp-corstone-300-u55", "fvp-corstone-300"),
                                              ("fvp-corstone-300-u65", "fvp-corstone-300"),
                                              ("fvp-corstone-320", "fvp-corstone-320"))}
-    assert regress_command(str(FVP_MATRIX), quiet=True, baselines=baselines,
-                           require="fvp") == 1
+    assert regress_command(RegressTask(str(FVP_MATRIX), quiet=True, baselines=baselines,
+                                       require="fvp")) == 1
     strict = last(tree)
     assert strict["counts"]["error"] == 23 and strict["verdict"] == "fail"
     assert all(cell["reason"].startswith("--require fvp: ") for cell in strict["cells"])

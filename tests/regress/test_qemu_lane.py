@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
@@ -83,8 +84,8 @@ class Lane:
         self.baselines = root / "small.baselines.json"
 
     def run(self, **flags) -> tuple[int, dict]:
-        code = regress_command(str(self.matrix), scratch_root=str(self.tree.root), quiet=True,
-                               **flags)
+        code = regress_command(RegressTask(str(self.matrix), quiet=True, **flags),
+                               scratch_root=str(self.tree.root))
         pointer = json.loads((self.tree.runs / LAST_POINTER).read_text())
         return code, json.loads(Path(pointer["report"]).read_text())
 

@@ -10,14 +10,15 @@ import pytest
 from regress_replay import replay_stages
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.regress.regress_cli import merge_command, regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 
 
 def regress(unit_matrix, tree, stages=None, **flags):
     """Run the command quietly on replay stages; return (exit code, report document)."""
-    code = regress_command(str(unit_matrix), stages=stages or replay_stages(), quiet=True,
-                           jobs=flags.pop("jobs", 2), **flags)
+    task = RegressTask(matrix=str(unit_matrix), quiet=True, jobs=flags.pop("jobs", 2), **flags)
+    code = regress_command(task, stages=stages or replay_stages())
     pointer = json.loads((tree / "runs" / LAST_POINTER).read_text())
     return code, json.loads(Path(pointer["report"]).read_text())
 
@@ -80,8 +81,8 @@ def test_shards_merge_into_the_full_run(unit_matrix, tree, tmp_path):
         _, document = regress(unit_matrix, tree, shard=f"{index}/3")
         shard_reports.append(tree / "runs" / document["run_id"] / "report.json")
         assert document["shard"] == f"{index}/3"
-    code = merge_command(",".join(map(str, shard_reports)), out=str(tmp_path / "merged"),
-                         quiet=True)
+    code = merge_command(RegressMerge(",".join(map(str, shard_reports)),
+                                      out=str(tmp_path / "merged"), quiet=True))
     merged = json.loads((tmp_path / "merged" / "report.json").read_text())
     assert code == 1 and merged["verdict"] == full["verdict"]
     assert [(c["key"], c["outcome"]) for c in merged["cells"]] == [
@@ -89,23 +90,27 @@ def test_shards_merge_into_the_full_run(unit_matrix, tree, tmp_path):
     assert merged["counts"] == full["counts"]
     assert (tmp_path / "merged" / "junit.xml").is_file()
     with pytest.raises(OrchestratorError, match="shard\\(s\\) 2/3 missing"):
-        merge_command(f"{shard_reports[0]},{shard_reports[2]}", quiet=True)
+        merge_command(RegressMerge(f"{shard_reports[0]},{shard_reports[2]}", quiet=True))
     with pytest.raises(OrchestratorError, match="mix different --shard splits"):
-        merge_command(f"{shard_reports[0]},{tree / 'runs' / full['run_id']}", quiet=True)
+        merge_command(RegressMerge(f"{shard_reports[0]},{tree / 'runs' / full['run_id']}",
+                                   quiet=True))
     with pytest.raises(OrchestratorError, match="is in two reports"):
-        merge_command(f"{tree / 'runs' / full['run_id']},{tree / 'runs' / full['run_id']}",
-                      quiet=True)
+        full_report = tree / "runs" / full["run_id"]
+        merge_command(RegressMerge(f"{full_report},{full_report}", quiet=True))
 
 
 def test_user_errors_are_one_line(unit_matrix, tree, tmp_path):
     with pytest.raises(OrchestratorError, match="no previous regression report"):
-        regress_command(str(unit_matrix), stages=replay_stages(), rerun_failed=True, quiet=True)
+        regress_command(RegressTask(str(unit_matrix), rerun_failed=True, quiet=True),
+                        stages=replay_stages())
     with pytest.raises(OrchestratorError, match="matches --filter 'zzz'"):
-        regress_command(str(unit_matrix), stages=replay_stages(), filter="zzz", quiet=True)
+        regress_command(RegressTask(str(unit_matrix), filter="zzz", quiet=True),
+                        stages=replay_stages())
     with pytest.raises(OrchestratorError, match="--require renode is not a simulator kind"):
-        regress_command(str(unit_matrix), stages=replay_stages(), require="renode", quiet=True)
+        regress_command(RegressTask(str(unit_matrix), require="renode", quiet=True),
+                        stages=replay_stages())
     with pytest.raises(OrchestratorError, match="no regression report"):
-        merge_command(str(tmp_path / "nothing.json"), quiet=True)
+        merge_command(RegressMerge(str(tmp_path / "nothing.json"), quiet=True))
 
 
 def test_rerun_failed_refuses_another_matrixs_report(unit_matrix, tree, tmp_path):
@@ -113,7 +118,8 @@ def test_rerun_failed_refuses_another_matrixs_report(unit_matrix, tree, tmp_path
     other = tmp_path / "other.toml"
     other.write_text(unit_matrix.read_text().replace('name = "unit"', 'name = "other"'))
     with pytest.raises(OrchestratorError, match="is of matrix 'unit', not 'other'"):
-        regress_command(str(other), stages=replay_stages(), rerun_failed=True, quiet=True)
+        regress_command(RegressTask(str(other), rerun_failed=True, quiet=True),
+                        stages=replay_stages())
 
 
 def test_step_summary_is_appended_for_github(unit_matrix, tree, tmp_path, monkeypatch):
