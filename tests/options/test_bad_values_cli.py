@@ -54,7 +54,7 @@ CASES = [
     (("verify", "--model", "add", "--target", "cortex-m99"), "unknown target 'cortex-m99'"),
     (("verify", "--model", "nosuch", "--target", "ethos-u55-128"), "unknown model 'nosuch'"),
     (("verify", "--model", "add", "--target", "cortex-m55"), "target cortex-m55 has no"),
-    (("regress-merge", "--reports", ""), "regress-merge needs the shard reports"),
+    (("regress-merge", "--reports", ""), "--reports '' is not a name"),
     (("regress-merge", "--reports", "{tmp}/binary.log"), "binary.log is not valid JSON"),
     (("regress-merge", "--reports", "{tmp}"), "no regression report at"),
 ]
