@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import from_cli
 
 EXIT_USER_ERROR = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader left
 
 
 def resolve(reference: str) -> Callable[..., Any]:
@@ -43,6 +45,11 @@ def run_callable(command: Callable[[], int | None], silent: bool = False) -> Non
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except BrokenPipeError:
+        # The reader of stdout went away (`invoke targets --json | head`): stop quietly, as
+        # a Unix tool killed by SIGPIPE would; stdout goes nowhere so the exit flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
     except Exception as error:  # noqa: BLE001 - the last resort: a bug, never a raw traceback
         from orchestrator.crash_report import EXIT_BUG, bug_line, write_crash_report
 

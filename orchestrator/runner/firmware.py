@@ -66,6 +66,12 @@ def memory_regions(platform: Platform, code_size: int) -> str:
     return ";".join(entries)
 
 
+def drives_npu_device(target: Target) -> bool:
+    """True when the runner drives a real (FVP) Ethos-U through the core driver; False for CPU
+    targets and for NPU targets placed on the functional NPU model (no device, no AXI)."""
+    return target.has_npu and placed_model(target) is None
+
+
 def runner_npu_axi(target: Target, memory_mode: str) -> NpuAxi:
     """Timing adapters and region routing of an NPU target's runner (its system config)."""
     assert target.system_config is not None
@@ -97,7 +103,7 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
     }
     if placed_model(target) is not None:
         values.update({"EOR_RUNNER_NPU_EXECUTOR": "model", **model_definitions(target)})
-    elif target.has_npu:
+    elif drives_npu_device(target):
         platform = target.platform
         values.update({"EOR_RUNNER_NPU_BASE": f"0x{platform.npu_base:08x}",
                        "EOR_RUNNER_NPU_IRQ": str(platform.npu_irq),

@@ -21,7 +21,13 @@ from orchestrator.runner.failure_causes import (
     explain_fvp_stop,
     explain_npu_model_refusal,
 )
-from orchestrator.runner.firmware import RunnerBuild, RunnerOptions, build_runner, runner_npu_axi
+from orchestrator.runner.firmware import (
+    RunnerBuild,
+    RunnerOptions,
+    build_runner,
+    drives_npu_device,
+    runner_npu_axi,
+)
 from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
@@ -85,18 +91,21 @@ def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simu
                           fast=settings.fast,
                           pmu_trace=run_dir / PMU_TRACE if settings.pmu_trace else None)
     result = run_result(run_id, target, build.firmware, simulation, started_at=started)
-    if target.has_npu:
-        result.target.options["npu_axi"] = npu_axi_record(target, options.memory_mode,
-                                                          settings.fast)
+    axi = npu_axi_record(target, options.memory_mode, settings.fast)
+    if axi is not None:
+        result.target.options["npu_axi"] = axi
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
     result = check_nonce(result, simulation.stream, nonce)
     return finish(result, simulation.stream, product, target, build, request, settings, run_dir)
 
 
-def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any]:
-    """Which timing-adapter and region settings the runner was built with; under --fast the
-    FVP ignores the timing adapters (upstream run_fvp.sh filters its warning for this)."""
+def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any] | None:
+    """Which timing-adapter and region settings the runner was built with (None when it
+    drives no NPU device: a CPU target or the functional NPU model); under --fast the FVP
+    ignores the timing adapters (upstream run_fvp.sh filters its warning for this)."""
+    if not drives_npu_device(target):
+        return None
     return {**runner_npu_axi(target, memory_mode).record(), "timing_adapters_in_effect": not fast}
 
 

@@ -3,12 +3,16 @@ crash report with the traceback and versions, and exit 70, never a raw traceback
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from orchestrator.cli import run_callable
+from orchestrator.cli import EXIT_BROKEN_PIPE, run_callable
 from orchestrator.crash_report import EXIT_BUG
+from orchestrator.paths import repo_root
 
 
 def broken() -> int:
@@ -39,3 +43,18 @@ def test_an_unwritable_scratch_still_gets_a_report(tmp_path, monkeypatch, capsys
     report = Path(capsys.readouterr().err.split("crash report: ")[1].split(";")[0])
     assert report.is_file() and "KeyError" in report.read_text()
     report.unlink()
+
+
+
+def test_a_reader_that_leaves_is_not_a_bug(tmp_path):
+    """`invoke targets --json | head`: the reader is gone before the tool writes; the tool
+    stops quietly (exit 141, nothing on stderr, no crash report), as a Unix tool would."""
+    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "invoke", "targets", "--json"],
+                            cwd=repo_root(), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.close()  # no reader left: the tool's first write meets a broken pipe
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == EXIT_BROKEN_PIPE, err
+    assert err == "" and not (tmp_path / "crash").exists()

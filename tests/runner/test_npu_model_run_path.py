@@ -29,6 +29,7 @@ from orchestrator.run import RunRequest, execute, format_result
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
+from orchestrator.runner.handler import npu_axi_record
 from orchestrator.runner.metrics import npu_pmu
 from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Target, load_catalogue
@@ -145,3 +146,14 @@ def test_model_refusal_is_an_npu_error_naming_the_reason() -> None:
     result = explain_npu_model_refusal(failed, stream)
     assert result.classification.kind is Kind.NPU_ERROR and result.reason == reason
     assert "invoke compile --target ethos-u55-128" in result.classification.next_step
+
+
+def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:
+    """The functional model has no AXI ports: no timing-adapter record, and no error asking
+    for mps3-an547 timing-adapter bases; the FVP build of the same target records them."""
+    placed = on_qemu("ethos-u55-128")
+    assert npu_axi_record(placed, memory_mode_of(placed, None), fast=False) is None
+    on_fvp = load_catalogue().target("ethos-u55-128")
+    record = npu_axi_record(on_fvp, memory_mode_of(on_fvp, None), fast=False)
+    assert record is not None and record["timing_adapters_in_effect"] is True
+    assert npu_axi_record(load_catalogue().target("cortex-m55"), "Shared_Sram", False) is None
