@@ -15,7 +15,7 @@ import pytest
 from orchestrator.aot.products import Product, load_product
 from orchestrator.paths import Scratch
 from orchestrator.protocol.stream import parse_text
-from orchestrator.results import Kind, RunResult, Status
+from orchestrator.results import RunResult, Status
 from orchestrator.run import RunnerSettings, RunRequest, execute
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.tosa.graph import graph_interface
@@ -26,7 +26,6 @@ from orchestrator.vnpu.verify import model_inputs
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
 TARGET = "ethos-u55-128"
-QUANTIZED_REFERENCE_DIFFERS = {"mv2"}
 
 
 def run_on_model(work: Scratch, sources: dict[str, Any], model: str) -> RunResult:
@@ -74,14 +73,11 @@ def test_runner_runs_the_delegate_on_the_functional_model(model_run: tuple[str, 
     assert npu.executor_version is not None and npu.executor_version.startswith("ethosu_model")
     assert npu.cycles is None and npu.counters == [] and (npu.delegations or 0) >= 1
     assert result.simulation.exit_code == 0 and result.comparison is not None
-    if model in QUANTIZED_REFERENCE_DIFFERS:
-        # PyTorch's quantized reference is not TOSA's integer arithmetic: mv2 differs from it
-        # by a few quantization steps (top-1 agrees) while equalling TOSA bit for bit (below).
-        assert result.classification.kind is Kind.OUTPUT_MISMATCH, result.reason
-        assert "top-1 agrees" in result.reason
-    else:
-        assert result.status is Status.PASS, result.reason
-        assert result.comparison.passed, model
+    # Judged against the exact reference (the partition's TOSA graph on the TOSA reference
+    # model): bit for bit, mv2 included, whatever PyTorch's quantized graph says.
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison.passed and result.comparison.reference == "exact", model
+    assert result.comparison.exact is True and result.comparison.mismatches == 0, model
 
 
 def test_outputs_equal_the_tosa_reference_bit_for_bit(model_run: tuple[str, RunResult]) -> None:
