@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from orchestrator.cli import print_json, resolve
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.parse.classify import make_classification
 from orchestrator.paths import Scratch, scratch
-from orchestrator.results import Accuracy, Comparison, Kind, RunResult, Status, TargetInfo
-from orchestrator.results.summary_table import print_result
+from orchestrator.results import Kind, RunResult, Status, TargetInfo
+from orchestrator.results.summary_table import format_result, print_result
 from orchestrator.sim.session import RESULT, TRANSCRIPT
 from orchestrator.targets.catalogue import unknown_name_error
 from orchestrator.write_faults import writing
@@ -93,83 +92,6 @@ def interrupted_result(request: RunRequest, run_dir: Path) -> RunResult:
         classification=make_classification(Kind.INTERRUPTED, summary, []),
         model=request.model, target=TargetInfo(name=request.target, simulator=request.sim),
         artifacts={"transcript": str(transcript)} if transcript.is_file() else {})
-
-
-def comparison_line(comparison: Comparison) -> str:
-    """'PASS bit-exact vs exact reference' or the tolerance numbers of a fallback."""
-    verdict = "PASS" if comparison.passed else "FAIL"
-    if comparison.exact is not None:
-        if comparison.passed:
-            return f"{verdict}: bit-exact vs the exact reference"
-        where = comparison.first_mismatch
-        first = f"; first at output {where.output}{where.index}" if where else ""
-        return f"{verdict}: {comparison.mismatches} element(s) differ from the exact " \
-               f"reference{first}"
-    fallback = f" (no exact reference: {comparison.exact_fallback})" \
-        if comparison.exact_fallback else ""
-    return (f"{verdict} vs {comparison.reference} reference{fallback}: max abs "
-            f"{_number(comparison.max_absolute_error)}, mean abs "
-            f"{_number(comparison.mean_absolute_error)}")
-
-
-def accuracy_line(accuracy: Accuracy) -> str:
-    """Output 0's distance from the float model (and the gate verdict when one was set)."""
-    first = accuracy.outputs[0]
-    parts = [f"SNR {_number(first.snr_db, '.1f')} dB"]
-    if first.max_abs_steps is not None:
-        parts.append(f"max {_number(first.max_abs_steps, '.1f')} / mean "
-                     f"{_number(first.mean_abs_steps, '.2f')} quantization steps")
-    else:
-        parts.append(f"max abs {_number(first.max_abs_error)}")
-    for name, agrees in (("top-1", first.top1), ("top-5", first.top5)):
-        if agrees is not None:
-            parts.append(f"{name} {'agrees' if agrees else 'differs'}")
-    gate = {None: "", True: " (gate passed)", False: " (GATE FAILED)"}[accuracy.passed]
-    return f"vs float model: {', '.join(parts)}{gate}"
-
-
-def _number(value: Any, spec: str = ".3g") -> str:
-    return "n/a" if value is None else format(float(value), spec)
-
-
-def format_result(result: RunResult) -> str:
-    """A short table: verdict, target, cycles, memory, outputs, where the files are."""
-    rows = [("status", f"{result.status.value} ({result.classification.kind.value})"),
-            ("reason", result.reason),
-            ("target", f"{result.target.name} on {result.target.simulator}")]
-    if result.status is not Status.PASS:
-        rows.append(("next", result.classification.next_step))
-    if result.cpu is not None and result.cpu.total is not None:
-        rows.append(("cpu", f"{result.cpu.total} {result.cpu.source}"))
-    if result.memory is not None:
-        for name, pool in result.memory.pools.items():
-            rows.append((name, f"{pool.used} / {pool.size} bytes"))
-    if result.model:
-        rows.insert(2, ("model", result.model))
-    if result.npu is not None:
-        rows.append(("npu", npu_row(result)))
-    if result.vela is not None and result.vela.npu_cycles is not None:
-        rows.append(("vela", f"{result.vela.npu_cycles} NPU cycles (Vela's compile-time "
-                             "estimate, not measured)"))
-    if result.outputs:
-        rows.append(("outputs", f"{len(result.outputs)} tensors (exact)"))
-    if result.comparison is not None:
-        rows.append(("compare", comparison_line(result.comparison)))
-    if result.accuracy is not None and result.accuracy.outputs:
-        rows.append(("accuracy", accuracy_line(result.accuracy)))
-    rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
-    width = max(len(name) for name, _ in rows)
-    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
-
-
-def npu_row(result: RunResult) -> str:
-    """Who executed the NPU: the functional model (no timing) or the FVP's NPU with its PMU."""
-    assert result.npu is not None
-    if result.npu.executor == "functional-model":
-        return (f"functional NPU model {result.npu.executor_version} ran "
-                f"{result.npu.delegations} delegations (outputs only: no NPU timing, no PMU)")
-    counters = ", ".join(f"{c.event or c.index}={c.value}" for c in result.npu.counters)
-    return f"{result.npu.cycles} NPU cycles; {counters}"
 
 
 def run_command(request: RunRequest, json: bool = False) -> int:

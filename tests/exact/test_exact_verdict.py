@@ -10,7 +10,7 @@ import numpy as np
 from orchestrator.exact.accuracy import Gates, gate_failures, output_accuracy, top_k_agree
 from orchestrator.exact.verdict import judge_exact
 from orchestrator.results import Classification, Kind, RunResult, Status, validate
-from orchestrator.run import comparison_line
+from orchestrator.results.summary_table import comparison_line
 from orchestrator.runner.judge import accuracy_of, apply_accuracy, apply_exact
 
 STEP = np.float32(0.0125)

@@ -25,7 +25,8 @@ from orchestrator.results import (
     Status,
 )
 from orchestrator.results.schema import validation_errors
-from orchestrator.run import RunRequest, execute, format_result
+from orchestrator.results.summary_table import format_result
+from orchestrator.run import RunRequest, execute
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
