@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.write_faults import writing
 
 QUIET_ENV = "ETHOSU_ORCH_QUIET"
 LINE_INTERVAL_S = 10.0
@@ -197,7 +198,9 @@ def stream_command(args: list[str], log: Path, what: str,
     """Run `args` as step `what`: output into `log` (first line: the command), ninja's
     `[n/N]` lines reported as progress."""
     lines: list[str] = []
-    with step(what) as running, log.open("w") as handle:
+    with writing(log):
+        opened = log.open("w")   # a read-only or full scratch: one line naming the log
+    with step(what) as running, opened as handle:
         handle.write(" ".join(args) + "\n")
         with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, errors="replace",

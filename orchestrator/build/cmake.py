@@ -62,8 +62,6 @@ def configure_definitions(config: BuildConfig, tools: BuildTools,
 
 def _run(command: list[str], log: Path, what: str) -> CommandRun:
     """Run a build command (a progress step) with a plain environment; output in `log`."""
-    with writing(log):
-        log.write_text("")
     return stream_command(command, log, what, build_environment(compiler_launcher()))
 
 
