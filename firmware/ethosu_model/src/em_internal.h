@@ -31,6 +31,10 @@ typedef struct em_state {
     uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
+    /* per-channel scale records of the current command (em_load_scales) */
+    int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
+    int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
+    uint8_t shift[ETHOSU_MODEL_MAX_DEPTH];
 } em_state;
 
 /* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
@@ -109,7 +113,35 @@ typedef struct em_kernel {
    depthwise). Returns 0 or an error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
 
-/* Operations (em_ops.c). */
+/* The output stage (em_output.c). */
+typedef struct em_out {
+    em_fmap fm;
+    int height, width, depth;
+    unsigned round_mode;
+    int64_t act_min, act_max, type_min, type_max;
+    const uint8_t *lut; /* 256-entry int8/uint8 table, or NULL */
+} em_out;
+
+typedef struct em_geom {
+    int kh, kw, dil_x, dil_y, stride_x, stride_y, kh_dil, kw_dil;
+    int pad_top, pad_left, pad_bottom, pad_right;
+    int upscale; /* resampling_mode */
+    int ifm_h, ifm_w; /* extent of the (upscaled) IFM the op reads */
+    int part_kernel;
+} em_geom;
+
+/* OFM registers, activation and LUT into `o`. Returns 0 or an error code. */
+int em_load_out(em_state *s, em_out *o);
+/* Writes one scaled value: zero point, LUT, activation clamp, saturation to the OFM type. */
+void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
+/* Kernel, stride, dilation, padding and upscale registers of the current command. */
+int em_load_geom(em_state *s, const em_out *o, em_geom *g);
+/* The 10-byte scale records of `depth` output channels into s->bias/mult/shift. */
+int em_load_scales(em_state *s, int depth);
+/* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */
+int em_per_channel(em_state *s);
+
+/* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);
 int em_op_pool(em_state *s, unsigned mode);
 int em_op_elementwise(em_state *s, unsigned mode);
