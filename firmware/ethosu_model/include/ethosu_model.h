@@ -16,6 +16,14 @@ extern "C" {
 
 #define ETHOSU_MODEL_VERSION "0.1.0"
 
+/* The entry points are the only symbols a shared build exports (the rest is hidden, so calls
+   inside the library bind directly). */
+#if defined(__GNUC__)
+#define ETHOSU_MODEL_API __attribute__((visibility("default")))
+#else
+#define ETHOSU_MODEL_API
+#endif
+
 typedef struct ethosu_model_npu { uint8_t arch; /* 55 or 65 */ uint16_t macs; uint8_t cores; } ethosu_model_npu;
 typedef struct ethosu_model_status { int code; char message[192]; } ethosu_model_status;
 
@@ -24,14 +32,14 @@ typedef struct ethosu_model_status { int code; char message[192]; } ethosu_model
    the target), base_addr_size[i] its size. Returns 0 on success; otherwise non-zero with
    status->message naming what is unimplemented or wrong (command, field value, data type; or
    arch/MAC mismatch between the payload and `npu`). */
-int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, size_t custom_data_size,
+ETHOSU_MODEL_API int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, size_t custom_data_size,
                         const uint64_t *base_addr, const size_t *base_addr_size, int num_base_addr,
                         ethosu_model_status *status);
 
 /* Lists the command stream of a driver payload, one line per command:
    "<byte offset in the stream, hex> <command name> <param, hex> <data, hex or ->". Returns the
    number of commands, or -1 when the payload is malformed or `out` is too small. */
-int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
+ETHOSU_MODEL_API int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
 
 /* Status codes. */
 #define ETHOSU_MODEL_OK 0

@@ -1,83 +1,292 @@
-/* NPU_OP_CONV and NPU_OP_DEPTHWISE (fully connected is a 1x1 CONV). */
+/* NPU_OP_CONV and NPU_OP_DEPTHWISE (fully connected is a 1x1 CONV).
+ *
+ * Every path computes the same int64 accumulator, bias + sum over the taps inside the IFM of
+ * (IFM - zero point) * weight, then scales and stores it per output channel.
+ * - Patch path (8-bit IFM whose values minus the zero point fit int16): the IFM patch of an
+ *   output position is gathered once into a contiguous int16 buffer [ky][kx][i] (0 for taps
+ *   in the padding), the layout of the decoded weights, so one CONV output channel is one
+ *   int16 dot product, taken for up to CONV_POSITIONS positions per pass over a weight row.
+ *   Partial sums are int32 over chunks short enough that they cannot overflow.
+ * - Direct path (16-bit IFM, patches beyond the buffer): reads each tap's channels per
+ *   position and accumulates in int64.
+ */
 #include <string.h>
 
 #include "em_internal.h"
 
+#ifndef ETHOSU_MODEL_PATCH_CAPACITY
+#define ETHOSU_MODEL_PATCH_CAPACITY 32768u /* int16 elements: IFM patches of the positions in flight */
+#endif
+#define CONV_POSITIONS 4
+#define INT32_LIMIT 2147483647
+
 static int16_t g_weights[ETHOSU_MODEL_WEIGHT_CAPACITY];
-static int64_t g_acc[ETHOSU_MODEL_MAX_DEPTH];
+static int16_t g_patch[ETHOSU_MODEL_PATCH_CAPACITY];
+static int64_t g_acc[CONV_POSITIONS][ETHOSU_MODEL_MAX_DEPTH];
 static int32_t g_col[ETHOSU_MODEL_MAX_DEPTH];
-static int16_t g_col16[ETHOSU_MODEL_MAX_DEPTH]; /* 8-bit IFM minus zero point fits 16 bits */
+static int32_t g_dw32[ETHOSU_MODEL_MAX_DEPTH];
 
-/* --- CONV / DEPTHWISE --- */
-
-int em_op_conv(em_state *s, int depthwise) {
-    em_out o;
+typedef struct conv_job {
+    em_state *s;
     em_fmap in;
+    em_out o;
     em_geom g;
-    em_kernel k;
-    int rc, oy, ox, ky, kx, c, i;
-    int ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
-    const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
-    if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = em_load_geom(s, &o, &g))) return rc;
-    if (!em_per_channel(s))
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);
-    if (ifm_depth > (int)ETHOSU_MODEL_MAX_DEPTH)
-        return em_fail(s, ETHOSU_MODEL_CAPACITY, "IFM depth %d exceeds ETHOSU_MODEL_MAX_DEPTH", ifm_depth);
-    if (in.bytes == 4) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with a 32-bit IFM", name);
-    k.kh = g.kh; k.kw = g.kw; k.dil_x = g.dil_x; k.dil_y = g.dil_y;
-    k.ofm_depth = o.depth; k.ifm_depth = ifm_depth; k.depthwise = depthwise; k.part_kernel = g.part_kernel;
-    k.ifm_bits = in.bytes * 8;
-    k.ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
-    if ((rc = em_decode_weights(s, &k, g_weights)) || (rc = em_load_scales(s, o.depth))) return rc;
-    for (oy = 0; oy < o.height; oy++) {
-        for (ox = 0; ox < o.width; ox++) {
-            for (c = 0; c < o.depth; c++) g_acc[c] = s->bias[c];
-            for (ky = 0; ky < g.kh; ky++) {
-                int iy = oy * g.stride_y - g.pad_top + ky * g.dil_y;
-                if (iy < 0 || iy >= g.ifm_h) continue;
-                if (g.upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
-                    /* zero insertion: IFM row i sits at upscaled row 2i (measured) */
-                    if (iy & 1) continue;
-                    iy >>= 1;
-                }
-                for (kx = 0; kx < g.kw; kx++) {
-                    int ix = ox * g.stride_x - g.pad_left + kx * g.dil_x;
-                    int depth = depthwise ? o.depth : ifm_depth;
-                    if (ix < 0 || ix >= g.ifm_w) continue;
-                    if (g.upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
-                        if (ix & 1) continue;
-                        ix >>= 1;
-                    }
-                    for (i = 0; i < depth; i++) g_col[i] = em_fm_read(&in, iy, ix, i) - in.zero_point;
-                    if (in.bytes == 1)
-                        for (i = 0; i < depth; i++) g_col16[i] = (int16_t)g_col[i];
-                    if (depthwise) {
-                        for (c = 0; c < o.depth; c++)
-                            g_acc[c] += (int64_t)g_col[c] * g_weights[((size_t)c * g.kh + ky) * g.kw + kx];
-                    } else {
-                        for (c = 0; c < o.depth; c++) {
-                            const int16_t *w = g_weights + (((size_t)c * g.kh + ky) * g.kw + kx) * ifm_depth;
-                            int64_t sum = 0;
-                            if (in.bytes == 1) {
-                                int32_t s32 = 0; /* int16 x int16 products: vectorises well */
-                                for (i = 0; i < ifm_depth; i++) s32 += (int32_t)g_col16[i] * w[i];
-                                sum = s32;
-                            } else {
-                                for (i = 0; i < ifm_depth; i++) sum += (int64_t)g_col[i] * w[i];
-                            }
-                            g_acc[c] += sum;
-                        }
-                    }
-                }
-            }
-            for (c = 0; c < o.depth; c++) {
-                int err = 0;
-                int64_t v = em_scale(s, g_acc[c], s->mult[c], s->shift[c], o.round_mode, &err);
-                if (err) return err;
-                em_store(&o, oy, ox, c, v);
-            }
+    int depthwise, ifm_depth;
+    int depth;   /* channels read per tap: IFM depth (CONV) or OFM depth (DEPTHWISE) */
+    int patch;   /* int16 elements of one position's patch: kh * kw * depth */
+    int chunk;   /* products an int32 partial sum can take without overflow */
+} conv_job;
+
+/* --- tap coordinates: the IFM row/column a kernel tap reads, -1 for padding --- */
+
+static int tap_index(int at, int extent, int upscale) {
+    if (at < 0 || at >= extent) return -1;
+    if (upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
+        /* zero insertion: IFM row i sits at upscaled row 2i (measured) */
+        if (at & 1) return -1;
+        at >>= 1;
+    }
+    return at;
+}
+
+static int tap_row(const em_geom *g, int oy, int ky) {
+    return tap_index(oy * g->stride_y - g->pad_top + ky * g->dil_y, g->ifm_h, g->upscale);
+}
+
+static int tap_col(const em_geom *g, int ox, int kx) {
+    return tap_index(ox * g->stride_x - g->pad_left + kx * g->dil_x, g->ifm_w, g->upscale);
+}
+
+/* --- the output stage of one position: scale per channel, then store --- */
+
+static int store_position(conv_job *j, int oy, int ox, const int64_t *acc) {
+    const em_out *o = &j->o;
+    uint8_t *run = em_fm_run(&o->fm, oy, ox, o->depth);
+    int c;
+    for (c = 0; c < o->depth; c++) {
+        int64_t v;
+        if (!em_scale_fast(acc[c], j->s->mult[c], j->s->shift[c], o->round_mode, &v)) {
+            int err = 0;
+            v = em_scale(j->s, acc[c], j->s->mult[c], j->s->shift[c], o->round_mode, &err);
+            if (err) return err;
         }
+        if (run != NULL) em_fm_put(&o->fm, run + em_fm_coff(&o->fm, c), em_out_value(o, v));
+        else em_store(o, oy, ox, c, v);
     }
     return 0;
 }
 
+/* --- patch path --- */
+
+/* n contiguous 8-bit values minus the zero point. */
+static void widen8(const uint8_t *src, int n, int is_signed, int16_t zp, int16_t *dst) {
+    int i;
+    if (is_signed) for (i = 0; i < n; i++) dst[i] = (int16_t)((int8_t)src[i] - zp);
+    else for (i = 0; i < n; i++) dst[i] = (int16_t)(src[i] - zp);
+}
+
+/* `depth` channels of the 8-bit IFM at (iy, ix) minus the zero point into dst. */
+static void gather_tap(const em_fmap *in, int iy, int ix, int depth, int16_t *dst) {
+    const uint8_t *run = em_fm_run(in, iy, ix, depth);
+    const int16_t zp = (int16_t)in->zero_point;
+    int i;
+    if (run == NULL) {
+        for (i = 0; i < depth; i++) dst[i] = (int16_t)(em_fm_read(in, iy, ix, i) - in->zero_point);
+    } else if (in->nhcwb16) {
+        for (i = 0; i < depth; i += 16)
+            widen8(run + (i >> 4) * in->stride_c, depth - i < 16 ? depth - i : 16, in->is_signed, zp, dst + i);
+    } else if (in->stride_c == 1) {
+        widen8(run, depth, in->is_signed, zp, dst);
+    } else {
+        for (i = 0; i < depth; i++) dst[i] = (int16_t)(em_fm_get(in, run + em_fm_coff(in, i)) - in->zero_point);
+    }
+}
+
+static void gather_patch(const conv_job *j, int oy, int ox, int16_t *patch) {
+    const em_geom *g = &j->g;
+    int ky, kx;
+    for (ky = 0; ky < g->kh; ky++) {
+        int iy = tap_row(g, oy, ky);
+        for (kx = 0; kx < g->kw; kx++, patch += j->depth) {
+            int ix = tap_col(g, ox, kx);
+            if (iy < 0 || ix < 0) memset(patch, 0, (size_t)j->depth * sizeof(int16_t));
+            else gather_tap(&j->in, iy, ix, j->depth, patch);
+        }
+    }
+}
+
+/* The int16 dot products of weight row w with `positions` patches (stride apart), each added
+   to its int64 sum in int32 chunks of j->chunk products. */
+static void dot_rows(const conv_job *j, const int16_t *w, const int16_t *patches, int positions, int64_t *sums) {
+    int n = j->patch, start, k, p;
+    for (start = 0; start < n; start += j->chunk) {
+        int len = n - start < j->chunk ? n - start : j->chunk;
+        const int16_t *ws = w + start, *p0 = patches + start;
+        if (positions == CONV_POSITIONS) {
+            const int16_t *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            for (k = 0; k < len; k++) {
+                int32_t x = ws[k];
+                s0 += x * p0[k]; s1 += x * p1[k]; s2 += x * p2[k]; s3 += x * p3[k];
+            }
+            sums[0] += s0; sums[1] += s1; sums[2] += s2; sums[3] += s3;
+        } else {
+            for (p = 0; p < positions; p++) {
+                const int16_t *pp = p0 + (size_t)p * n;
+                int32_t s0 = 0;
+                for (k = 0; k < len; k++) s0 += (int32_t)ws[k] * pp[k];
+                sums[p] += s0;
+            }
+        }
+    }
+}
+
+/* CONV: `positions` consecutive output columns from ox0 of row oy. */
+static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
+    int p, c;
+    int64_t sums[CONV_POSITIONS];
+    for (p = 0; p < positions; p++) gather_patch(j, oy, ox0 + p, g_patch + (size_t)p * j->patch);
+    for (c = 0; c < j->o.depth; c++) {
+        for (p = 0; p < positions; p++) sums[p] = j->s->bias[c];
+        dot_rows(j, g_weights + (size_t)c * j->patch, g_patch, positions, sums);
+        for (p = 0; p < positions; p++) g_acc[p][c] = sums[p];
+    }
+    for (p = 0; p < positions; p++) {
+        int rc = store_position(j, oy, ox0 + p, g_acc[p]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* DEPTHWISE: one position; weights are [ky][kx][c] like the patch, so each tap is an
+   element-wise product over the channels (int32 while j->chunk allows all taps). */
+static int depthwise_position(conv_job *j, int oy, int ox) {
+    const int depth = j->o.depth, taps = j->g.kh * j->g.kw;
+    int64_t *acc = g_acc[0];
+    int t, c;
+    gather_patch(j, oy, ox, g_patch);
+    for (c = 0; c < depth; c++) acc[c] = j->s->bias[c];
+    if (taps <= j->chunk) {
+        for (c = 0; c < depth; c++) g_dw32[c] = 0;
+        for (t = 0; t < taps; t++) {
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * depth;
+            for (c = 0; c < depth; c++) g_dw32[c] += (int32_t)pt[c] * wt[c];
+        }
+        for (c = 0; c < depth; c++) acc[c] += g_dw32[c];
+    } else {
+        for (t = 0; t < taps; t++) {
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * depth;
+            for (c = 0; c < depth; c++) acc[c] += (int64_t)pt[c] * wt[c];
+        }
+    }
+    return store_position(j, oy, ox, acc);
+}
+
+/* --- direct path --- */
+
+static int direct_position(conv_job *j, int oy, int ox) {
+    const em_geom *g = &j->g;
+    const int depth = j->o.depth;
+    int64_t *acc = g_acc[0];
+    int ky, kx, c, i;
+    for (c = 0; c < depth; c++) acc[c] = j->s->bias[c];
+    for (ky = 0; ky < g->kh; ky++) {
+        int iy = tap_row(g, oy, ky);
+        if (iy < 0) continue;
+        for (kx = 0; kx < g->kw; kx++) {
+            int ix = tap_col(g, ox, kx), tap = ky * g->kw + kx;
+            if (ix < 0) continue;
+            for (i = 0; i < j->depth; i++) g_col[i] = em_fm_read(&j->in, iy, ix, i) - j->in.zero_point;
+            for (c = 0; c < depth; c++) {
+                if (j->depthwise) {
+                    acc[c] += (int64_t)g_col[c] * g_weights[(size_t)tap * depth + c];
+                } else {
+                    const int16_t *w = g_weights + ((size_t)c * g->kh * g->kw + tap) * j->ifm_depth;
+                    for (i = 0; i < j->ifm_depth; i++) acc[c] += (int64_t)g_col[i] * w[i];
+                }
+            }
+        }
+    }
+    return store_position(j, oy, ox, acc);
+}
+
+/* --- the operation --- */
+
+static int32_t max_abs_weight(size_t count) {
+    int32_t m = 0;
+    size_t i;
+    for (i = 0; i < count; i++) {
+        int32_t v = g_weights[i] < 0 ? -(int32_t)g_weights[i] : g_weights[i];
+        if (v > m) m = v;
+    }
+    return m;
+}
+
+/* The largest |IFM - zero point| of an 8-bit IFM; 0 when the IFM is not 8-bit. */
+static int32_t max_abs_input(const em_fmap *in) {
+    int32_t lo = in->is_signed ? -128 : 0, hi = in->is_signed ? 127 : 255;
+    int32_t a = lo - in->zero_point, b = hi - in->zero_point;
+    if (in->bytes != 1) return 0;
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    return a > b ? a : b;
+}
+
+/* 1 when the patch path applies; sets j->chunk. */
+static int patch_path(conv_job *j, int32_t max_w) {
+    int32_t max_in = max_abs_input(&j->in);
+    int64_t product = (int64_t)max_in * max_w;
+    if (max_in == 0 || max_in > 32767 || (size_t)j->patch > ETHOSU_MODEL_PATCH_CAPACITY) return 0;
+    j->chunk = product == 0 ? j->patch + 1 : (int)(INT32_LIMIT / product);
+    if (j->chunk < 1) return 0;
+    return 1;
+}
+
+static int load_job(em_state *s, int depthwise, conv_job *j) {
+    em_kernel k;
+    int rc;
+    const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
+    memset(j, 0, sizeof(*j));
+    j->s = s;
+    j->depthwise = depthwise;
+    j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
+    if ((rc = em_load_out(s, &j->o)) || (rc = em_load_fmap(s, 0, &j->in)) || (rc = em_load_geom(s, &j->o, &j->g)))
+        return rc;
+    if (!em_per_channel(s))
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);
+    if (j->ifm_depth > (int)ETHOSU_MODEL_MAX_DEPTH)
+        return em_fail(s, ETHOSU_MODEL_CAPACITY, "IFM depth %d exceeds ETHOSU_MODEL_MAX_DEPTH", j->ifm_depth);
+    if (j->in.bytes == 4) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with a 32-bit IFM", name);
+    k.kh = j->g.kh; k.kw = j->g.kw; k.dil_x = j->g.dil_x; k.dil_y = j->g.dil_y;
+    k.ofm_depth = j->o.depth; k.ifm_depth = j->ifm_depth; k.depthwise = depthwise; k.part_kernel = j->g.part_kernel;
+    k.ifm_bits = j->in.bytes * 8;
+    k.ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
+    if ((rc = em_decode_weights(s, &k, g_weights)) || (rc = em_load_scales(s, j->o.depth))) return rc;
+    j->depth = depthwise ? j->o.depth : j->ifm_depth;
+    j->patch = j->g.kh * j->g.kw * j->depth;
+    return 0;
+}
+
+int em_op_conv(em_state *s, int depthwise) {
+    conv_job j;
+    int rc, oy, ox, patches;
+    if ((rc = load_job(s, depthwise, &j))) return rc;
+    patches = patch_path(&j, max_abs_weight((size_t)j.o.depth * j.g.kh * j.g.kw * (depthwise ? 1u : (size_t)j.ifm_depth)));
+    for (oy = 0; oy < j.o.height; oy++) {
+        for (ox = 0; ox < j.o.width;) {
+            int step = 1;
+            if (!patches) rc = direct_position(&j, oy, ox);
+            else if (depthwise) rc = depthwise_position(&j, oy, ox);
+            else {
+                int fit = (int)(ETHOSU_MODEL_PATCH_CAPACITY / (size_t)j.patch);
+                step = j.o.width - ox;
+                if (step > CONV_POSITIONS) step = CONV_POSITIONS;
+                if (step > fit) step = fit;
+                rc = conv_positions(&j, oy, ox, step);
+            }
+            if (rc) return rc;
+            ox += step;
+        }
+    }
+    return 0;
+}

@@ -101,7 +101,9 @@ static int64_t shr_128(int64_t hi, uint64_t lo, int shift) {
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
     int64_t hi;
     uint64_t lo;
+    int64_t fast;
     if (shift < 0 || shift > 63) { *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "scale shift %d", shift); return 0; }
+    if (em_scale_fast(value, scale, shift, mode, &fast)) return fast;
     mul_64_33(value, scale, &hi, &lo);
     if (shift == 0) return (int64_t)lo;
     if (mode == EM_ROUNDING_NATURAL) {

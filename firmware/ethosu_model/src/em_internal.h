@@ -60,13 +60,25 @@ static inline int32_t em_sext(uint32_t v, int bits) {
     return (int32_t)((v ^ m) - m);
 }
 
-static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
+/* Tile of (y, x) and the byte offset of its channel 0 within the tile. */
+static inline int em_fm_tile(const em_fmap *f, int y, int x, int64_t *off) {
     int t = 0;
     if (x >= f->width0) { t = 1; x -= f->width0; if (y >= f->height1) { t = 3; y -= f->height1; } }
     else if (y >= f->height0) { t = 2; y -= f->height0; }
-    int64_t off = (int64_t)y * f->stride_y + (int64_t)x * f->stride_x;
-    if (f->nhcwb16) off += (int64_t)(c >> 4) * f->stride_c + (int64_t)(c & 15) * f->bytes;
-    else off += (int64_t)c * f->stride_c;
+    *off = (int64_t)y * f->stride_y + (int64_t)x * f->stride_x;
+    return t;
+}
+
+/* Byte offset of channel c from channel 0 (NHWC: c * stride_c; NHCWB16: 16-channel bricks). */
+static inline int64_t em_fm_coff(const em_fmap *f, int c) {
+    if (f->nhcwb16) return (int64_t)(c >> 4) * f->stride_c + (int64_t)(c & 15) * f->bytes;
+    return (int64_t)c * f->stride_c;
+}
+
+static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
+    int64_t off;
+    int t = em_fm_tile(f, y, x, &off);
+    off += em_fm_coff(f, c);
     {
         const uint8_t *p = f->tile[t] + off;
         if (p < f->lo || p + f->bytes > f->hi) { *f->fault = 1; return NULL; }
@@ -74,9 +86,22 @@ static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
     }
 }
 
-static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
-    const uint8_t *p = em_fm_ptr(f, y, x, c);
-    if (p == NULL) return 0;
+/* Channel 0 of (y, x) when channels 0..depth-1 of that position all lie inside the region
+   (channel c is then at the result + em_fm_coff(f, c)); NULL otherwise, and nothing is
+   recorded: the caller then takes the checked accessors, which record the fault. */
+static inline uint8_t *em_fm_run(const em_fmap *f, int y, int x, int depth) {
+    int64_t off, span, lo_c, hi_c, at;
+    int t = em_fm_tile(f, y, x, &off);
+    /* the extreme channel offsets: the last brick (or channel) and, in a brick, channel 15 */
+    span = f->nhcwb16 ? (int64_t)((depth - 1) >> 4) * f->stride_c : (int64_t)(depth - 1) * f->stride_c;
+    lo_c = span < 0 ? span : 0;
+    hi_c = (span > 0 ? span : 0) + (f->nhcwb16 ? (int64_t)((depth < 16 ? depth : 16) - 1) * f->bytes : 0);
+    at = (int64_t)(f->tile[t] - f->lo) + off;
+    if (at + lo_c < 0 || at + hi_c + f->bytes > (int64_t)(f->hi - f->lo)) return NULL;
+    return f->tile[t] + off;
+}
+
+static inline int32_t em_fm_get(const em_fmap *f, const uint8_t *p) {
     switch (f->bytes) {
     case 1: return f->is_signed ? (int32_t)(int8_t)p[0] : (int32_t)p[0];
     case 2: {
@@ -88,19 +113,46 @@ static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
     }
 }
 
-static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v) {
-    uint8_t *p = em_fm_ptr(f, y, x, c);
+static inline void em_fm_put(const em_fmap *f, uint8_t *p, int64_t v) {
     uint32_t u = (uint32_t)v;
-    if (p == NULL) return;
     p[0] = (uint8_t)u;
     if (f->bytes > 1) p[1] = (uint8_t)(u >> 8);
     if (f->bytes > 2) { p[2] = (uint8_t)(u >> 16); p[3] = (uint8_t)(u >> 24); }
+}
+
+static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
+    const uint8_t *p = em_fm_ptr(f, y, x, c);
+    return p == NULL ? 0 : em_fm_get(f, p);
+}
+
+static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v) {
+    uint8_t *p = em_fm_ptr(f, y, x, c);
+    if (p != NULL) em_fm_put(f, p, v);
 }
 
 /* Feature maps from the registers: 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
 /* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
+
+/* em_scale's result without the 128-bit product, when |value| < 2^30 and shift <= 62 (value *
+   scale and the rounding term then fit int64): returns 1 and sets *out, else 0 (em_scale then
+   takes the general path). Same rounding modes as em_scale. */
+static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigned mode, int64_t *out) {
+    int64_t p;
+    if (value <= -((int64_t)1 << 30) || value >= ((int64_t)1 << 30) || shift < 0 || shift > 62) return 0;
+    p = value * scale;
+    if (shift == 0) { *out = p; return 1; }
+    if (mode == EM_ROUNDING_NATURAL) p += (int64_t)1 << (shift - 1);
+    else if (mode == EM_ROUNDING_TFL) {
+        p += (int64_t)1 << (shift - 1);
+        if (shift > 31) p += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+    } else if (mode == EM_ROUNDING_TRUNCATE) {
+        if (p < 0) p += ((int64_t)1 << shift) - 1;
+    } else return 0;
+    *out = p >> shift;
+    return 1;
+}
 
 /* Weights (em_weights.c). */
 typedef struct em_kernel {
@@ -109,8 +161,8 @@ typedef struct em_kernel {
     int ofm_depth, ifm_depth;
     int depthwise, part_kernel, ifm_bits, ofm_block_depth;
 } em_kernel;
-/* Decodes the weight streams of the current command into dense [o][ky][kx][i] (i absent for
-   depthwise). Returns 0 or an error code. */
+/* Decodes the weight streams of the current command into dense [o][ky][kx][i], or [ky][kx][o]
+   for depthwise (channels contiguous per tap). Returns 0 or an error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
 
 /* The output stage (em_output.c). */
@@ -132,7 +184,9 @@ typedef struct em_geom {
 
 /* OFM registers, activation and LUT into `o`. Returns 0 or an error code. */
 int em_load_out(em_state *s, em_out *o);
-/* Writes one scaled value: zero point, LUT, activation clamp, saturation to the OFM type. */
+/* The OFM value of one scaled value: zero point, LUT, activation clamp, saturation to the OFM type. */
+int64_t em_out_value(const em_out *o, int64_t scaled);
+/* Writes em_out_value(o, scaled) at (y, x, c). */
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
 /* Kernel, stride, dilation, padding and upscale registers of the current command. */
 int em_load_geom(em_state *s, const em_out *o, em_geom *g);

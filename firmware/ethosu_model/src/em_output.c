@@ -49,7 +49,7 @@ int em_load_out(em_state *s, em_out *o) {
     return 0;
 }
 
-void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
+int64_t em_out_value(const em_out *o, int64_t scaled) {
     int64_t v = scaled + o->fm.zero_point;
     if (o->lut) {
         int64_t lo = o->fm.is_signed ? -128 : 0, hi = o->fm.is_signed ? 127 : 255;
@@ -60,7 +60,11 @@ void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
     if (v > o->act_max) v = o->act_max;
     if (v < o->type_min) v = o->type_min;
     if (v > o->type_max) v = o->type_max;
-    em_fm_write(&o->fm, y, x, c, v);
+    return v;
+}
+
+void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
+    em_fm_write(&o->fm, y, x, c, em_out_value(o, scaled));
 }
 
 /* --- kernel geometry --- */

@@ -14,7 +14,7 @@ typedef struct bits_in {
     int overrun;
 } bits_in;
 
-static uint32_t get_bits(bits_in *b, int n) {
+static uint32_t get_bits_slow(bits_in *b, int n) {
     uint32_t v = 0;
     int i;
     for (i = 0; i < n; i++) {
@@ -24,6 +24,18 @@ static uint32_t get_bits(bits_in *b, int n) {
         b->pos++;
     }
     return v;
+}
+
+/* n (0..25) bits, least significant first; near the end of the buffer bit by bit (an overrun
+   is recorded and gives 0). */
+static inline uint32_t get_bits(bits_in *b, int n) {
+    uint32_t byte = b->pos >> 3, shift = b->pos & 7u, v;
+    if (n == 0) return 0;
+    if (byte + 4u > b->size) return get_bits_slow(b, n);
+    v = (uint32_t)b->buf[byte] | ((uint32_t)b->buf[byte + 1] << 8) | ((uint32_t)b->buf[byte + 2] << 16) |
+        ((uint32_t)b->buf[byte + 3] << 24);
+    b->pos += (uint32_t)n;
+    return (v >> shift) & ((1u << n) - 1u);
 }
 
 /* A pull decoder: one slice of weight symbols and zero runs at a time. */
@@ -94,27 +106,29 @@ static int decode_slice(mlw_dec *d) {
             int cnt = z_carry;
             z_unary = get_bits(bb, z_unary_len);
             z_nsym = 0;
-            for (i = 0; i < z_unary_len; i++) {
-                if (z_unary & (1u << i)) cnt++;
-                else { z_q[z_nsym++] = cnt; cnt = 0; }
+            for (i = 0; i < z_unary_len; i++) { /* a 1 extends the run, a 0 ends a symbol (branch-free) */
+                int one = (int)((z_unary >> i) & 1u);
+                cnt += one;
+                z_q[z_nsym] = cnt;
+                z_nsym += 1 - one;
+                cnt *= one;
             }
             z_carry = cnt;
             z_pos += z_nsym;
         }
         if (w_en) {
             int len1 = 0, cnt = w_carry, max_sym = (w_unc && wdiv > 5) ? 8 : 12;
-            for (i = 0; i < max_sym; i++) if (w_unary0 & (1u << i)) len1++;
+            for (i = 0; i < max_sym; i++) len1 += (int)((w_unary0 >> i) & 1u);
             w_unary1 = get_bits(bb, len1);
             w_nsym = 0;
-            for (i = 0; i < max_sym; i++) {
-                int code = 0;
-                if (w_unary0 & (1u << i)) {
-                    code++;
-                    if (w_unary1 & 1u) code++;
-                    w_unary1 >>= 1;
-                }
-                cnt += code;
-                if (code < 2 || wtrunc) { w_q[w_nsym++] = cnt; cnt = 0; }
+            for (i = 0; i < max_sym; i++) { /* code 0, 1 or 2 per unary0 bit (branch-free) */
+                uint32_t first = (w_unary0 >> i) & 1u, second = w_unary1 & first;
+                int ends = second == 0u || wtrunc;
+                w_unary1 >>= first;
+                cnt += (int)(first + second);
+                w_q[w_nsym] = cnt;
+                w_nsym += ends;
+                cnt *= 1 - ends;
             }
             w_carry = cnt;
             w_pos += w_nsym;
@@ -208,7 +222,7 @@ static int order_stream(em_state *s, const em_kernel *k, mlw_dec *d, int core, i
                                                "weight stream of core %d ends early or is malformed", core);
                             if (ifm_z < ifm_depth && ofm_z < ofm_depth && ky < sub_h) {
                                 int o = core + ofm_z * cores, wy = sy + ky, wx = sx + kx;
-                                size_t at = dw ? ((size_t)o * k->kh + wy) * k->kw + wx
+                                size_t at = dw ? ((size_t)wy * k->kw + wx) * k->ofm_depth + o
                                                : (((size_t)o * k->kh + wy) * k->kw + wx) * k->ifm_depth + ifm_z;
                                 dense[at] = w;
                             }
