@@ -59,19 +59,29 @@ static int tap_col(const em_geom *g, int ox, int kx) {
 
 /* --- the output stage of one position: scale per channel, then store --- */
 
-static int store_position(conv_job *j, int oy, int ox, const int64_t *acc) {
+static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     const em_out *o = &j->o;
-    uint8_t *run = em_fm_run(&o->fm, oy, ox, o->depth);
+    const em_fmap *f = &o->fm;
+    const int32_t *mult = j->s->mult;
+    const uint8_t *shift = j->s->shift;
+    uint8_t *run = em_fm_run(f, oy, ox, o->depth);
     int c;
     for (c = 0; c < o->depth; c++) {
-        int64_t v;
-        if (!em_scale_fast(acc[c], j->s->mult[c], j->s->shift[c], o->round_mode, &v)) {
+        if (!em_scale_fast(acc[c], mult[c], shift[c], o->round_mode, &acc[c])) {
             int err = 0;
-            v = em_scale(j->s, acc[c], j->s->mult[c], j->s->shift[c], o->round_mode, &err);
+            acc[c] = em_scale(j->s, acc[c], mult[c], shift[c], o->round_mode, &err);
             if (err) return err;
         }
-        if (run != NULL) em_fm_put(&o->fm, run + em_fm_coff(&o->fm, c), em_out_value(o, v));
-        else em_store(o, oy, ox, c, v);
+    }
+    em_out_values(o, acc, o->depth);
+    if (run == NULL) {
+        for (c = 0; c < o->depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
+    } else if (f->bytes == 1 && !f->nhcwb16 && f->stride_c == 1) {
+        for (c = 0; c < o->depth; c++) run[c] = (uint8_t)acc[c];
+    } else if (f->bytes == 1 && f->nhcwb16) {
+        for (c = 0; c < o->depth; c++) run[(c >> 4) * f->stride_c + (c & 15)] = (uint8_t)acc[c];
+    } else {
+        for (c = 0; c < o->depth; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
     }
     return 0;
 }

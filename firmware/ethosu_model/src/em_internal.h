@@ -188,6 +188,8 @@ int em_load_out(em_state *s, em_out *o);
 int64_t em_out_value(const em_out *o, int64_t scaled);
 /* Writes em_out_value(o, scaled) at (y, x, c). */
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
+/* em_out_value of each of `count` values, in place. */
+void em_out_values(const em_out *o, int64_t *values, int count);
 /* Kernel, stride, dilation, padding and upscale registers of the current command. */
 int em_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* The 10-byte scale records of `depth` output channels into s->bias/mult/shift. */

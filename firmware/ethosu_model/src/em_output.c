@@ -67,6 +67,11 @@ void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
     em_fm_write(&o->fm, y, x, c, em_out_value(o, scaled));
 }
 
+void em_out_values(const em_out *o, int64_t *values, int count) {
+    int i;
+    for (i = 0; i < count; i++) values[i] = em_out_value(o, values[i]);
+}
+
 /* --- kernel geometry --- */
 
 int em_load_geom(em_state *s, const em_out *o, em_geom *g) {
