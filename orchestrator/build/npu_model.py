@@ -56,9 +56,11 @@ def model_definitions(target: Target) -> dict[str, str]:
     if placed_model(target) is None:
         return {}
     assert target.macs is not None
+    cores = target.npu_cores or 1
     return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
-            "EOR_NPU_MODEL_MACS": str(target.macs),
-            "EOR_NPU_MODEL_CORES": str(target.npu_cores or 1),
+            # per core, as ethosu_model_npu.macs (ethos-u65-512: 2 cores x 256)
+            "EOR_NPU_MODEL_MACS": str(target.macs // cores),
+            "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),
             "ETHOSU_MODEL_PYTHON": sys.executable}   # generates the tables from its Vela
 

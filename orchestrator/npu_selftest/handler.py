@@ -14,7 +14,7 @@ from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
-from orchestrator.runner.metrics import functional_model_npu
+from orchestrator.runner.metrics import functional_model_npu, label_emulated_npu_cycles
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.result import run_result
 from orchestrator.sim.select import placed_on, simulator_binary
@@ -68,6 +68,7 @@ def run_case(work: Scratch, target: Target, simulator: Simulator, case: NpuCase,
     result = run_result(run_id, target, build, simulation, started_at=started or utc_now())
     result.model = case.name
     result.npu = functional_model_npu(simulation.stream)
+    label_emulated_npu_cycles(result)
     result.target.options["compiled_for"] = case.compiled_for
     return explain_npu_model_refusal(result, simulation.stream)
 

@@ -43,10 +43,16 @@ def _put(metrics: dict[str, float], name: str, value: Any) -> None:
         metrics[name] = value
 
 
+def _npu_emulated(result: RunResult) -> bool:
+    """The NPU's work was not measured: something other than an FVP's Ethos-U executed it
+    (executor None is a result from before the executor was recorded: an FVP)."""
+    return result.npu is not None and result.npu.executor not in (None, "fvp")
+
+
 def _npu(result: RunResult, metrics: dict[str, float]) -> None:
     """NPU cycles and PMU counters: measured by an FVP's NPU only (a functional-model run has
     no NPU timing, so it never enters a baseline's NPU metrics)."""
-    if result.npu is None or result.npu.executor not in (None, "fvp"):
+    if result.npu is None or _npu_emulated(result):
         return
     _put(metrics, "npu.cycles", result.npu.cycles)
     for counter in result.npu.counters:
@@ -54,7 +60,9 @@ def _npu(result: RunResult, metrics: dict[str, float]) -> None:
 
 
 def _cpu(result: RunResult, metrics: dict[str, float]) -> None:
-    if result.cpu is None:
+    """CPU cycles, unless they include the functional NPU model's emulation of the NPU (a
+    functional-model run: neither CPU nor NPU performance, so never a baseline)."""
+    if result.cpu is None or result.cpu.includes_npu_model or _npu_emulated(result):
         return
     _put(metrics, "cpu.cycles", result.cpu.total)
     _put(metrics, "cpu.operators_cycles", result.cpu.operators_total)

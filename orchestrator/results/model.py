@@ -10,7 +10,7 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.2.0"   # 1.2: comparison exactness fields, accuracy
+SCHEMA_VERSION = "1.3.0"   # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -200,6 +200,9 @@ class CpuCycles:
     npu_wait: int | None = None
     cpu_ratio_percent: float | None = None
     npu_ratio_percent: float | None = None
+    # True on a functional-model run: the CPU also executed the NPU's work (the model emulating
+    # the Ethos-U on the M55), so the count is neither CPU-only work nor any NPU's timing.
+    includes_npu_model: bool | None = None
 
 
 @dataclass

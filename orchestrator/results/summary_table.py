@@ -45,11 +45,17 @@ def _cycles(result: RunResult) -> str | None:
     if result.vela and result.vela.npu_cycles is not None:
         parts.append(f"Vela estimate {_count(result.vela.npu_cycles)}")
     if result.cpu and result.cpu.total is not None:
-        fvp = result.cpu.note == FVP_CPU_CYCLES_NOTE
-        parts.append(
-            f"CPU {_count(result.cpu.total)} ({'not timing on FVP' if fvp else result.cpu.source})"
-        )
+        parts.append(f"CPU {_count(result.cpu.total)} ({_cpu_meaning(result)})")
     return ", ".join(parts) or None
+
+
+def _cpu_meaning(result: RunResult) -> str:
+    """What the CPU count is: its source, unless it is not timing (FVP) or includes the
+    functional NPU model's emulation of the NPU."""
+    assert result.cpu is not None
+    if result.cpu.includes_npu_model:
+        return f"{result.cpu.source}, CPU + functional NPU model emulating the NPU: not timing"
+    return "not timing on FVP" if result.cpu.note == FVP_CPU_CYCLES_NOTE else result.cpu.source
 
 
 def _npu_share(result: RunResult) -> str | None:
@@ -226,7 +232,7 @@ def format_result(result: RunResult) -> str:
     if result.status is not Status.PASS:
         rows.append(("next", result.classification.next_step))
     if result.cpu is not None and result.cpu.total is not None:
-        rows.append(("cpu", f"{result.cpu.total} {result.cpu.source}"))
+        rows.append(("cpu", f"{result.cpu.total} {_cpu_meaning(result)}"))
     if result.memory is not None:
         for name, pool in result.memory.pools.items():
             rows.append((name, f"{pool.used} / {pool.size} bytes"))

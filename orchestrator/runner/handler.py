@@ -29,7 +29,7 @@ from orchestrator.runner.firmware import (
     runner_npu_axi,
 )
 from orchestrator.runner.judge import judge
-from orchestrator.runner.metrics import npu_pmu, pools
+from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
@@ -162,6 +162,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
+    label_emulated_npu_cycles(result)
     result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),

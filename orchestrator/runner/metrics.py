@@ -1,6 +1,7 @@
 """What the runner's metric records add to a RunResult: its memory pools (used / size, planned
 bytes, .pte size) and the Ethos-U PMU counters, in the catalogue's counter order (or, on the
-functional NPU model, which model executed: no counters)."""
+functional NPU model, which model executed: no counters, and CPU cycles labelled as including
+the model's emulation of the NPU)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from orchestrator.build.npu_model import (
     placed_model,
 )
 from orchestrator.protocol import ParsedStream
-from orchestrator.results import MemoryUse, NpuPmu, PmuCounter, PoolUse
+from orchestrator.results import MemoryUse, NpuPmu, PmuCounter, PoolUse, RunResult
 from orchestrator.targets import Target
 
 POOLS = ("method_pool", "temp_pool", "fast_scratch")
@@ -62,3 +63,15 @@ def functional_model_npu(stream: ParsedStream) -> NpuPmu:
     return NpuPmu(cycles=None, counters=[], inferences=runs.value if runs else None,
                   delegations=delegations.value if delegations else None,
                   executor=EXECUTOR_MODEL, executor_version=reported or model_version())
+
+
+EMULATED_NPU_NOTE = ("includes the functional NPU model emulating the Ethos-U on this CPU: "
+                     "neither the CPU's share of the inference nor NPU timing")
+
+
+def label_emulated_npu_cycles(result: RunResult) -> None:
+    """On a functional-model run, mark the CPU count as including the NPU's emulated work."""
+    if result.cpu is None or result.npu is None or result.npu.executor != EXECUTOR_MODEL:
+        return
+    result.cpu = replace(result.cpu, includes_npu_model=True,
+                         note=f"{result.cpu.note}; {EMULATED_NPU_NOTE}")

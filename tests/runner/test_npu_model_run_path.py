@@ -11,6 +11,7 @@ import pytest
 
 from orchestrator.build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.errors import OrchestratorError
+from orchestrator.parse.protocol_values import CYCLE_NOTES
 from orchestrator.paths import scratch
 from orchestrator.protocol import ParsedStream
 from orchestrator.protocol.frame import encode_frame
@@ -18,6 +19,7 @@ from orchestrator.protocol.stream import parse_text
 from orchestrator.regress.metrics import extract_metrics
 from orchestrator.results import (
     Classification,
+    CpuCycles,
     Kind,
     NpuPmu,
     PmuCounter,
@@ -25,13 +27,13 @@ from orchestrator.results import (
     Status,
 )
 from orchestrator.results.schema import validation_errors
-from orchestrator.results.summary_table import format_result
+from orchestrator.results.summary_table import format_result, summary_rows
 from orchestrator.run import RunRequest, execute
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
 from orchestrator.runner.handler import npu_axi_record
-from orchestrator.runner.metrics import npu_pmu
+from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu
 from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Target, load_catalogue
 
@@ -68,7 +70,8 @@ def test_runner_build_links_the_model_with_the_catalogue_config() -> None:
     assert not any(key in values for key in ("EOR_RUNNER_NPU_BASE", "EOR_RUNNER_PMU_EVENTS",
                                              "EOR_RUNNER_ETHOSU_DRIVER"))
     dual = build_values("ethos-u65-512")
-    assert (dual["EOR_NPU_MODEL_ARCH"], dual["EOR_NPU_MODEL_CORES"]) == ("65", "2")
+    assert (dual["EOR_NPU_MODEL_ARCH"], dual["EOR_NPU_MODEL_MACS"],
+            dual["EOR_NPU_MODEL_CORES"]) == ("65", "256", "2")   # MACs per core
 
 
 def test_model_version_names_the_model_and_its_sources() -> None:
@@ -129,6 +132,36 @@ def test_baselines_take_npu_metrics_from_the_fvp_only() -> None:
                                              kind=Kind.SUCCESS, summary="ok", next_step="-")))
     assert metrics("fvp")["npu.cycles"] == 5000
     assert not any(name.startswith(("npu.", "pmu.")) for name in metrics(EXECUTOR_MODEL))
+
+
+def systick_run(executor: str | None) -> RunResult:
+    """A passing QEMU run with SysTick CPU cycles; the NPU run by `executor` (None: no NPU)."""
+    npu = NpuPmu(executor=executor) if executor else None
+    cpu = CpuCycles(source="systick", note=CYCLE_NOTES["systick"], total=155_576_987)
+    result = RunResult(status=Status.PASS, reason="ok", npu=npu, cpu=cpu, classification=
+                       Classification(kind=Kind.SUCCESS, summary="ok", next_step="-"))
+    label_emulated_npu_cycles(result)
+    return result
+
+
+def test_cpu_cycles_of_a_functional_model_run_say_they_include_the_emulated_npu() -> None:
+    result = systick_run(EXECUTOR_MODEL)
+    assert result.cpu is not None and result.cpu.includes_npu_model is True
+    assert "functional NPU model emulating the Ethos-U" in result.cpu.note
+    document = result.to_dict()
+    assert validation_errors(document) == [] and document["cpu"]["includes_npu_model"] is True
+    label = "CPU + functional NPU model emulating the NPU: not timing"
+    assert label in dict(summary_rows(result))["cycles"]
+    assert f"155576987 systick, {label}" in format_result(result)
+
+
+def test_regress_keeps_no_cycles_of_a_functional_model_run() -> None:
+    assert not any(name.startswith(("cpu.", "npu.", "pmu."))
+                   for name in extract_metrics(systick_run(EXECUTOR_MODEL)))
+    for plain in (systick_run(None), systick_run("fvp")):
+        assert plain.cpu is not None and plain.cpu.includes_npu_model is None
+        assert extract_metrics(plain)["cpu.cycles"] == 155_576_987
+        assert "includes" not in plain.cpu.note
 
 
 def test_fvp_result_says_fvp() -> None:
