@@ -12,13 +12,17 @@ build is cold; pass a directory, e.g. a shared build scratch, to reuse builds).
 The first run compiles and builds (reported, not part of the goal); then --repeat runs of
 the same ELF are timed. Goal: <= 15 s of simulation (QEMU wall time, which is what the model
 costs on the M55) for mv2, on a 2-core machine. Every run must complete with outputs; the
-verdict against the host reference is printed beside it.
+verdict against the host reference is printed beside it. On a shared machine wall time
+varies with the load: the CPU seconds of each repeat's child processes (QEMU, plus the
+no-op build checks) are printed beside it, and the SysTick count (deterministic under
+-icount) tracks the work the M55 did, the functional model's emulation of the NPU included.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import tempfile
 import time
@@ -34,6 +38,18 @@ def run_once(work: Any, target: str, model: str, sources: dict[str, Path]) -> An
     return execute(RunRequest(target=target, app="runner", sim="qemu", model=model,
                               timeout_s=600.0, idle_timeout_s=300.0,
                               runner=RunnerSettings(sources=sources)), work)
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_run(work: Any, target: str, model: str, sources: dict[str, Path]) -> tuple[Any, float]:
+    """A run and the CPU seconds its child processes used."""
+    before = children_cpu_s()
+    result = run_once(work, target, model, sources)
+    return result, round(children_cpu_s() - before, 3)
 
 
 def main() -> int:
@@ -57,8 +73,9 @@ def main() -> int:
     started = time.perf_counter()
     first = run_once(work, args.target, args.model, sources)
     first_s = round(time.perf_counter() - started, 3)
-    runs = [first] + [run_once(work, args.target, args.model, sources)
-                      for _ in range(args.repeat)]
+    repeats = [timed_run(work, args.target, args.model, sources) for _ in range(args.repeat)]
+    runs = [first] + [result for result, _ in repeats]
+    child_cpu = [seconds for _, seconds in repeats]
     # A run must complete (exit 0, outputs back); the verdict against PyTorch's quantized
     # reference is reported, not required (mv2 differs from it by a few quantization steps
     # while equal to the TOSA reference: tests/runner/test_runner_qemu_npu_model.py).
@@ -70,6 +87,7 @@ def main() -> int:
         "npu_model_version": first.npu.executor_version if first.npu else None,
         "first_run_s": first_s, "first_run_stages_s": first.timings_s,
         "simulate_s": simulate, "simulate_median_s": statistics.median(simulate),
+        "child_cpu_s": child_cpu,
         "cpu_cycles_systick": first.cpu.total if first.cpu else None,
         "vela_estimate_npu_cycles": first.vela.npu_cycles if first.vela else None,
         "verdict": first.status.value, "reason": first.reason,
@@ -82,6 +100,9 @@ def main() -> int:
               f"first run {first_s:.1f} s {first.timings_s}")
         print(f"simulation {', '.join(f'{s:.2f}' for s in simulate)} s -> median "
               f"{report['simulate_median_s']:.2f} s (goal <= {GOAL_S} s)")
+        print(f"CPU seconds of the runs' child processes (QEMU + no-op build checks): "
+              f"{', '.join(f'{s:.2f}' for s in child_cpu)}; SysTick "
+              f"{report['cpu_cycles_systick']} (includes the model emulating the NPU)")
         print(f"verdict vs the host reference: {report['verdict']} ({report['reason']})")
         print(f"Vela's estimate (not measured): {report['vela_estimate_npu_cycles']} NPU cycles")
         for reason in failed:

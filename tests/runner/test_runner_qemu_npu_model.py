@@ -1,6 +1,7 @@
 """The ExecuTorch runner for an Ethos-U55 target on QEMU, the NPU being the functional NPU
 model behind the driver API (real compiles, real runtime + runner builds, real QEMU runs):
-the real Ethos-U delegate runs add, convnet and mv2. The delegate's int8 outputs must equal
+the real Ethos-U delegate runs add, convnet and mv2 (and mv2 on the dual-core Ethos-U65-512).
+The delegate's int8 outputs must equal
 the TOSA reference model's, bit for bit, for the same quantized inputs; the result names the
 functional model and carries no NPU timing. Needs the upstream sources (skips without)."""
 
@@ -28,8 +29,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 TARGET = "ethos-u55-128"
 
 
-def run_on_model(work: Scratch, sources: dict[str, Any], model: str) -> RunResult:
-    return execute(RunRequest(target=TARGET, app="runner", sim="qemu", model=model,
+def run_on_model(work: Scratch, sources: dict[str, Any], model: str, target: str = TARGET
+                 ) -> RunResult:
+    return execute(RunRequest(target=target, app="runner", sim="qemu", model=model,
                               timeout_s=300.0, idle_timeout_s=120.0,
                               runner=RunnerSettings(sources=sources)), work)
 
@@ -72,6 +74,8 @@ def test_runner_runs_the_delegate_on_the_functional_model(model_run: tuple[str, 
     assert npu is not None and npu.executor == "functional-model"
     assert npu.executor_version is not None and npu.executor_version.startswith("ethosu_model")
     assert npu.cycles is None and npu.counters == [] and (npu.delegations or 0) >= 1
+    # the M55's count includes the model emulating the NPU: labelled, never NPU or CPU timing
+    assert result.cpu is not None and result.cpu.includes_npu_model is True
     assert result.simulation.exit_code == 0 and result.comparison is not None
     # Judged against the exact reference (the partition's TOSA graph on the TOSA reference
     # model): bit for bit, mv2 included, whatever PyTorch's quantized graph says.
@@ -93,3 +97,19 @@ def test_outputs_equal_the_tosa_reference_bit_for_bit(model_run: tuple[str, RunR
             want = want.transpose(0, 3, 1, 2)   # TOSA NHWC -> the program's NCHW
         assert got.dtype == np.float32
         assert np.array_equal(got.reshape(want.shape), want), model
+
+
+@pytest.fixture(scope="module")
+def dual_core_run(runner_scratch: Scratch, runtime_sources: dict[str, Any]) -> RunResult:
+    return run_on_model(runner_scratch, runtime_sources, "mv2", target="ethos-u65-512")
+
+
+def test_mv2_on_the_dual_core_u65_512_is_exact(dual_core_run: RunResult) -> None:
+    """Ethos-U65-512 (two cores of 256 MACs: weight and scale streams per core) through the
+    runner on QEMU: the functional model built for that configuration, outputs bit for bit."""
+    result = dual_core_run
+    assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u65-512-")
+    assert result.npu is not None and result.npu.executor == "functional-model"
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.reference == "exact"
+    assert result.comparison.exact is True and result.comparison.mismatches == 0
