@@ -64,24 +64,31 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     const em_fmap *f = &o->fm;
     const int32_t *mult = j->s->mult;
     const uint8_t *shift = j->s->shift;
-    uint8_t *run = em_fm_run(f, oy, ox, o->depth);
+    const int depth = o->depth;
+    const unsigned mode = o->round_mode;
+    const int64_t stride_c = f->stride_c; /* locals: byte stores below may alias anything */
+    uint8_t *run = em_fm_run(f, oy, ox, depth);
     int c;
-    for (c = 0; c < o->depth; c++) {
-        if (!em_scale_fast(acc[c], mult[c], shift[c], o->round_mode, &acc[c])) {
+    for (c = 0; c < depth; c++) {
+        if (!em_scale_fast(acc[c], mult[c], shift[c], mode, &acc[c])) {
             int err = 0;
-            acc[c] = em_scale(j->s, acc[c], mult[c], shift[c], o->round_mode, &err);
+            acc[c] = em_scale(j->s, acc[c], mult[c], shift[c], mode, &err);
             if (err) return err;
         }
     }
-    em_out_values(o, acc, o->depth);
+    em_out_values(o, acc, depth);
     if (run == NULL) {
-        for (c = 0; c < o->depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
-    } else if (f->bytes == 1 && !f->nhcwb16 && f->stride_c == 1) {
-        for (c = 0; c < o->depth; c++) run[c] = (uint8_t)acc[c];
+        for (c = 0; c < depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
+    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) {
+        for (c = 0; c < depth; c++) run[c] = (uint8_t)acc[c];
     } else if (f->bytes == 1 && f->nhcwb16) {
-        for (c = 0; c < o->depth; c++) run[(c >> 4) * f->stride_c + (c & 15)] = (uint8_t)acc[c];
+        for (c = 0; c < depth; c += 16) {
+            uint8_t *brick = run + (c >> 4) * stride_c;
+            int i, n = depth - c < 16 ? depth - c : 16;
+            for (i = 0; i < n; i++) brick[i] = (uint8_t)acc[c + i];
+        }
     } else {
-        for (c = 0; c < o->depth; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
+        for (c = 0; c < depth; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
     }
     return 0;
 }

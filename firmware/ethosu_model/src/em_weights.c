@@ -171,6 +171,24 @@ static int mlw_next(mlw_dec *d, int16_t *out) {
     }
 }
 
+/* The next n weights into out (zero runs as blocks); -1 when the stream ends early or is
+   malformed. */
+static int mlw_take(mlw_dec *d, int16_t *out, int n) {
+    int k = 0;
+    while (k < n) {
+        if (d->zeros_left > 0) {
+            int zeros = d->zeros_left < n - k ? d->zeros_left : n - k;
+            memset(out + k, 0, (size_t)zeros * sizeof(int16_t));
+            d->zeros_left -= zeros;
+            k += zeros;
+        } else {
+            if (mlw_next(d, out + k) != 0) return -1;
+            k++;
+        }
+    }
+    return 0;
+}
+
 static void mlw_open(mlw_dec *d, const uint8_t *buf, uint32_t size) {
     memset(&d->in, 0, sizeof(d->in));
     d->in.buf = buf;
@@ -197,6 +215,7 @@ static int order_stream(em_state *s, const em_kernel *k, mlw_dec *d, int core, i
     const int ofm_depth = (k->ofm_depth + cores - 1 - core) / cores;
     const int ifm_depth = dw ? 1 : k->ifm_depth;
     const int stream_block = (k->ofm_block_depth + cores - 1 - core) / cores;
+    const int iu = dw ? 1 : ifm_ub; /* IFM channels per micro-block row */
     int ob, ib, sy, sx, iuo, ou, ke, iui, ouz, iuz;
     for (ob = 0; ob < ofm_depth; ob += stream_block) {
         int clipped_ofm = ofm_depth - ob < stream_block ? ofm_depth - ob : stream_block;
@@ -212,19 +231,21 @@ static int order_stream(em_state *s, const em_kernel *k, mlw_dec *d, int core, i
                     for (ou = 0; ou < clipped_ofm; ou += ofm_ub)
                     for (ke = 0; ke < elems; ke++) {
                         int kx = ke % sub_w, ky = ke / sub_w;
-                        for (iui = 0; iui < inner; iui += ifm_ub)
-                        for (ouz = 0; ouz < ofm_ub; ouz++)
-                        for (iuz = 0; iuz < (dw ? 1 : ifm_ub); iuz++) {
-                            int ifm_z = ib + iui + iuo + iuz, ofm_z = ob + ou + ouz;
-                            int16_t w;
-                            if (mlw_next(d, &w) != 0)
+                        for (iui = 0; iui < inner; iui += ifm_ub) {
+                            /* one micro-block: ofm_ub channels x iu IFM channels, IFM fastest */
+                            int ifm_z = ib + iui + iuo, ofm_z = ob + ou;
+                            int n_o = ofm_depth - ofm_z < ofm_ub ? ofm_depth - ofm_z : ofm_ub;
+                            int n_i = ifm_depth - ifm_z < iu ? ifm_depth - ifm_z : iu;
+                            int16_t block[8 * 8];
+                            if (mlw_take(d, block, ofm_ub * iu) != 0)
                                 return em_fail(s, ETHOSU_MODEL_UNSUPPORTED,
                                                "weight stream of core %d ends early or is malformed", core);
-                            if (ifm_z < ifm_depth && ofm_z < ofm_depth && ky < sub_h) {
-                                int o = core + ofm_z * cores, wy = sy + ky, wx = sx + kx;
+                            if (ky >= sub_h) continue;
+                            for (ouz = 0; ouz < n_o; ouz++) {
+                                int o = core + (ofm_z + ouz) * cores, wy = sy + ky, wx = sx + kx;
                                 size_t at = dw ? ((size_t)wy * k->kw + wx) * k->ofm_depth + o
                                                : (((size_t)o * k->kh + wy) * k->kw + wx) * k->ifm_depth + ifm_z;
-                                dense[at] = w;
+                                for (iuz = 0; iuz < n_i; iuz++) dense[at + iuz] = block[ouz * iu + iuz];
                             }
                         }
                     }
