@@ -3,7 +3,8 @@ reference model's time for the same partitions beside it, and the MAC rate.
 
 Run: python benchmarks/bench_vnpu.py [model] [target] [repeats]
 (compiles once, cached in scratch/; MACs are counted from the command stream's CONV and
-DEPTHWISE commands.)
+DEPTHWISE commands. On a shared machine compare the CPU-second figures: wall time varies with
+the load.)
 """
 
 from __future__ import annotations
@@ -51,16 +52,18 @@ def main(model: str = "mv2", target: str = "ethos-u55-128", repeats: int = 3) ->
             run_program(program, npu, arrays)
     model_seconds = (time.perf_counter() - started) / repeats
     model_cpu = (time.process_time() - cpu_started) / repeats
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     for (partition, _), arrays in zip(pairs, inputs, strict=True):
         run_tosa_flatbuffer(partition.tosa, arrays)
     tosa_seconds = time.perf_counter() - started
+    tosa_cpu = time.process_time() - cpu_started
     print(f"{model} on {npu.label()}: {total_macs / 1e6:.1f} M MACs")
     print(f"  NPU model      {model_seconds:.3f} s/inference  "
           f"{total_macs / model_seconds / 1e9:.2f} G MAC/s wall, "
           f"{total_macs / model_cpu / 1e9:.2f} G MAC/s per CPU second (one thread)")
     print(f"  TOSA reference {tosa_seconds:.3f} s/inference  "
-          f"(ratio {tosa_seconds / model_seconds:.1f}x the NPU model's time)")
+          f"(ratio {tosa_seconds / model_seconds:.1f}x the NPU model's time; CPU seconds "
+          f"{tosa_cpu:.3f} vs {model_cpu:.3f}: {tosa_cpu / model_cpu:.1f}x)")
 
 
 if __name__ == "__main__":
