@@ -213,6 +213,10 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     if (format == EM_DATA_FORMAT_NHCWB16) f->nhcwb16 = 1;
     else if (format != EM_DATA_FORMAT_NHWC)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s format value %u", names[which], format);
+    else f->stride_c = f->bytes; /* NHWC channels are contiguous: the hardware ignores STRIDE_C
+                                    (regor ethos_u55_register_cs_generator.cpp
+                                    InsertTransposeCommand: "Ethos-U55 ignores channel stride
+                                    for NHWC tensors"; its AvgPool transposes leave a stale one) */
     f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
     for (t = 0; t < 4; t++) {
         f->tile[t] = em_address(s, region, base[t], 0, names[which]);
