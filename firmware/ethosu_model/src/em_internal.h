@@ -119,7 +119,8 @@ typedef struct em_out {
     int height, width, depth;
     unsigned round_mode;
     int64_t act_min, act_max, type_min, type_max;
-    const uint8_t *lut; /* 256-entry int8/uint8 table, or NULL */
+    const uint8_t *lut; /* the LUT slot in SHRAM, or NULL */
+    int lut16;          /* 1: 512 x 32-bit interpolating entries (16-bit OFM), 0: 256 bytes */
 } em_out;
 
 typedef struct em_geom {

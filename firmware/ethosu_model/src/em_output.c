@@ -36,12 +36,21 @@ int em_load_out(em_state *s, em_out *o) {
     if (clip != EM_CLIP_RANGE_OFM_PRECISION)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION clip range value %u", clip);
     o->lut = NULL;
+    o->lut16 = 0;
     if (type >= EM_ACTIVATION_LUT_START && type <= EM_ACTIVATION_LUT_END) {
-        /* LUT slots sit in the last two SHRAM banks (regor ethos_u55.hpp _shram.lutBanks = 2;
-           Vela's LUT DMAs go to (banks - 2) * 1024 + slot * 256 on U55-32 and U55-128 alike). */
+        /* LUT slots sit in the last two SHRAM banks (regor ethos_u55.hpp _shram.lutBanks = 2,
+           lutSlotSize = 256; ethos_u55.cpp TryBlockConfig lut_start = banks - lutBanks; Vela's
+           LUT DMAs go to (banks - 2) * 1024 + slot * 256 on U55-32 and U55-128 alike). */
         int lut_banks = 2;
-        if (o->fm.bytes != 1)
-            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte OFM (16-bit LUTs)", o->fm.bytes);
+        if (o->fm.bytes == 2 && o->fm.is_signed) {
+            /* a 2048-byte LUT fills all eight slots: regor AllocateLutSlot steps by its size */
+            if (type != EM_ACTIVATION_LUT_START)
+                return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT in slot %u", type - EM_ACTIVATION_LUT_START);
+            o->lut16 = 1;
+        } else if (o->fm.bytes != 1) {
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte %s OFM", o->fm.bytes,
+                           o->fm.is_signed ? "signed" : "unsigned");
+        }
         o->lut = s->shram + (size_t)(s->shram_banks - lut_banks) * 1024u + (type - EM_ACTIVATION_LUT_START) * 256u;
     } else if (type != EM_ACTIVATION_NONE) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION type %u (native TANH/SIGMOID)", type);
@@ -49,9 +58,25 @@ int em_load_out(em_state *s, em_out *o) {
     return 0;
 }
 
+/* The 16-bit LUT: 512 words of base (low 16 bits) and slope (high 16 bits), regor
+   graphir_optimiser.cpp RewriteTable; the top 9 bits of the biased value pick the word, the low
+   7 interpolate. This is TOSA TABLE (int16: (base << 7) + slope * fraction) followed by the
+   rescale by 2^-7 that regor fuses into it (ethos_u55_constraints.cpp SupportedOFMQuant: "tables
+   with an output shift of 7"), rounded half up (the LUT op's OFM round mode is NATURAL). */
+static int64_t lut16_lookup(const uint8_t *lut, int64_t v) {
+    uint32_t biased = (uint32_t)((v < -32768 ? -32768 : (v > 32767 ? 32767 : v)) + 32768);
+    const uint8_t *word = lut + (size_t)(biased >> 7) * 4u;
+    int32_t base = (int16_t)(uint16_t)(word[0] | (word[1] << 8));
+    int32_t slope = (int16_t)(uint16_t)(word[2] | (word[3] << 8));
+    int32_t fraction = (int32_t)(biased & 0x7fu);
+    return base + ((slope * fraction + 64) >> 7);
+}
+
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
     int64_t v = scaled + o->fm.zero_point;
-    if (o->lut) {
+    if (o->lut16) {
+        v = lut16_lookup(o->lut, v);
+    } else if (o->lut) {
         int64_t lo = o->fm.is_signed ? -128 : 0, hi = o->fm.is_signed ? 127 : 255;
         v = v < lo ? lo : (v > hi ? hi : v);
         v = o->fm.is_signed ? (int64_t)(int8_t)o->lut[v + 128] : (int64_t)o->lut[v];
