@@ -245,7 +245,12 @@ static int run_dma(em_state *s) {
     if (src == NULL) return s->status->code;
     if (EM_F_NPU_SET_DMA0_DST_REGION_INTERNAL(dst_reg)) {
         if (dst_off + length > (uint64_t)s->shram_banks * 1024u)
-            return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "DMA to SHRAM offset %x length %u beyond %d banks",
+            /* Vela 5.1.0 does this for a LUT fused into a transpose on 16-bank U55s: regor's
+               InsertTransposeCommand asks for a block config without lutBytes, so its LUT
+               banks start at the end of SHRAM (ethos_u55.cpp lutBanks, reservedEndBanks 0). */
+            return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS,
+                           "DMA to SHRAM offset %x length %u ends beyond its %d banks (the stream "
+                           "places data outside SHRAM; undefined on the hardware)",
                            (unsigned)dst_off, (unsigned)length, s->shram_banks);
         memcpy(s->shram + dst_off, src, (size_t)length);
         return 0;
