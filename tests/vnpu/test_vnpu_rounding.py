@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vnpu_stream import Stream, regs, run
+from vnpu_stream import Elementwise, regs, run
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SHIFTS = (1, 7, 16, 30, 31, 32, 33, 40, 48)
@@ -44,30 +44,16 @@ def probe_values(shift: int, scale: int) -> list[int]:
     return sorted(values)
 
 
-def mul_by_one(count: int, scale: int, shift: int, rounding: int) -> Stream:
-    """OFM = IFM * 1 scaled by OFM_SCALE in `rounding`: int32 in, int32 out, 1 x count x 1."""
-    r = regs()
-    stream = Stream().feature_map("IFM", 0, (1, count, 1), 4)
-    stream.cmd0("NPU_SET_IFM_DEPTH_M1", 0).cmd0("NPU_SET_IFM_ZERO_POINT", 0)
-    stream.cmd0("NPU_SET_IFM_PRECISION", precision=r.ifm_precision.S32.value,
-                format=r.data_format.NHWC.value)
-    stream.cmd0("NPU_SET_IFM2_PRECISION", precision=r.ifm_precision.S32.value)
-    stream.cmd0("NPU_SET_IFM2_BROADCAST", broadcast_scalar=1).cmd0("NPU_SET_IFM2_SCALAR", 1)
-    stream.cmd0("NPU_SET_IFM2_ZERO_POINT", 0)
-    stream.feature_map("OFM", count * 4, (1, count, 1), 4)
-    stream.cmd0("NPU_SET_OFM_HEIGHT_M1", 0).cmd0("NPU_SET_OFM_WIDTH_M1", count - 1)
-    stream.cmd0("NPU_SET_OFM_DEPTH_M1", 0).cmd0("NPU_SET_OFM_ZERO_POINT", 0)
-    stream.cmd0("NPU_SET_OFM_PRECISION", precision=r.ofm_precision.S32.value, scaling=1,
-                rounding=rounding)
-    stream.cmd0("NPU_SET_ACTIVATION", type=r.activation.NONE.value)
-    stream.cmd1("NPU_SET_OFM_SCALE", scale, shift=shift)
-    return stream.cmd0("NPU_OP_ELEMENTWISE", r.elementwise_mode.MUL.value)
+def mul_by_one(count: int, scale: int, shift: int, rounding: str | int) -> Elementwise:
+    """OFM = IFM * 1 scaled by OFM_SCALE in `rounding`: int32 in, int32 out."""
+    return Elementwise("MUL", count, ifm="S32", ofm="S32", scalar=1, scale=scale, shift=shift,
+                       rounding=rounding, ofm_offset=4 * count)
 
 
-def model_scale(values: list[int], scale: int, shift: int, rounding: int) -> list[int]:
+def model_scale(values: list[int], scale: int, shift: int, rounding: str) -> list[int]:
     scratch = np.zeros(2 * len(values), dtype=np.int32)
     scratch[:len(values)] = values
-    code, message = run(mul_by_one(len(values), scale, shift, rounding).payload(),
+    code, message = run(mul_by_one(len(values), scale, shift, rounding).stream().payload(),
                         scratch.view(np.uint8))
     assert code == 0, message
     return [int(v) for v in scratch[len(values):]]
@@ -75,28 +61,27 @@ def model_scale(values: list[int], scale: int, shift: int, rounding: int) -> lis
 
 @pytest.mark.parametrize("mode", ["TFL", "TRUNCATE", "NATURAL"])
 def test_every_round_mode_is_regor_scale(mode: str) -> None:
-    encoding = regs().rounding[mode].value
     for shift in SHIFTS:
         for scale in SCALES:
             values = probe_values(shift, scale)
-            got = model_scale(values, scale, shift, encoding)
+            got = model_scale(values, scale, shift, mode)
             want = [regor_scale(v, scale, shift, mode) for v in values]
             assert got == want, (mode, shift, scale)
 
 
 def test_the_modes_differ_where_regor_says_they_do() -> None:
     """Halves below zero: NATURAL rounds up, TFL away from zero (shift > 31), TRUNCATE to zero."""
-    r = regs().rounding
     scale, shift = 4, 32
     half, quarter = -3 << 29, -5 << 28                # -1.5 and -1.25 after scale and shift
-    assert model_scale([half], scale, shift, r.NATURAL.value) == [-1]
-    assert model_scale([half], scale, shift, r.TFL.value) == [-2]
-    assert model_scale([half], scale, shift, r.TRUNCATE.value) == [-1]
-    assert model_scale([quarter, -quarter], scale, shift, r.TRUNCATE.value) == [-1, 1]
-    assert model_scale([quarter, -half], scale, shift, r.NATURAL.value) == [-1, 2]
+    assert model_scale([half], scale, shift, "NATURAL") == [-1]
+    assert model_scale([half], scale, shift, "TFL") == [-2]
+    assert model_scale([half], scale, shift, "TRUNCATE") == [-1]
+    assert model_scale([quarter, -quarter], scale, shift, "TRUNCATE") == [-1, 1]
+    assert model_scale([quarter, -half], scale, shift, "NATURAL") == [-1, 2]
 
 
 def test_the_reserved_round_mode_is_refused() -> None:
-    scratch = np.zeros(2, dtype=np.int32)
-    code, message = run(mul_by_one(1, 1, 1, 3).payload(), scratch.view(np.uint8))
-    assert code == 3 and "round mode 3" in message
+    reserved = 1 + max(member.value for member in regs().rounding)
+    payload = mul_by_one(1, 1, 1, reserved).stream().payload()
+    code, message = run(payload, np.zeros(2, dtype=np.int32).view(np.uint8))
+    assert code == 3 and f"round mode {reserved}" in message
