@@ -4,7 +4,12 @@ Vela 5.1.0 emits only ROUND_MODE_DBL (TFL) and NATURAL for U55/U65: regor never 
 RoundMode::TRUNCATE outside its constant folder (compiler/graphir_optimiser.cpp Scale(), lines
 420-460), and TRUNCATE_TO_LOWER has no U55 encoding (architecture/ethosu55/
 ethos_u55_register_cs_generator.cpp MapHLCRoundModeToInterface, lines 196-211, maps only
-NATURAL, TRUNCATE, DBL/AUTO). So the three encodings the OFM_PRECISION rounding field defines
+NATURAL, TRUNCATE, DBL/AUTO). regor sets TRUNCATE_TO_LOWER for an ARITHMETIC_RIGHT_SHIFT
+without rounding (graphir_optimiser.cpp:197; ExecuTorch always asks for rounding on the U55
+subset, backends/arm/operators/op_tosa_rshift_tensor.py), for a native ArgMax
+(graphir_optimiser.cpp:2942) and for the average-pool scaling decomposition
+(scheduler_decompose.cpp:3179), both U85 only (ethos_u85_constraints.cpp:740/751; U55 ArgMax
+is decomposed). So the three encodings the OFM_PRECISION rounding field defines
 (ethos_u55_regs `rounding`: TFL, TRUNCATE, NATURAL) are checked here against regor's own
 definition of each, Scale(): round = 2^(shift-1) (NATURAL); plus +-2^30 by the sign of the
 value when shift > 31 (DBL); 0 for values >= 0 else 2^shift - 1 (TRUNCATE: toward zero).
