@@ -27,7 +27,7 @@ def run_lut16(words: Array, values: Array) -> Array:
     for start in range(0, values.size, CHUNK):
         chunk = values[start:start + CHUNK]
         op = Elementwise("MAX", chunk.size, ifm="S16", ofm="S16", activation=TABLE_0,
-                         ofm_offset=2 * chunk.size)
+                         rounding="NATURAL", ofm_offset=2 * chunk.size)
         stream = Stream().dma_to_shram(0, U55_128_LUT, 2048)
         stream.words += op.stream().words
         scratch = np.zeros(2 * chunk.size, dtype=np.int16)
@@ -66,6 +66,7 @@ def test_lut16_interpolates_every_input_rounding_half_up() -> None:
     (Elementwise("MAX", 4, activation=3), "native TANH/SIGMOID"),
     (Elementwise("MAX", 4, activation=4), "native TANH/SIGMOID"),
     (Elementwise("MAX", 4, ifm="S16", ofm="S16", activation=TABLE_0 + 1), "16-bit LUT in slot 1"),
+    (Elementwise("MAX", 4, ifm="S16", ofm="S16", activation=TABLE_0), "16-bit LUT with OFM round"),
     (Elementwise("MAX", 4, ifm="S32", ofm="S32", activation=TABLE_0), "4-byte signed OFM"),
     *[(Elementwise("MAX", 4, clip=member.value), f"clip range value {member.value}")
       for member in regs().clip_range if member.name != "OFM_PRECISION"],

@@ -46,6 +46,10 @@ int em_load_out(em_state *s, em_out *o) {
             /* a 2048-byte LUT fills all eight slots: regor AllocateLutSlot steps by its size */
             if (type != EM_ACTIVATION_LUT_START)
                 return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT in slot %u", type - EM_ACTIVATION_LUT_START);
+            /* every 16-bit LUT op Vela emits rounds NATURAL (RewriteTable sets it; fused into a
+               conv, the conv's rescale is NATURAL too): the only interpolation measured */
+            if (o->round_mode != EM_ROUNDING_NATURAL)
+                return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT with OFM round mode %u", o->round_mode);
             o->lut16 = 1;
         } else if (o->fm.bytes != 1) {
             return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte %s OFM", o->fm.bytes,
@@ -62,7 +66,8 @@ int em_load_out(em_state *s, em_out *o) {
    graphir_optimiser.cpp RewriteTable; the top 9 bits of the biased value pick the word, the low
    7 interpolate. This is TOSA TABLE (int16: (base << 7) + slope * fraction) followed by the
    rescale by 2^-7 that regor fuses into it (ethos_u55_constraints.cpp SupportedOFMQuant: "tables
-   with an output shift of 7"), rounded half up (the LUT op's OFM round mode is NATURAL). */
+   with an output shift of 7"), rounded half up (measured on all 65536 inputs; the op's OFM
+   round mode is NATURAL, others are refused above). */
 static int64_t lut16_lookup(const uint8_t *lut, int64_t v) {
     uint32_t biased = (uint32_t)((v < -32768 ? -32768 : (v > 32767 ? 32767 : v)) + 32768);
     const uint8_t *word = lut + (size_t)(biased >> 7) * 4u;
