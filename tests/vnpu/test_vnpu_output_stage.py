@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 from vnpu_stream import Elementwise, Stream, regs, run
 
+from orchestrator.vnpu.execute import Npu
+
 U55_128_LUT = (24 - 2) * 1024   # last two of the 24 SHRAM banks (the LUT DMAs of U55-128 streams)
+U55_64_LUT = (16 - 2) * 1024    # last two of the 16 banks
+U55_64, U55_64_CONFIG = Npu(55, 64, 1), 6   # config_r macs_per_cc = log2(64)
 TABLE_0 = 16                    # activation LUT_START
 CHUNK = 4096
 Array = np.ndarray[Any, Any]
@@ -74,3 +78,43 @@ def test_lut16_interpolates_every_input_rounding_half_up() -> None:
 def test_unmodelled_activations_are_refused(op: Elementwise, needle: str) -> None:
     code, message = run(op.stream().payload(), np.zeros(128, dtype=np.uint8))
     assert code == 3 and needle in message, message
+
+
+def lut_after(ops: list[Elementwise], lut_at: int) -> Stream:
+    """A 256-byte LUT DMA'd to slot 0, then `ops` in order."""
+    stream = Stream().dma_to_shram(0, lut_at, 256)
+    for op in ops:
+        stream.words += op.stream().words
+    return stream
+
+
+LUT_OP = Elementwise("MAX", 4, activation=TABLE_0)
+PLAIN_OP = Elementwise("MAX", 4)
+
+
+def test_a_lut_nothing_loaded_is_refused() -> None:
+    stream = Stream()
+    stream.words += LUT_OP.stream().words
+    code, message = run(stream.payload(), np.zeros(128, dtype=np.uint8))
+    assert code == 3 and "LUT slot 0 read but no DMA loaded it" in message
+
+
+def test_a_lut_survives_other_ops_where_shram_reserves_its_banks() -> None:
+    table = (-1 - np.arange(-128, 128)).astype(np.int8).view(np.uint8)   # indexed by x + 128
+    scratch = np.zeros(128, dtype=np.int8)
+    scratch[:4] = [-128, -1, 0, 127]
+    code, message = run(lut_after([LUT_OP, PLAIN_OP, LUT_OP], U55_128_LUT).payload(),
+                        scratch.view(np.uint8), weights=table)
+    assert code == 0, message
+    assert scratch[64:68].tolist() == [127, 0, -1, -128]
+
+
+def test_a_lut_read_after_a_16_bank_op_reused_shram_is_refused() -> None:
+    """regor forgets loaded LUTs after an operation without one when SHRAM has 16 banks (no
+    reserved LUT banks: ethos_u55.cpp:170; ethos_u55_register_cs_generator.cpp:1907-1913)."""
+    table = np.zeros(256, dtype=np.uint8)
+    ok = lut_after([LUT_OP, LUT_OP], U55_64_LUT).payload(U55_64_CONFIG)
+    assert run(ok, np.zeros(128, dtype=np.uint8), U55_64, table) == (0, "")
+    stale = lut_after([LUT_OP, PLAIN_OP, LUT_OP], U55_64_LUT).payload(U55_64_CONFIG)
+    code, message = run(stale, np.zeros(128, dtype=np.uint8), U55_64, table)
+    assert code == 3 and "since SHRAM was last reused" in message

@@ -253,6 +253,7 @@ static int run_dma(em_state *s) {
                            "places data outside SHRAM; undefined on the hardware)",
                            (unsigned)dst_off, (unsigned)length, s->shram_banks);
         memcpy(s->shram + dst_off, src, (size_t)length);
+        em_lut_written(s, dst_off, length);
         return 0;
     }
     dst = em_address(s, EM_F_NPU_SET_DMA0_DST_REGION_REGION(dst_reg), dst_off, length, "DMA destination");
@@ -263,6 +264,18 @@ static int run_dma(em_state *s) {
 
 /* --- command stream --- */
 
+static int run_compute(em_state *s, unsigned code, unsigned param) {
+    int rc;
+    switch (code) {
+    case EM_CMD0_NPU_OP_CONV: rc = em_op_conv(s, 0); break;
+    case EM_CMD0_NPU_OP_DEPTHWISE: rc = em_op_conv(s, 1); break;
+    case EM_CMD0_NPU_OP_POOL: rc = em_op_pool(s, param); break;
+    default: rc = em_op_elementwise(s, param); break;
+    }
+    if (rc == 0) em_lut_after_op(s);
+    return rc;
+}
+
 static int run_operation(em_state *s, unsigned code, unsigned param) {
     switch (code) {
     case EM_CMD0_NPU_OP_STOP: return 0;
@@ -270,10 +283,10 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
     case EM_CMD0_NPU_OP_DMA_WAIT:
     case EM_CMD0_NPU_OP_KERNEL_WAIT:
     case EM_CMD0_NPU_OP_PMU_MASK: return 0; /* ordering/timing only: the model is sequential */
-    case EM_CMD0_NPU_OP_CONV: return em_op_conv(s, 0);
-    case EM_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
-    case EM_CMD0_NPU_OP_POOL: return em_op_pool(s, param);
-    case EM_CMD0_NPU_OP_ELEMENTWISE: return em_op_elementwise(s, param);
+    case EM_CMD0_NPU_OP_CONV:
+    case EM_CMD0_NPU_OP_DEPTHWISE:
+    case EM_CMD0_NPU_OP_POOL:
+    case EM_CMD0_NPU_OP_ELEMENTWISE: return run_compute(s, code, param);
     case EM_CMD0_NPU_OP_DMA_START: return run_dma(s);
     default: return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x)", em_opname(0, code), code);
     }
@@ -355,6 +368,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->cores = npu->cores ? npu->cores : 1;
     s->macs = npu->macs;
     s->shram_banks = shram_banks(npu->macs);
+    s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     if (custom_data_size % 4 != 0 || count == 0 || words[0] != EM_FOURCC)
         return em_fail(s, ETHOSU_MODEL_BAD_PAYLOAD, "custom data is not a COP1 driver payload");
     if (num_base_addr > EM_MAX_REGIONS)
