@@ -1,4 +1,5 @@
-"""Elementwise cases beyond the int8 sweep: shifts on int32 tensors (Ethos-U SHL / SHR modes).
+"""Elementwise cases beyond the int8 sweep: shifts (Ethos-U SHL / SHR modes) and integer
+arithmetic on unquantized int32 tensors.
 
 `vnpu_cases_ew:<case>` is a model spec (module:function), built by name like vnpu_opcases.
 """
@@ -50,6 +51,11 @@ def shift(function: Callable[..., torch.Tensor] | nn.Module, dtype: torch.dtype 
     return module, (_int32(1, 16, 6, 6).clamp(info.min, info.max).to(dtype),)
 
 
+def int32_binary(function: Callable[..., torch.Tensor]
+                 ) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return Lambda(function), (_int32(1, 16, 6, 6), _int32(1, 16, 6, 6, seed=SEED + 1))
+
+
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "rshift_3": lambda: shift(lambda x: x >> 3),
     "rshift_31": lambda: shift(lambda x: x >> 31),
@@ -60,6 +66,12 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "rshift_int16": lambda: shift(lambda x: x >> 4, torch.int16),
     "rshift_int8": lambda: shift(lambda x: x >> 2, torch.int8),
     "lshift_int8": lambda: shift(lambda x: x << 1, torch.int8),
+    "add_int32": lambda: int32_binary(torch.add),
+    "sub_int32": lambda: int32_binary(torch.sub),
+    "mul_int32": lambda: int32_binary(torch.mul),
+    "minimum_int32": lambda: int32_binary(torch.minimum),
+    "maximum_int32": lambda: int32_binary(torch.maximum),
+    "abs_int32": lambda: shift(torch.abs),
 }
 
 
