@@ -32,7 +32,7 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "mean_c": lambda: unary(lambda x: x.mean(dim=1, keepdim=True)),
     "mean_hw_12": lambda: unary(lambda x: x.mean(dim=(2, 3), keepdim=True), c=24, size=12),
     "avgpool_k2_s1": lambda: module(nn.AvgPool2d(2, stride=1)),
-    "avgpool_k4": lambda: module(nn.AvgPool2d(4), c=20),
+    "avgpool_k3_s2_c20": lambda: module(nn.AvgPool2d(3, stride=2), c=20, size=9),
     "maxpool_k3_s2": lambda: module(nn.MaxPool2d(3, stride=2), size=9),
     "maxpool_k2_c20": lambda: module(nn.MaxPool2d(2), c=20),
     "dw_mult3": lambda: conv(8, 24, 3, padding=1, groups=8),

@@ -4,8 +4,11 @@
 #include "em_internal.h"
 
 /* The fixed left shift the hardware applies to the unscaled operand of ADD/SUB in a 32-bit
-   scale mode: regor ethos_u55_constraints.cpp SupportsAdvancedAddSubIFMScaling only fuses a
-   32-bit IFM scale when the other input's scale is exactly 1 << (8-bit ? 19 : 14). */
+   scale mode: regor ethos_u55_constraints.cpp:116 (SupportsAdvancedAddSubIFMScaling, "the fixed
+   left shift used by the hardware") only fuses a 32-bit IFM scale when the other input's scale
+   is exactly 1 << (8-bit ? 19 : 14): TFLite's add convention, a left shift of 20 (15 for
+   16-bit) times the larger input's multiplier 0.5. OPB_SCALE is not it: regor writes the other
+   scale's low 16 bits there (ethos_u55_register_cs_generator.cpp:628-640), 0 for 2^19. */
 #define EM_ADVANCED_SCALE_SHIFT_8BIT 19
 #define EM_ADVANCED_SCALE_SHIFT_16BIT 14
 
@@ -115,9 +118,10 @@ static int64_t add_sub(em_state *s, const em_ew *e, int64_t a, int64_t b, unsign
     return em_scale(s, e->mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b, e->ofm_scale, e->ofm_shift, round, err);
 }
 
-/* SHL (TOSA LOGICAL_LEFT_SHIFT: regor ConstPropBinEw<EwShl> shifts as uint64 and keeps the
-   low 32 bits) and SHR (TOSA ARITHMETIC_RIGHT_SHIFT, regor OpType::Asr: the OFM round mode
-   rounds, NATURAL for round=true, graphir_optimiser.cpp ConvertAttributes). */
+/* SHL (TOSA LOGICAL_LEFT_SHIFT: regor graphir_optimiser.cpp:470 EwShl shifts as uint64, the
+   int32 OFM keeps the low 32 bits) and SHR (TOSA ARITHMETIC_RIGHT_SHIFT, regor OpType::Asr:
+   the OFM round mode rounds, NATURAL for round=true, graphir_optimiser.cpp:197; round=false
+   has no U55 encoding and is refused in check_ew). TOSA requires amounts in 0..31. */
 static int64_t shift(em_state *s, unsigned mode, int64_t a, int64_t b, int *err) {
     if (b < 0 || b > 31) {
         *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE shift amount %d outside 0..31", (int)b);
@@ -138,7 +142,7 @@ static int64_t ew_value(em_state *s, const em_ew *e, const em_out *o, int64_t a,
     }
     if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
-    if (mode == EM_ELEMENTWISE_MODE_CLZ) return clz32((uint32_t)a); /* regor data_type.hpp: CLZ(0) = 32 */
+    if (mode == EM_ELEMENTWISE_MODE_CLZ) return clz32((uint32_t)a); /* regor data_type.hpp:148: CLZ(0) = 32 */
     return shift(s, mode, a, b, err);
 }
 
