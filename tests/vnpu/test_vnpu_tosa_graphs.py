@@ -69,3 +69,16 @@ def test_right_shift_without_rounding_is_refused() -> None:
     program: VelaProgram = parse_blob(compile_graph(builder.finish(out), DEFAULT_TARGET))
     with pytest.raises(OrchestratorError, match="SHR with OFM round mode 0"):
         run_program(program, Npu.for_target_name(DEFAULT_TARGET), graph.inputs[0])
+
+
+@pytest.mark.slow
+def test_shift_amount_outside_tosa_range_is_refused() -> None:
+    """TOSA requires shift amounts in 0..31; what the NPU does beyond is not known: refused."""
+    needs_toolchain()
+    graph = GRAPHS["shl_tensor"]()
+    program = parse_blob(compile_graph(graph.tosa, DEFAULT_TARGET))
+    value, amount = graph.inputs[0]
+    amount = amount.copy()
+    amount.reshape(-1)[5] = 32
+    with pytest.raises(OrchestratorError, match="shift amount 32 outside 0..31"):
+        run_program(program, Npu.for_target_name(DEFAULT_TARGET), [value, amount])
