@@ -11,17 +11,9 @@ from typing import Any
 
 import torch
 from torch import nn
+from vnpu_opcases import Lambda
 
 SEED = 4321
-
-
-class Lambda(nn.Module):
-    def __init__(self, function: Callable[..., torch.Tensor]) -> None:
-        super().__init__()
-        self.function = function
-
-    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-        return self.function(*inputs)
 
 
 def _int32(*shape: int, seed: int = SEED) -> torch.Tensor:
