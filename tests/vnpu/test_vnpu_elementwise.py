@@ -28,10 +28,10 @@ from orchestrator.vnpu.execute import Npu, run_program
 # Where the hardware departs from TOSA (the model follows the hardware; see the test below).
 SATURATING_CAST = (
     "int8 << 1 is computed in int32 and cast back to int8: TOSA CAST wraps, but Vela lowers "
-    "the CAST to an ADD into an int8 OFM (regor graphir_optimiser.cpp RewriteCast, 'Replace "
-    "CAST with ADD', ~line 1960) and the U55/U65 output stage clamps to the OFM range (regor "
-    "ethos_u55_register_cs_generator.cpp GenerateActivation lines 834-849 cap the activation "
-    "range at the OFM type), so the NPU saturates where TOSA wraps")
+    "the CAST to an ADD into an int8 OFM (regor graphir_optimiser.cpp:1970 'Replace CAST with "
+    "ADD'; its 'disable clipping' range at :1983 is capped at the OFM type by "
+    "ethos_u55_register_cs_generator.cpp:834-849 GenerateActivation), so the stream programs "
+    "ACTIVATION_MIN/MAX = -128/127 and the NPU saturates where TOSA wraps")
 HARDWARE_DEPARTS = {"lshift_int8": SATURATING_CAST}
 SLICE = [("rshift_channels", "ethos-u55-32"), ("lshift_5", "ethos-u65-512")]
 SATURATION_TARGET = "ethos-u55-128"
