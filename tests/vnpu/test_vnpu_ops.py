@@ -8,7 +8,7 @@ representative slice runs by default. Compiles are cached in scratch/ across ses
 from __future__ import annotations
 
 import pytest
-from vnpu_opcases import CASES, INT16_CASES
+from vnpu_opcases import CASES
 from vnpu_support import (
     U55_U65_TARGETS,
     assert_exact,
@@ -35,8 +35,6 @@ def _case(case: str, target: str) -> object:
 
 
 SWEEP = [_case(case, target) for case in CASES for target in U55_U65_TARGETS]
-SWEEP16 = [(f"vnpu_opcases:{case}", target) for case in INT16_CASES
-           for target in U55_U65_TARGETS]
 
 
 @pytest.mark.slow
@@ -53,10 +51,3 @@ def test_sweep_int8(model: str, target: str) -> None:
     needs_toolchain()
     assert_exact(verified(model, target))
     assert_listing_matches_vela(compiled(model, target))
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize(("model", "target"), SWEEP16)
-def test_sweep_int16(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target, quantize="a16w8"))
