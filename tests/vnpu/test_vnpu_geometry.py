@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 import pytest
 from test_vnpu_core import STOP, U55_128_CONFIG, payload
-from vnpu_cases_geometry import CASES, INT16_CASES, NOT_SWEPT
+from vnpu_cases_geometry import (
+    CASES,
+    INT16_CASES,
+    OWN_TESTS,
+    ROLLING_BUFFER_CASES,
+    ROLLING_BUFFER_FLAGS,
+)
 from vnpu_support import (
     U55_U65_TARGETS,
     assert_exact,
@@ -22,16 +28,23 @@ from vnpu_support import (
     needs_toolchain,
     verified,
 )
+from vnpu_support import test_scratch as compile_scratch
 
+from orchestrator.aot import Product, compile_request, make_request
 from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu import gen_regs
 from orchestrator.vnpu.binstream import programs_in_pte
+from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
 from orchestrator.vnpu.listing import Command, model_listing
+from orchestrator.vnpu.verify import verify_product
 
 MODULE = "vnpu_cases_geometry"
 SLICE = [("avgpool_k3_s2_p1_excl", "ethos-u55-64"), ("avgpool_k3x5_p1x2_excl", "ethos-u65-512")]
-SWEEP = [(case, target) for case in CASES if case not in NOT_SWEPT for target in U55_U65_TARGETS]
+SWEEP = [(case, target) for case in CASES if case not in OWN_TESTS for target in U55_U65_TARGETS]
+ROLLING_SLICE = [("conv_stack_96", "ethos-u65-256")]
+ROLLING_SWEEP = [(case, target) for case in ROLLING_BUFFER_CASES for target in U55_U65_TARGETS
+                 if (case, target) not in ROLLING_SLICE]
 SWEEP16 = [(case, target) for case in INT16_CASES for target in U55_U65_TARGETS]
 INT32_BYTES = 4
 
@@ -58,13 +71,23 @@ def test_geometry_sweep_int16(case: str, target: str) -> None:
     assert_exact(verified(f"{MODULE}:{case}", target, quantize="a16w8"))
 
 
-def registers_at_first(commands: list[Command], operation: str) -> dict[str, Command]:
-    """The last write of every register before the first `operation` of a stream."""
+def operations(commands: list[Command]) -> list[tuple[str, dict[str, Command]]]:
+    """Each NPU_OP_* of a stream with the last write of every register before it."""
     state: dict[str, Command] = {}
+    found = []
     for command in commands:
-        if command[1] == operation:
+        if command[1].startswith("NPU_OP_"):
+            found.append((command[1], dict(state)))
+        else:
+            state[command[1]] = command
+    return found
+
+
+def registers_at_first(commands: list[Command], operation: str) -> dict[str, Command]:
+    """The registers the first `operation` of a stream runs with."""
+    for name, state in operations(commands):
+        if name == operation:
             return state
-        state[command[1]] = command
     raise AssertionError(f"no {operation} in the stream")
 
 
@@ -76,6 +99,40 @@ def data(state: dict[str, Command], name: str) -> int:
     value = state[name][3]
     assert value is not None
     return value
+
+
+def rolling_buffer_product(case: str, target: str) -> Product:
+    request = make_request(f"{MODULE}:{case}", target, quantize="int8",
+                           vela_flags=list(ROLLING_BUFFER_FLAGS))
+    return compile_request(request, compile_scratch())
+
+
+def wraps(product: Product) -> bool:
+    """Some operation writes its OFM across a rolling-buffer wrap (OFM tile 2)."""
+    return any(param(state, "NPU_SET_OFM_HEIGHT0_M1") < param(state, "NPU_SET_OFM_HEIGHT_M1")
+               for program in programs_in_pte(product.pte)
+               for name, state in operations(model_listing(program.cmd_data))
+               if name in ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL"))
+
+
+def check_rolling_buffers(case: str, target: str) -> None:
+    needs_toolchain()
+    product = rolling_buffer_product(case, target)
+    assert wraps(product), "Vela cascaded without a rolling buffer: no tile is exercised"
+    report = verify_product(product, Npu.for_target_name(target), case, target)
+    assert_exact(report)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "target"), ROLLING_SLICE)
+def test_rolling_buffer_tiles_are_exact(case: str, target: str) -> None:
+    check_rolling_buffers(case, target)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("case", "target"), ROLLING_SWEEP)
+def test_rolling_buffer_sweep(case: str, target: str) -> None:
+    check_rolling_buffers(case, target)
 
 
 @pytest.mark.slow

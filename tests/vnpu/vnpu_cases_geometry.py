@@ -36,6 +36,17 @@ def transposed(cin: int, cout: int, kernel: int | tuple[int, int], stride: int |
                                      output_padding=output_padding), c=cin, size=size)
 
 
+def conv_stack(size: int = 96) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """Four 3x3 convolutions on a large map: with Vela's --optimise=Size they cascade through
+    rolling buffers, so feature maps wrap (IFM/OFM tile 2: HEIGHT0 below the stripe height)."""
+    torch.manual_seed(SEED)
+    layers = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(),
+                           nn.Conv2d(16, 16, 3, padding=1), nn.ReLU(),
+                           nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(),
+                           nn.Conv2d(16, 8, 3, padding=1))
+    return module(layers, c=8, size=size)
+
+
 class PackedQkvAttention(AttentionBlock):
     """The attention block with one packed q/k/v projection split in three: Vela 5.1.0 feeds
     the q channel slice straight into its MatMul lowering (see the geometry test)."""
@@ -73,14 +84,19 @@ CASES: dict[str, Case] = {
     "convT_k5_s2_p2_op1": lambda: transposed(8, 16, 5, 2, 2, 1, size=5),
     "convT_k2_s2_c20_33": lambda: transposed(20, 33, 2, 2, size=5),
     "convT_k3_s1_p1": lambda: transposed(16, 8, 3, 1, 1),
+    # compiled with --optimise=Size: rolling buffers (see ROLLING_BUFFER_FLAGS)
+    "conv_stack_96": conv_stack,
     # Vela 5.1.0 miscompiles the packed projection (refused, see the test); separate is exact
     "attention_packed_qkv": lambda: (seeded(PackedQkvAttention), (attention_input(),)),
 }
 
 # Cases that also run with 16-bit activations (quantize a16w8).
-INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl")
-# Cases that are not sweep cases (their test is their own).
-NOT_SWEPT = ("attention_packed_qkv",)
+INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_excl",
+               "avgpool_k3_s2_ceil_excl", "maxpool_k2_s2_p1", "convT_k3_s2_p1")
+# Cases compiled with other Vela flags or with a test of their own (not in the plain sweep).
+ROLLING_BUFFER_CASES = ("conv_stack_96",)
+ROLLING_BUFFER_FLAGS = ("--optimise=Size",)
+OWN_TESTS = ("attention_packed_qkv", *ROLLING_BUFFER_CASES)
 
 
 def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:
