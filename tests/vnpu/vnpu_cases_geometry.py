@@ -1,6 +1,8 @@
 """Geometry cases for the NPU-model sweep: padded (hardware-scaled) average pools, pools whose
 padding or ceil mode reaches the bottom/right edge, dilated max pools (ExecuTorch rewrites them
-undilated), and the attention block whose packed q/k/v projection Vela 5.1.0 miscompiles.
+undilated), reductions (REDUCE_SUM, whole-axis and split kernels), transposed convolutions (IFM
+upscale TRANSPOSE), a conv stack that Vela cascades through rolling buffers (tiles), and the
+attention block whose packed q/k/v projection Vela 5.1.0 miscompiles.
 
 `vnpu_cases_geometry:<case>` is a model spec (module:function), built from CASES on attribute
 access as in vnpu_opcases.
@@ -14,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 from vnpu_archs import AttentionBlock, attention_input, seeded
-from vnpu_opcases import SEED, module
+from vnpu_opcases import SEED, module, unary
 
 Case = Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]
 
@@ -77,6 +79,14 @@ CASES: dict[str, Case] = {
     "maxpool_k3_s2_ceil": lambda: module(nn.MaxPool2d(3, stride=2, ceil_mode=True), size=8),
     "maxpool_k2_s2_p1": lambda: module(nn.MaxPool2d(2, stride=2, padding=1), size=7),
     "maxpool_k3_d2": lambda: module(nn.MaxPool2d(3, stride=1, padding=1, dilation=2), size=8),
+    # reductions: REDUCE_SUM over channels, pools with whole-axis kernels, split large kernels
+    "reduce_sum_h": lambda: unary(lambda x: x.sum(dim=2, keepdim=True), size=8),
+    "reduce_sum_c300": lambda: unary(lambda x: x.sum(dim=1, keepdim=True), c=300, size=4),
+    "reduce_mean_c": lambda: unary(lambda x: x.mean(dim=1, keepdim=True), c=24),
+    "reduce_amax_c": lambda: unary(lambda x: x.amax(dim=1, keepdim=True), c=24),
+    "reduce_amax_hw": lambda: unary(lambda x: x.amax(dim=(2, 3), keepdim=True), size=8),
+    "reduce_mean_hw_40": lambda: unary(lambda x: x.mean(dim=(2, 3), keepdim=True), size=40),
+    "maxpool_k10_s3": lambda: module(nn.MaxPool2d(10, stride=3), size=24),
     # transposed convolutions: IFM_UPSCALE TRANSPOSE (zero insertion) with kernel padding
     "convT_k3_s2_p1": lambda: transposed(16, 8, 3, 2, 1),
     "convT_k3_s2_p1_op1": lambda: transposed(16, 8, 3, 2, 1, 1),
@@ -91,8 +101,9 @@ CASES: dict[str, Case] = {
 }
 
 # Cases that also run with 16-bit activations (quantize a16w8).
+# (Vela 5.1.0 refuses a16w8 transposed convolutions: "Conv2D could not run on NPU".)
 INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_excl",
-               "avgpool_k3_s2_ceil_excl", "maxpool_k2_s2_p1", "convT_k3_s2_p1")
+               "avgpool_k3_s2_ceil_excl", "maxpool_k2_s2_p1", "reduce_sum_h")
 # Cases compiled with other Vela flags or with a test of their own (not in the plain sweep).
 ROLLING_BUFFER_CASES = ("conv_stack_96",)
 ROLLING_BUFFER_FLAGS = ("--optimise=Size",)
