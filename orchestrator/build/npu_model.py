@@ -5,17 +5,12 @@ version as the result records it."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sys
-from functools import lru_cache
 
-from orchestrator import __version__
-from orchestrator.paths import repo_root
 from orchestrator.targets.model import NpuModel, Target
+from orchestrator.vnpu.version import model_version
 
-FIRMWARE_DIR = repo_root() / "firmware"
-MODEL_TREES = ("ethosu_model", "ethosu_shim")   # the sources a model build compiles
+__all__ = ["model_version"]
 EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
 EXECUTOR_MODEL = "functional-model"  # our functional model: outputs only, no timing
 
@@ -34,21 +29,6 @@ def arch_of(target: Target) -> int:
     """55 or 65: the Ethos-U generation number of the target's family."""
     assert target.npu is not None
     return int(target.npu.name.rsplit("-u", 1)[1])
-
-
-@lru_cache(maxsize=1)
-def model_version() -> str:
-    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>'."""
-    header = (FIRMWARE_DIR / "ethosu_model" / "include" / "ethosu_model.h").read_text()
-    declared = re.search(r'#define ETHOSU_MODEL_VERSION "([^"]+)"', header)
-    digest = hashlib.sha256()
-    for tree in MODEL_TREES:
-        root = FIRMWARE_DIR / tree
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            digest.update(str(path.relative_to(FIRMWARE_DIR)).encode() + b"\0")
-            digest.update(path.read_bytes())
-    version = declared.group(1) if declared else f"(tool {__version__})"
-    return f"ethosu_model {version}+{digest.hexdigest()[:12]}"
 
 
 def model_definitions(target: Target) -> dict[str, str]:

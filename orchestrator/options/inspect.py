@@ -29,3 +29,5 @@ class VerifyTask:
                         parse=text, matrix=False)
     target: str = option("ethos-u55-128", "an ethos-u55-* or ethos-u65-* target", parse=text,
                          matrix=False)
+    quantize: str = option("int8", "int8 or a16w8 (16-bit activations, 8-bit weights)",
+                           parse=text, matrix=False)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orchestrator.build.cmake_cache import CACHE, forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root, scratch
 
@@ -44,7 +45,8 @@ def build_library(root: Path | None = None) -> Path:
     """Configure (once) and build the host shared library; ninja makes a rebuild a no-op."""
     out = build_directory(root)
     source = repo_root() / SOURCE_DIR
-    if not (out / "build.ninja").is_file():
+    forget_moved_cache(out, source)  # a scratch shared by checkouts: build this one's sources
+    if not (out / "build.ninja").is_file() or not (out / CACHE).is_file():
         _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja",
               "-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
               f"-DETHOSU_MODEL_PYTHON={sys.executable}"], "cmake configure")

@@ -22,6 +22,7 @@ from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.execute import Npu, run_program
+from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
 ETHOSU_BACKEND = "EthosUBackend"
@@ -55,6 +56,8 @@ class VerifyReport:
     model: str
     target: str
     npu: str
+    quantize: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
     checks: list[OutputCheck] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -64,7 +67,9 @@ class VerifyReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"exact": self.exact, "model": self.model, "target": self.target,
+                "quantize": self.quantize,
                 "npu": {"executor": MODEL_NAME, "config": self.npu},
+                "versions": self.versions,
                 "partitions": len({c.partition for c in self.checks}),
                 "checks": [check.to_json() for check in self.checks],
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
@@ -153,7 +158,10 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
             f"{model} for {target} has {len(partitions)} stored Ethos-U partitions and "
             f"{len(programs)} delegates in its program",
             f"recompile it: invoke compile --model {model} --target {target}")
-    report = VerifyReport(model=model, target=target, npu=npu.label())
+    report = VerifyReport(model=model, target=target, npu=npu.label(),
+                          quantize=product.manifest.get("options", {}).get("quantize"),
+                          versions={**product.manifest.get("versions", {}),
+                                    MODEL_NAME: model_version()})
     for partition, program in zip(partitions, programs, strict=True):
         tosa = partition.tosa
         interface = graph_interface(tosa)

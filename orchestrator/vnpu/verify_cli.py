@@ -19,7 +19,8 @@ EXIT_NOT_EXACT = 1
 def render(document: dict[str, Any]) -> str:
     """The verdict and one line per output check."""
     verdict = "exact" if document["exact"] else "NOT exact"
-    lines = [f"{document['model']} on {document['npu']['config']} (functional model) vs TOSA "
+    lines = [f"{document['model']} ({document['quantize']}) on {document['npu']['config']} "
+             f"(functional model) vs TOSA "
              f"reference: {verdict}"]
     for check in document["checks"]:
         state = "exact" if check["exact"] else (
@@ -37,7 +38,7 @@ def verify_command(task: VerifyTask, json: bool = False) -> int:
     model, target = task.model, task.target
     npu = Npu.for_target_name(target)
     started = time.perf_counter()
-    product = compile_request(make_request(model, target), scratch())
+    product = compile_request(make_request(model, target, quantize=task.quantize), scratch())
     compiled = time.perf_counter()
     report = verify_product(product, npu, model, target)
     report.seconds["compile"] = compiled - started

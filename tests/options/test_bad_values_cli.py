@@ -54,6 +54,7 @@ CASES = [
     (("verify", "--model", "add", "--target", "cortex-m99"), "unknown target 'cortex-m99'"),
     (("verify", "--model", "nosuch", "--target", "ethos-u55-128"), "unknown model 'nosuch'"),
     (("verify", "--model", "add", "--target", "cortex-m55"), "target cortex-m55 has no"),
+    (("verify", "--model", "add", "--quantize", "int4"), "unknown quantization 'int4'"),
     (("regress-merge", "--reports", ""), "--reports '' is not a name"),
     (("regress-merge", "--reports", "{tmp}/binary.log"), "binary.log is not valid JSON"),
     (("regress-merge", "--reports", "{tmp}"), "no regression report at"),

@@ -7,12 +7,10 @@ Cases: vnpu_cases_geometry.py. The full sweep runs with -m sweep; a slice runs b
 
 from __future__ import annotations
 
-import ctypes
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pytest
-from test_vnpu_core import STOP, U55_128_CONFIG, payload
 from vnpu_cases_geometry import (
     CASES,
     INT16_CASES,
@@ -20,6 +18,8 @@ from vnpu_cases_geometry import (
     ROLLING_BUFFER_CASES,
     ROLLING_BUFFER_FLAGS,
 )
+from vnpu_stream import Stream
+from vnpu_stream import run as run_stream
 from vnpu_support import (
     U55_U65_TARGETS,
     assert_exact,
@@ -35,7 +35,6 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu import gen_regs
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
 from orchestrator.vnpu.listing import Command, model_listing
 from orchestrator.vnpu.verify import verify_product
 
@@ -163,69 +162,56 @@ def test_packed_qkv_attention_is_a_vela_miscompile_the_model_refuses() -> None:
 
 # --- hand-built streams (no compile): what Vela 5.1.0 never emits for U55/U65 stops by name ---
 
-
-def encode(register: str, **fields: int) -> list[int]:
-    """Command words of one register write or operation, encoded with Vela's own ctypes layout
-    (ethosu.vela.ethos_u55_regs npu_*_t); a cmd1 comes out as two words."""
-    regs = gen_regs.regs_module()
-    name = register.upper()
-    code = getattr(regs.cmd0, name, None)
-    if code is None:
-        fields["payload_size"] = 1
-        code = getattr(regs.cmd1, name)
-    structure: Any = getattr(regs, f"{register}_t")
-    raw = bytes(structure(cmd_code=code.value, **fields))
-    return [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw), 4)]
-
-
-def run(*commands: list[int], region_bytes: int = 16) -> tuple[int, str]:
-    """Run a hand-built stream on U55-128 with one zeroed region of `region_bytes`."""
-    words = [word for command in commands for word in command]
-    data = payload(U55_128_CONFIG, *words, STOP)
-    region = np.zeros(region_bytes, dtype=np.uint8)
-    bases = (ctypes.c_uint64 * 1)(region.ctypes.data)
-    sizes = (ctypes.c_size_t * 1)(region.size)
-    status = Status()
-    code = load_library().ethosu_model_invoke(ctypes.byref(NpuConfig(55, 128, 1)), data,
-                                              len(data), bases, sizes, 1, ctypes.byref(status))
-    return code, status.message.decode()
-
-
 UNSUPPORTED = 3
 BAD_ADDRESS = 4
-MAX_POOL = encode("npu_op_pool", mode=0)      # POOLING_MODE_MAX
-AVERAGE_POOL = encode("npu_op_pool", mode=1)  # POOLING_MODE_AVERAGE
+MAX, AVERAGE = 0, 1  # NPU_OP_POOL pooling modes
 
 
-@pytest.mark.parametrize(("commands", "needle"), [
+def dma(region: str, **fields: int) -> Stream:
+    return Stream().cmd0(f"NPU_SET_DMA0_{region}_REGION", **fields).cmd0("NPU_OP_DMA_START", 0)
+
+
+def pool(mode: int, *writes: tuple[str, int]) -> Stream:
+    stream = Stream()
+    for name, value in writes:
+        stream.cmd0(name, value)
+    return stream.cmd0("NPU_OP_POOL", mode)
+
+
+REFUSED: dict[str, tuple[Callable[[], Stream], str]] = {
     # regor ethos_u55_register_cs_generator.cpp:1859: U55 DMAs are 1D; ethos_u65_register_cs_
     # generator.cpp:55-58: U65 2D/3D only for Scatter/Gather (U85-only HLC DMAs)
-    ((encode("npu_set_dma0_dst_region", stride_mode=1), encode("npu_op_dma_start")),
-     "2D/3D stride mode"),
-    ((encode("npu_set_dma0_src_region", stride_mode=2), encode("npu_op_dma_start")),
-     "2D/3D stride mode"),
+    "dma_dst_2d": (lambda: dma("DST", stride_mode=1), "2D/3D stride mode"),
+    "dma_src_3d": (lambda: dma("SRC", stride_mode=2), "2D/3D stride mode"),
     # ethos_u55_register_cs_generator.cpp:1853, ethos_u65_register_cs_generator.cpp:40: the
     # source is always external memory
-    ((encode("npu_set_dma0_src_region", internal=1), encode("npu_op_dma_start")),
-     "from internal memory"),
+    "dma_from_shram": (lambda: dma("SRC", internal=1), "from internal memory"),
     # NEAREST comes only from a TOSA RESIZE (scheduler_decompose.cpp LegaliseResize)
-    ((encode("npu_set_ifm_upscale", mode=1), MAX_POOL), "NPU_SET_IFM_UPSCALE mode 1"),
-    # a dilated pool: TOSA pools have no dilation (tosa_reader.cpp:699-701, 728-730)
-    ((encode("npu_set_kernel_stride", param=1 << gen_regs.kernel_stride_bits()["DILATION_X"]),
-      MAX_POOL), "NPU_OP_POOL with dilation"),
+    "upscale_nearest": (lambda: pool(MAX, ("NPU_SET_IFM_UPSCALE", 1)),
+                        "NPU_SET_IFM_UPSCALE mode 1"),
+    # TOSA pools have no dilation (tosa_reader.cpp:699-701, 728-730)
+    "dilated_pool": (lambda: pool(MAX, ("NPU_SET_KERNEL_STRIDE",
+                                        1 << gen_regs.kernel_stride_bits()["DILATION_X"])),
+                     "NPU_OP_POOL with dilation"),
     # a padded average with a rescale: regor asserts it away (GenerateOFMScalingForPooling)
-    ((encode("npu_set_ifm_pad_top", param=1), encode("npu_set_ofm_scale", shift=1, data=3),
-      AVERAGE_POOL), "AVERAGE with padding and a rescale"),
-])
-def test_streams_vela_never_emits_for_u55_u65_stop_by_name(commands: tuple[list[int], ...],
-                                                            needle: str) -> None:
-    code, message = run(*commands)
+    "padded_average_rescaled": (lambda: Stream().cmd0("NPU_SET_IFM_PAD_TOP", 1)
+                                .cmd1("NPU_SET_OFM_SCALE", 3, shift=1)
+                                .cmd0("NPU_OP_POOL", AVERAGE),
+                                "AVERAGE with padding and a rescale (OFM_SCALE 3 shift 1)"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_streams_vela_never_emits_for_u55_u65_stop_by_name(case: str) -> None:
+    build, needle = REFUSED[case]
+    code, message = run_stream(build().payload(), np.zeros(16, dtype=np.uint8))
     assert code == UNSUPPORTED and needle in message, message
 
 
 def test_an_access_beyond_its_region_names_the_feature_map() -> None:
-    """A 1x1x1 max pool whose OFM sits at the last byte + 1 of a 16-byte region."""
-    code, message = run(encode("npu_set_ofm_base0", data=16), MAX_POOL)
+    """A 1x1x1 max pool whose OFM sits one byte past the end of the 16-byte region 0."""
+    stream = Stream().cmd1("NPU_SET_OFM_BASE0", 16).cmd0("NPU_OP_POOL", MAX)
+    code, message = run_stream(stream.payload(), np.zeros(16, dtype=np.uint8))
     assert code == BAD_ADDRESS
     assert "NPU_OP_POOL at word 2: its OFM registers address bytes beyond region 0 (16 bytes)" \
         in message

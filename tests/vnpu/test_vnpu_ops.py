@@ -8,7 +8,7 @@ representative slice runs by default. Compiles are cached in scratch/ across ses
 from __future__ import annotations
 
 import pytest
-from vnpu_opcases import CASES, INT16_CASES
+from vnpu_opcases import CASES
 from vnpu_support import (
     U55_U65_TARGETS,
     assert_exact,
@@ -20,10 +20,12 @@ from vnpu_support import (
 
 SLICE = [("vnpu_opcases:conv_k3", "ethos-u55-64"), ("vnpu_opcases:dw_k3_s2", "ethos-u65-512"),
          ("vnpu_opcases:add_broadcast_c", "ethos-u55-32"),
-         ("vnpu_opcases:sigmoid", "ethos-u55-128")]
+         ("vnpu_opcases:sigmoid", "ethos-u55-128"),
+         # softmax over NCHW channels: an AvgPool transpose leaves a stale OFM STRIDE_C that
+         # the hardware ignores for NHWC (regor ethos_u55_register_cs_generator.cpp:1360)
+         ("vnpu_opcases:softmax", "ethos-u65-256")]
 # Known, unexplained differences: kept visible (strict xfail turns a fix into a failure).
-NOT_EXACT_YET = {"softmax": "softmax over channels (dim=1) differs from TOSA in ~90% of "
-                            "elements; the built-in softmax (last dim) is exact: not found yet"}
+NOT_EXACT_YET: dict[str, str] = {}
 
 
 def _case(case: str, target: str) -> object:
@@ -33,8 +35,6 @@ def _case(case: str, target: str) -> object:
 
 
 SWEEP = [_case(case, target) for case in CASES for target in U55_U65_TARGETS]
-SWEEP16 = [(f"vnpu_opcases:{case}", target) for case in INT16_CASES
-           for target in U55_U65_TARGETS]
 
 
 @pytest.mark.slow
@@ -51,10 +51,3 @@ def test_sweep_int8(model: str, target: str) -> None:
     needs_toolchain()
     assert_exact(verified(model, target))
     assert_listing_matches_vela(compiled(model, target))
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize(("model", "target"), SWEEP16)
-def test_sweep_int16(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target, quantize="a16w8"))

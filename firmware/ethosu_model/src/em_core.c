@@ -213,6 +213,10 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     if (format == EM_DATA_FORMAT_NHCWB16) f->nhcwb16 = 1;
     else if (format != EM_DATA_FORMAT_NHWC)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s format value %u", names[which], format);
+    else f->stride_c = f->bytes; /* NHWC channels are contiguous: the hardware ignores STRIDE_C
+                                    (regor ethos_u55_register_cs_generator.cpp
+                                    InsertTransposeCommand: "Ethos-U55 ignores channel stride
+                                    for NHWC tensors"; its AvgPool transposes leave a stale one) */
     f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
     for (t = 0; t < 4; t++) {
         f->tile[t] = em_address(s, region, base[t], 0, names[which]);
@@ -242,9 +246,15 @@ static int run_dma(em_state *s) {
     if (src == NULL) return s->status->code;
     if (EM_F_NPU_SET_DMA0_DST_REGION_INTERNAL(dst_reg)) {
         if (dst_off + length > (uint64_t)s->shram_banks * 1024u)
-            return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "DMA to SHRAM offset %x length %u beyond %d banks",
+            /* Vela 5.1.0 does this for a LUT fused into a transpose on 16-bank U55s: regor's
+               InsertTransposeCommand asks for a block config without lutBytes, so its LUT
+               banks start at the end of SHRAM (ethos_u55.cpp lutBanks, reservedEndBanks 0). */
+            return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS,
+                           "DMA to SHRAM offset %x length %u ends beyond its %d banks (the stream "
+                           "places data outside SHRAM; undefined on the hardware)",
                            (unsigned)dst_off, (unsigned)length, s->shram_banks);
         memcpy(s->shram + dst_off, src, (size_t)length);
+        em_lut_written(s, dst_off, length);
         return 0;
     }
     dst = em_address(s, EM_F_NPU_SET_DMA0_DST_REGION_REGION(dst_reg), dst_off, length, "DMA destination");
@@ -255,6 +265,18 @@ static int run_dma(em_state *s) {
 
 /* --- command stream --- */
 
+static int run_compute(em_state *s, unsigned code, unsigned param) {
+    int rc;
+    switch (code) {
+    case EM_CMD0_NPU_OP_CONV: rc = em_op_conv(s, 0); break;
+    case EM_CMD0_NPU_OP_DEPTHWISE: rc = em_op_conv(s, 1); break;
+    case EM_CMD0_NPU_OP_POOL: rc = em_op_pool(s, param); break;
+    default: rc = em_op_elementwise(s, param); break;
+    }
+    if (rc == 0) em_lut_after_op(s);
+    return rc;
+}
+
 static int run_operation(em_state *s, unsigned code, unsigned param) {
     switch (code) {
     case EM_CMD0_NPU_OP_STOP: return 0;
@@ -262,10 +284,10 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
     case EM_CMD0_NPU_OP_DMA_WAIT:
     case EM_CMD0_NPU_OP_KERNEL_WAIT:
     case EM_CMD0_NPU_OP_PMU_MASK: return 0; /* ordering/timing only: the model is sequential */
-    case EM_CMD0_NPU_OP_CONV: return em_op_conv(s, 0);
-    case EM_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
-    case EM_CMD0_NPU_OP_POOL: return em_op_pool(s, param);
-    case EM_CMD0_NPU_OP_ELEMENTWISE: return em_op_elementwise(s, param);
+    case EM_CMD0_NPU_OP_CONV:
+    case EM_CMD0_NPU_OP_DEPTHWISE:
+    case EM_CMD0_NPU_OP_POOL:
+    case EM_CMD0_NPU_OP_ELEMENTWISE: return run_compute(s, code, param);
     case EM_CMD0_NPU_OP_DMA_START: return run_dma(s);
     default: return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x)", em_opname(0, code), code);
     }
@@ -358,6 +380,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->cores = npu->cores ? npu->cores : 1;
     s->macs = npu->macs;
     s->shram_banks = shram_banks(npu->macs);
+    s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     if (custom_data_size % 4 != 0 || count == 0 || words[0] != EM_FOURCC)
         return em_fail(s, ETHOSU_MODEL_BAD_PAYLOAD, "custom data is not a COP1 driver payload");
     if (num_base_addr > EM_MAX_REGIONS)

@@ -1,9 +1,25 @@
-/* NPU_OP_ELEMENTWISE: binary and unary modes, broadcasts, operand scaling. */
+/* NPU_OP_ELEMENTWISE: binary and unary modes, broadcasts, operand scaling, shifts, CLZ. */
 #include <string.h>
 
 #include "em_internal.h"
 
-/* --- ELEMENTWISE --- */
+/* The fixed left shift the hardware applies to the unscaled operand of ADD/SUB in a 32-bit
+   scale mode: regor ethos_u55_constraints.cpp:116 (SupportsAdvancedAddSubIFMScaling, "the fixed
+   left shift used by the hardware") only fuses a 32-bit IFM scale when the other input's scale
+   is exactly 1 << (8-bit ? 19 : 14): TFLite's add convention, a left shift of 20 (15 for
+   16-bit) times the larger input's multiplier 0.5. OPB_SCALE is not it: regor writes the other
+   scale's low 16 bits there (ethos_u55_register_cs_generator.cpp:628-640), 0 for 2^19. */
+#define EM_ADVANCED_SCALE_SHIFT_8BIT 19
+#define EM_ADVANCED_SCALE_SHIFT_16BIT 14
+
+/* The registers an elementwise command reads, decoded once. */
+typedef struct em_ew {
+    unsigned mode, scale_mode, ifm_round;
+    int binary, scalar, bh, bw, bd, reversed, unit_shift;
+    int64_t ofm_scale;
+    int ofm_shift, opa_shift;
+    int32_t opa_scale, opb_scale, scalar_value;
+} em_ew;
 
 static int clz32(uint32_t v) {
     int n = 0;
@@ -12,92 +28,145 @@ static int clz32(uint32_t v) {
     return n;
 }
 
+static int is_mode(unsigned mode, unsigned a, unsigned b) { return mode == a || mode == b; }
+
+static int is_bit_op(unsigned mode) {
+    return mode == EM_ELEMENTWISE_MODE_CLZ || is_mode(mode, EM_ELEMENTWISE_MODE_SHL, EM_ELEMENTWISE_MODE_SHR);
+}
+
+static void load_ew(em_state *s, unsigned mode, em_ew *e) {
+    uint64_t bc = EM_R0(s, NPU_SET_IFM2_BROADCAST);
+    uint64_t prec = EM_R0(s, NPU_SET_IFM_PRECISION);
+    e->mode = mode;
+    e->scale_mode = EM_F_NPU_SET_IFM_PRECISION_SCALE_MODE(prec);
+    e->ifm_round = EM_F_NPU_SET_IFM_PRECISION_ROUND_MODE(prec);
+    e->binary = mode != EM_ELEMENTWISE_MODE_ABS && mode != EM_ELEMENTWISE_MODE_LRELU && mode != EM_ELEMENTWISE_MODE_CLZ;
+    e->scalar = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc);
+    e->bh = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc);
+    e->bw = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc);
+    e->bd = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc);
+    e->reversed = (int)EM_F_NPU_SET_IFM2_BROADCAST_OPERAND_ORDER(bc);
+    e->ofm_scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE);
+    e->ofm_shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
+    e->opa_scale = (int32_t)EM_D1(s, NPU_SET_OPA_SCALE);
+    e->opa_shift = (int)EM_F_NPU_SET_OPA_SCALE_SHIFT(EM_R1(s, NPU_SET_OPA_SCALE));
+    e->opb_scale = (int32_t)EM_D1(s, NPU_SET_OPB_SCALE);
+    e->scalar_value = 0;
+    e->unit_shift = 0;
+}
+
+static int load_ifm2(em_state *s, em_ew *e, em_fmap *b_fm) {
+    if (!e->binary) {
+        memset(b_fm, 0, sizeof(*b_fm));
+        return 0;
+    }
+    if (e->scalar) {
+        unsigned prec2 = EM_F_NPU_SET_IFM2_PRECISION_PRECISION(EM_R0(s, NPU_SET_IFM2_PRECISION));
+        uint32_t raw = EM_P0(s, NPU_SET_IFM2_SCALAR);
+        memset(b_fm, 0, sizeof(*b_fm));
+        b_fm->is_signed = (int)(prec2 & 1u);
+        b_fm->zero_point = b_fm->is_signed ? em_sext(EM_P0(s, NPU_SET_IFM2_ZERO_POINT), 16)
+                                           : (int32_t)EM_P0(s, NPU_SET_IFM2_ZERO_POINT);
+        e->scalar_value = b_fm->is_signed ? em_sext(raw, 16) : (int32_t)raw;
+        return 0;
+    }
+    return em_load_fmap(s, 1, b_fm);
+}
+
+/* What the model does not implement for this command: one-line refusals. */
+static int check_ew(em_state *s, em_ew *e, const em_fmap *a_fm, const em_out *o) {
+    unsigned mode = e->mode;
+    int add_sub = is_mode(mode, EM_ELEMENTWISE_MODE_ADD, EM_ELEMENTWISE_MODE_SUB);
+    if (em_per_channel(s) && (add_sub || mode == EM_ELEMENTWISE_MODE_MUL || mode == EM_ELEMENTWISE_MODE_ABS ||
+                              mode == EM_ELEMENTWISE_MODE_LRELU))
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with per-channel scaling", mode);
+    if (add_sub && e->scale_mode != EM_IFM_SCALE_MODE_SCALE_16BIT) {
+        if (a_fm->bytes == 4)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE ADD/SUB 32-bit scale mode %u with a 4-byte IFM",
+                           e->scale_mode);
+        e->unit_shift = a_fm->bytes == 1 ? EM_ADVANCED_SCALE_SHIFT_8BIT : EM_ADVANCED_SCALE_SHIFT_16BIT;
+    }
+    if (is_bit_op(mode)) {
+        /* regor ethos_u55_constraints.cpp: CLZ/SHL take and give int32, SHR (Asr) takes int32;
+           regor's generator never scales them (OFM_PRECISION per-channel = bypass). */
+        if (a_fm->bytes != 4 || (mode != EM_ELEMENTWISE_MODE_SHR && o->fm.bytes != 4))
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with a %d-byte IFM and %d-byte OFM",
+                           mode, a_fm->bytes, o->fm.bytes);
+        if (!em_per_channel(s))
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with global OFM scaling", mode);
+        if (mode == EM_ELEMENTWISE_MODE_SHR && o->round_mode != EM_ROUNDING_NATURAL)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE SHR with OFM round mode %u", o->round_mode);
+    }
+    return 0;
+}
+
+/* ADD/SUB: both operands scaled (OPA/OPB 16-bit scales, or one 32-bit scale and the fixed
+   left shift for the other), then the OFM scale. */
+static int64_t add_sub(em_state *s, const em_ew *e, int64_t a, int64_t b, unsigned round, int *err) {
+    if (e->scale_mode == EM_IFM_SCALE_MODE_SCALE_16BIT) {
+        a = a * e->opa_scale;
+        b = b * e->opb_scale;
+    } else {
+        /* The operand the mode names (after IFM2 operand order) takes OPA_SCALE (scale and
+           shift, IFM round mode); the other is shifted left by the fixed amount (OPB_SCALE
+           holds only the low 16 bits of the other scale: regor GenerateScalingForElementwise). */
+        int64_t *scaled = e->scale_mode == EM_IFM_SCALE_MODE_SCALE_OPA_32BIT ? &a : &b;
+        int64_t *unit = scaled == &a ? &b : &a;
+        *scaled = em_scale(s, *scaled, e->opa_scale, e->opa_shift, e->ifm_round, err);
+        *unit = *unit * ((int64_t)1 << e->unit_shift);
+    }
+    return em_scale(s, e->mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b, e->ofm_scale, e->ofm_shift, round, err);
+}
+
+/* SHL (TOSA LOGICAL_LEFT_SHIFT: regor graphir_optimiser.cpp:470 EwShl shifts as uint64, the
+   int32 OFM keeps the low 32 bits) and SHR (TOSA ARITHMETIC_RIGHT_SHIFT, regor OpType::Asr:
+   the OFM round mode rounds, NATURAL for round=true, graphir_optimiser.cpp:197; round=false
+   has no U55 encoding and is refused in check_ew). TOSA requires amounts in 0..31. */
+static int64_t shift(em_state *s, unsigned mode, int64_t a, int64_t b, int *err) {
+    if (b < 0 || b > 31) {
+        *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE shift amount %d outside 0..31", (int)b);
+        return 0;
+    }
+    if (mode == EM_ELEMENTWISE_MODE_SHL) return (int64_t)em_sext((uint32_t)((uint64_t)a << b), 32);
+    return em_scale(s, a, 1, (int)b, EM_ROUNDING_NATURAL, err);
+}
+
+static int64_t ew_value(em_state *s, const em_ew *e, const em_out *o, int64_t a, int64_t b, int *err) {
+    unsigned mode = e->mode;
+    if (e->reversed) { int64_t t = a; a = b; b = t; } /* operand A is the IFM2 */
+    if (is_mode(mode, EM_ELEMENTWISE_MODE_ADD, EM_ELEMENTWISE_MODE_SUB)) return add_sub(s, e, a, b, o->round_mode, err);
+    if (mode == EM_ELEMENTWISE_MODE_MUL) return em_scale(s, a * b, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+    if (is_mode(mode, EM_ELEMENTWISE_MODE_MIN, EM_ELEMENTWISE_MODE_MAX)) {
+        int64_t m = mode == EM_ELEMENTWISE_MODE_MIN ? (a < b ? a : b) : (a > b ? a : b);
+        return em_per_channel(s) ? m : em_scale(s, m, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+    }
+    if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+    if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
+    if (mode == EM_ELEMENTWISE_MODE_CLZ) return clz32((uint32_t)a); /* regor data_type.hpp:148: CLZ(0) = 32 */
+    return shift(s, mode, a, b, err);
+}
+
 int em_op_elementwise(em_state *s, unsigned mode) {
     em_out o;
     em_fmap a_fm, b_fm;
+    em_ew e;
     int rc, y, x, c;
-    uint64_t bc = EM_R0(s, NPU_SET_IFM2_BROADCAST);
-    uint64_t prec = EM_R0(s, NPU_SET_IFM_PRECISION);
-    unsigned scale_mode = EM_F_NPU_SET_IFM_PRECISION_SCALE_MODE(prec);
-    unsigned ifm_round = EM_F_NPU_SET_IFM_PRECISION_ROUND_MODE(prec);
-    int binary = mode != EM_ELEMENTWISE_MODE_ABS && mode != EM_ELEMENTWISE_MODE_LRELU &&
-                 mode != EM_ELEMENTWISE_MODE_CLZ;
-    int scalar = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc);
-    int bh = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc);
-    int bw = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc);
-    int bd = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc);
-    int reversed = (int)EM_F_NPU_SET_IFM2_BROADCAST_OPERAND_ORDER(bc);
-    int64_t ofm_scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE);
-    int ofm_shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
-    int32_t opa_scale = (int32_t)EM_D1(s, NPU_SET_OPA_SCALE);
-    int opa_shift = (int)EM_F_NPU_SET_OPA_SCALE_SHIFT(EM_R1(s, NPU_SET_OPA_SCALE));
-    int32_t opb_scale = (int32_t)EM_D1(s, NPU_SET_OPB_SCALE);
-    int32_t scalar_value = 0;
     if (mode > EM_ELEMENTWISE_MODE_SHL)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u", mode);
-    if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &a_fm))) return rc;
-    if (binary) {
-        if (scalar) {
-            unsigned prec2 = EM_F_NPU_SET_IFM2_PRECISION_PRECISION(EM_R0(s, NPU_SET_IFM2_PRECISION));
-            uint32_t raw = EM_P0(s, NPU_SET_IFM2_SCALAR);
-            memset(&b_fm, 0, sizeof(b_fm));
-            b_fm.zero_point = em_sext(EM_P0(s, NPU_SET_IFM2_ZERO_POINT), 16);
-            b_fm.is_signed = (int)(prec2 & 1u);
-            if (!b_fm.is_signed) b_fm.zero_point = (int32_t)EM_P0(s, NPU_SET_IFM2_ZERO_POINT);
-            scalar_value = b_fm.is_signed ? em_sext(raw, 16) : (int32_t)raw;
-        } else if ((rc = em_load_fmap(s, 1, &b_fm))) {
-            return rc;
-        }
-    }
-    if (em_per_channel(s) && (mode == EM_ELEMENTWISE_MODE_ADD || mode == EM_ELEMENTWISE_MODE_SUB ||
-                           mode == EM_ELEMENTWISE_MODE_MUL || mode == EM_ELEMENTWISE_MODE_ABS ||
-                           mode == EM_ELEMENTWISE_MODE_LRELU))
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with per-channel scaling", mode);
-    if ((mode == EM_ELEMENTWISE_MODE_ADD || mode == EM_ELEMENTWISE_MODE_SUB) &&
-        scale_mode != EM_IFM_SCALE_MODE_SCALE_16BIT && a_fm.bytes != 1)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE ADD/SUB 32-bit scale mode %u with %d-byte IFM",
-                       scale_mode, a_fm.bytes);
-    if (mode == EM_ELEMENTWISE_MODE_CLZ || mode == EM_ELEMENTWISE_MODE_SHL || mode == EM_ELEMENTWISE_MODE_SHR)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u (CLZ/SHL/SHR)", mode);
-    (void)clz32;
+    load_ew(s, mode, &e);
+    if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &a_fm)) || (rc = load_ifm2(s, &e, &b_fm)) ||
+        (rc = check_ew(s, &e, &a_fm, &o)))
+        return rc;
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {
-                int64_t a = (int64_t)em_fm_read(&a_fm, y, x, c) - a_fm.zero_point, b = 0, acc, v;
+                int64_t a = (int64_t)em_fm_read(&a_fm, y, x, c) - a_fm.zero_point, b = 0, v;
                 int err = 0;
-                if (binary) {
-                    b = scalar ? scalar_value : em_fm_read(&b_fm, bh ? 0 : y, bw ? 0 : x, bd ? 0 : c);
+                if (e.binary) {
+                    b = e.scalar ? e.scalar_value : em_fm_read(&b_fm, e.bh ? 0 : y, e.bw ? 0 : x, e.bd ? 0 : c);
                     b -= b_fm.zero_point;
                 }
-                if (reversed) { int64_t t = a; a = b; b = t; } /* operand A is the IFM2 */
-                if (mode == EM_ELEMENTWISE_MODE_ADD || mode == EM_ELEMENTWISE_MODE_SUB) {
-                    if (scale_mode == EM_IFM_SCALE_MODE_SCALE_16BIT) {
-                        a = a * opa_scale;
-                        b = b * opb_scale;
-                    } else {
-                        /* 32-bit modes: the operand the mode names takes OPA_SCALE (scale and
-                           shift); the other is scaled by a fixed 2^19 for 8-bit operands
-                           (OPB_SCALE is 0 there: regor GenerateScalingForElementwise drops the
-                           larger input's scale, which ExecuTorch's ADD/SUB lowering makes
-                           (x << 20) / 2). Measured against the TOSA reference on three add/sub
-                           streams with different OPA/OFM shifts; 16-bit operands refused above. */
-                        int64_t *scaled = scale_mode == EM_IFM_SCALE_MODE_SCALE_OPA_32BIT ? &a : &b;
-                        int64_t *unit = scaled == &a ? &b : &a;
-                        *scaled = em_scale(s, *scaled, opa_scale, opa_shift, ifm_round, &err);
-                        *unit = *unit * ((int64_t)1 << 19);
-                    }
-                    acc = mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b;
-                    v = em_scale(s, acc, ofm_scale, ofm_shift, o.round_mode, &err);
-                } else if (mode == EM_ELEMENTWISE_MODE_MUL) {
-                    v = em_scale(s, a * b, ofm_scale, ofm_shift, o.round_mode, &err);
-                } else if (mode == EM_ELEMENTWISE_MODE_MIN || mode == EM_ELEMENTWISE_MODE_MAX) {
-                    int64_t m = mode == EM_ELEMENTWISE_MODE_MIN ? (a < b ? a : b) : (a > b ? a : b);
-                    v = em_per_channel(s) ? m : em_scale(s, m, ofm_scale, ofm_shift, o.round_mode, &err);
-                } else if (mode == EM_ELEMENTWISE_MODE_ABS) {
-                    v = em_scale(s, a < 0 ? -a : a, ofm_scale, ofm_shift, o.round_mode, &err);
-                } else { /* LRELU */
-                    v = a < 0 ? em_scale(s, a, ofm_scale, ofm_shift, o.round_mode, &err) : a;
-                }
+                v = ew_value(s, &e, &o, a, b, &err);
                 if (err) return err;
                 em_store(&o, y, x, c, v);
             }

@@ -31,6 +31,7 @@ typedef struct em_state {
     uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
+    unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
     int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
@@ -120,7 +121,8 @@ typedef struct em_out {
     int height, width, depth;
     unsigned round_mode;
     int64_t act_min, act_max, type_min, type_max;
-    const uint8_t *lut; /* 256-entry int8/uint8 table, or NULL */
+    const uint8_t *lut; /* the LUT slot in SHRAM, or NULL */
+    int lut16;          /* 1: 512 x 32-bit interpolating entries (16-bit OFM), 0: 256 bytes */
 } em_out;
 
 typedef struct em_geom {
@@ -131,6 +133,10 @@ typedef struct em_geom {
     int part_kernel;
 } em_geom;
 
+/* LUT slot bookkeeping: a DMA wrote SHRAM [offset, offset + length); an operation finished
+   (with or without a LUT activation). */
+void em_lut_written(em_state *s, uint64_t offset, uint64_t length);
+void em_lut_after_op(em_state *s);
 /* OFM registers, activation and LUT into `o`. Returns 0 or an error code. */
 int em_load_out(em_state *s, em_out *o);
 /* Writes one scaled value: zero point, LUT, activation clamp, saturation to the OFM type. */

@@ -6,6 +6,36 @@
 
 /* --- the output stage: round, zero point, LUT, clamp, saturate --- */
 
+/* LUT slots sit in the last two SHRAM banks (regor ethos_u55.hpp _shram.lutBanks = 2,
+   lutSlotSize = 256; ethos_u55.cpp TryBlockConfig lut_start = banks - lutBanks; Vela's LUT DMAs
+   go to (banks - 2) * 1024 + slot * 256 on every configuration). */
+#define EM_LUT_BANKS 2
+#define EM_LUT_SLOT 256u
+#define EM_LUT_SLOTS 8
+#define EM_ALL_LUT_SLOTS 0xffu
+
+static size_t lut_offset(const em_state *s) { return (size_t)(s->shram_banks - EM_LUT_BANKS) * 1024u; }
+
+static int is_lut(unsigned type) { return type >= EM_ACTIVATION_LUT_START && type <= EM_ACTIVATION_LUT_END; }
+
+void em_lut_written(em_state *s, uint64_t offset, uint64_t length) {
+    int slot;
+    for (slot = 0; slot < EM_LUT_SLOTS; slot++) {
+        uint64_t start = lut_offset(s) + (uint64_t)slot * EM_LUT_SLOT;
+        if (offset < start + EM_LUT_SLOT && offset + length > start) s->lut_loaded |= 1u << slot;
+    }
+}
+
+void em_lut_after_op(em_state *s) {
+    /* Without reserved LUT banks (16-bank SHRAM: ethos_u55.cpp reservedEndBanks = 0) an
+       operation without a LUT may put accumulators there: regor then forgets every loaded LUT
+       (ethos_u55_register_cs_generator.cpp: "LUT is overwritten by SHRAM accumulator buffers;
+       clear slots") and reloads before the next use. The model does the same, so a stream
+       that reads a LUT after such an operation without reloading it is refused. */
+    if (s->shram_banks <= 16 && !is_lut(EM_F_NPU_SET_ACTIVATION_TYPE(EM_R0(s, NPU_SET_ACTIVATION))))
+        s->lut_loaded = 0;
+}
+
 int em_load_out(em_state *s, em_out *o) {
     uint64_t act = EM_R0(s, NPU_SET_ACTIVATION);
     unsigned type = EM_F_NPU_SET_ACTIVATION_TYPE(act), clip = EM_F_NPU_SET_ACTIVATION_ACT_CLIP_RANGE(act);
@@ -36,22 +66,53 @@ int em_load_out(em_state *s, em_out *o) {
     if (clip != EM_CLIP_RANGE_OFM_PRECISION)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION clip range value %u", clip);
     o->lut = NULL;
-    if (type >= EM_ACTIVATION_LUT_START && type <= EM_ACTIVATION_LUT_END) {
-        /* LUT slots sit in the last two SHRAM banks (regor ethos_u55.hpp _shram.lutBanks = 2;
-           Vela's LUT DMAs go to (banks - 2) * 1024 + slot * 256 on U55-32 and U55-128 alike). */
-        int lut_banks = 2;
-        if (o->fm.bytes != 1)
-            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte OFM (16-bit LUTs)", o->fm.bytes);
-        o->lut = s->shram + (size_t)(s->shram_banks - lut_banks) * 1024u + (type - EM_ACTIVATION_LUT_START) * 256u;
+    o->lut16 = 0;
+    if (is_lut(type)) {
+        unsigned slot = type - EM_ACTIVATION_LUT_START, needed = 1u << slot;
+        if (o->fm.bytes == 2 && o->fm.is_signed) {
+            /* a 2048-byte LUT fills all eight slots: regor AllocateLutSlot steps by its size */
+            if (type != EM_ACTIVATION_LUT_START)
+                return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT in slot %u", type - EM_ACTIVATION_LUT_START);
+            /* every 16-bit LUT op Vela emits rounds NATURAL (RewriteTable sets it; fused into a
+               conv, the conv's rescale is NATURAL too): the only interpolation measured */
+            if (o->round_mode != EM_ROUNDING_NATURAL)
+                return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT with OFM round mode %u", o->round_mode);
+            o->lut16 = 1;
+            needed = EM_ALL_LUT_SLOTS;
+        } else if (o->fm.bytes != 1) {
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT activation with a %d-byte %s OFM", o->fm.bytes,
+                           o->fm.is_signed ? "signed" : "unsigned");
+        }
+        if ((s->lut_loaded & needed) != needed)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED,
+                           "LUT slot %u read but no DMA loaded it since SHRAM was last reused", slot);
+        o->lut = s->shram + lut_offset(s) + slot * EM_LUT_SLOT;
     } else if (type != EM_ACTIVATION_NONE) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION type %u (native TANH/SIGMOID)", type);
     }
     return 0;
 }
 
+/* The 16-bit LUT: 512 words of base (low 16 bits) and slope (high 16 bits), regor
+   graphir_optimiser.cpp RewriteTable; the top 9 bits of the biased value pick the word, the low
+   7 interpolate. This is TOSA TABLE (int16: (base << 7) + slope * fraction) followed by the
+   rescale by 2^-7 that regor fuses into it (ethos_u55_constraints.cpp SupportedOFMQuant: "tables
+   with an output shift of 7"), rounded half up (measured on all 65536 inputs; the op's OFM
+   round mode is NATURAL, others are refused above). */
+static int64_t lut16_lookup(const uint8_t *lut, int64_t v) {
+    uint32_t biased = (uint32_t)((v < -32768 ? -32768 : (v > 32767 ? 32767 : v)) + 32768);
+    const uint8_t *word = lut + (size_t)(biased >> 7) * 4u;
+    int32_t base = (int16_t)(uint16_t)(word[0] | (word[1] << 8));
+    int32_t slope = (int16_t)(uint16_t)(word[2] | (word[3] << 8));
+    int32_t fraction = (int32_t)(biased & 0x7fu);
+    return base + ((slope * fraction + 64) >> 7);
+}
+
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
     int64_t v = scaled + o->fm.zero_point;
-    if (o->lut) {
+    if (o->lut16) {
+        v = lut16_lookup(o->lut, v);
+    } else if (o->lut) {
         int64_t lo = o->fm.is_signed ? -128 : 0, hi = o->fm.is_signed ? 127 : 255;
         v = v < lo ? lo : (v > hi ? hi : v);
         v = o->fm.is_signed ? (int64_t)(int8_t)o->lut[v + 128] : (int64_t)o->lut[v];

@@ -1,0 +1,29 @@
+"""The functional NPU model's version as results record it: its declared ETHOSU_MODEL_VERSION
+and a digest of the C sources (model and driver shim) that make it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+
+from orchestrator import __version__
+from orchestrator.paths import repo_root
+
+FIRMWARE_DIR = repo_root() / "firmware"
+MODEL_TREES = ("ethosu_model", "ethosu_shim")   # the sources a model build compiles
+
+
+@lru_cache(maxsize=1)
+def model_version() -> str:
+    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>'."""
+    header = (FIRMWARE_DIR / "ethosu_model" / "include" / "ethosu_model.h").read_text()
+    declared = re.search(r'#define ETHOSU_MODEL_VERSION "([^"]+)"', header)
+    digest = hashlib.sha256()
+    for tree in MODEL_TREES:
+        root = FIRMWARE_DIR / tree
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            digest.update(str(path.relative_to(FIRMWARE_DIR)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    version = declared.group(1) if declared else f"(tool {__version__})"
+    return f"ethosu_model {version}+{digest.hexdigest()[:12]}"

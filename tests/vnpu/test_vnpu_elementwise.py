@@ -1,0 +1,79 @@
+"""Shifts from PyTorch (`>>`, `<<`, bitwise_*_shift on int8/int16/int32 tensors): ExecuTorch
+lowers them to TOSA ARITHMETIC_RIGHT_SHIFT / LOGICAL_LEFT_SHIFT (int32, with casts around
+narrower types on U55/U65), Vela to the Ethos-U SHR / SHL elementwise modes. Host NPU model vs
+TOSA reference: bit-exact, or the recorded hardware departure below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from vnpu_cases_ew import CASES
+from vnpu_support import (
+    U55_U65_TARGETS,
+    assert_exact,
+    assert_listing_matches_vela,
+    compiled,
+    needs_toolchain,
+    verified,
+)
+
+from orchestrator.tosa.partitions import product_partitions
+from orchestrator.tosa.reference_model import run_tosa_flatbuffer
+from orchestrator.vnpu.binstream import programs_in_pte
+from orchestrator.vnpu.execute import Npu, run_program
+
+# Where the hardware departs from TOSA (the model follows the hardware; see the test below).
+SATURATING_CAST = (
+    "int8 << 1 is computed in int32 and cast back to int8: TOSA CAST wraps, but Vela lowers "
+    "the CAST to an ADD into an int8 OFM (regor graphir_optimiser.cpp:1970 'Replace CAST with "
+    "ADD'; its 'disable clipping' range at :1983 is capped at the OFM type by "
+    "ethos_u55_register_cs_generator.cpp:834-849 GenerateActivation), so the stream programs "
+    "ACTIVATION_MIN/MAX = -128/127 and the NPU saturates where TOSA wraps")
+HARDWARE_DEPARTS = {"lshift_int8": SATURATING_CAST}
+SLICE = [("rshift_channels", "ethos-u55-32"), ("lshift_5", "ethos-u65-512")]
+SATURATION_TARGET = "ethos-u55-128"
+
+
+def _case(case: str, target: str) -> Any:
+    reason = HARDWARE_DEPARTS.get(case)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(f"vnpu_cases_ew:{case}", target, marks=marks)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "target"), SLICE)
+def test_shift_slice_is_exact(case: str, target: str) -> None:
+    needs_toolchain()
+    assert_exact(verified(f"vnpu_cases_ew:{case}", target))
+    assert_listing_matches_vela(compiled(f"vnpu_cases_ew:{case}", target))
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target"),
+                         [_case(case, target) for case in CASES for target in U55_U65_TARGETS])
+def test_sweep_shifts(model: str, target: str) -> None:
+    needs_toolchain()
+    assert_listing_matches_vela(compiled(model, target))
+    assert_exact(verified(model, target))
+
+
+@pytest.mark.slow
+def test_narrowing_cast_saturates_where_tosa_wraps() -> None:
+    """The recorded departure (SATURATING_CAST): the model gives the saturated int8 value
+    exactly where TOSA's wrapped one leaves the int8 range, and TOSA's value elsewhere."""
+    needs_toolchain()
+    product = compiled("vnpu_cases_ew:lshift_int8", SATURATION_TARGET)
+    (partition,) = product_partitions(product)
+    (program,) = programs_in_pte(product.pte)
+    values = np.arange(-128, 128, dtype=np.int8)
+    x = np.resize(values, partition.inputs[0].shape).astype(np.int8)
+    (raw,) = run_program(program, Npu.for_target_name(SATURATION_TARGET), [x])
+    got = np.frombuffer(raw, dtype=np.int8).reshape(x.shape)
+    (tosa,) = run_tosa_flatbuffer(partition.tosa, [x])
+    wide = x.astype(np.int32) << 1
+    assert np.array_equal(got, np.clip(wide, -128, 127))
+    assert np.array_equal(tosa, wide.astype(np.int8))            # TOSA wraps
+    assert np.array_equal(got != tosa, (wide < -128) | (wide > 127))
