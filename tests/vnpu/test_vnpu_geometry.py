@@ -8,6 +8,7 @@ Cases: vnpu_cases_geometry.py. The full sweep runs with -m sweep; a slice runs b
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,35 +40,43 @@ from orchestrator.vnpu.listing import Command, model_listing
 from orchestrator.vnpu.verify import verify_product
 
 MODULE = "vnpu_cases_geometry"
-SLICE = [("avgpool_k3_s2_p1_excl", "ethos-u55-64"), ("avgpool_k3x5_p1x2_excl", "ethos-u65-512")]
-SWEEP = [(case, target) for case in CASES if case not in OWN_TESTS for target in U55_U65_TARGETS]
-ROLLING_SLICE = [("conv_stack_96", "ethos-u65-256")]
-ROLLING_SWEEP = [(case, target) for case in ROLLING_BUFFER_CASES for target in U55_U65_TARGETS
-                 if (case, target) not in ROLLING_SLICE]
-SWEEP16 = [(case, target) for case in INT16_CASES for target in U55_U65_TARGETS]
 INT32_BYTES = 4
+Pair = tuple[str, str]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("case", "target"), SLICE)
-def test_padded_average_pool_is_exact_and_decodes_as_vela_lists(case: str, target: str) -> None:
+def sliced(pairs: list[Pair], slice_: list[Pair]) -> list[Any]:
+    """(case, target) params: the slice by default (slow), every pair with -m sweep."""
+    return ([pytest.param(*pair, marks=pytest.mark.slow, id=f"slice-{pair[0]}-{pair[1]}")
+             for pair in slice_] + [pytest.param(*pair, marks=pytest.mark.sweep) for pair in pairs])
+
+
+def every_target(cases: tuple[str, ...] | list[str]) -> list[Pair]:
+    return [(case, target) for case in cases for target in U55_U65_TARGETS]
+
+
+INT8_SLICE = [("avgpool_k3_s2_p1_excl", "ethos-u55-64"),
+              ("avgpool_k3x5_p1x2_excl", "ethos-u65-512")]
+INT8 = sliced(every_target([case for case in CASES if case not in OWN_TESTS]), INT8_SLICE)
+INT16 = sliced(every_target(INT16_CASES), [])
+ROLLING = sliced(every_target(ROLLING_BUFFER_CASES), [("conv_stack_96", "ethos-u65-256")])
+
+
+def check(product: Product, case: str, target: str) -> None:
+    """Bit-exact against the TOSA reference and decoded as Vela lists it."""
+    assert_exact(verify_product(product, Npu.for_target_name(target), case, target))
+    assert_listing_matches_vela(product)
+
+
+@pytest.mark.parametrize(("case", "target"), INT8)
+def test_geometry_int8(case: str, target: str) -> None:
     needs_toolchain()
-    assert_exact(verified(f"{MODULE}:{case}", target))
-    assert_listing_matches_vela(compiled(f"{MODULE}:{case}", target))
+    check(compiled(f"{MODULE}:{case}", target), case, target)
 
 
-@pytest.mark.sweep
-@pytest.mark.parametrize(("case", "target"), SWEEP)
-def test_geometry_sweep_int8(case: str, target: str) -> None:
+@pytest.mark.parametrize(("case", "target"), INT16)
+def test_geometry_int16(case: str, target: str) -> None:
     needs_toolchain()
-    assert_exact(verified(f"{MODULE}:{case}", target))
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize(("case", "target"), SWEEP16)
-def test_geometry_sweep_int16(case: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(f"{MODULE}:{case}", target, quantize="a16w8"))
+    check(compiled(f"{MODULE}:{case}", target, quantize="a16w8"), case, target)
 
 
 def operations(commands: list[Command]) -> list[tuple[str, dict[str, Command]]]:
@@ -100,12 +109,6 @@ def data(state: dict[str, Command], name: str) -> int:
     return value
 
 
-def rolling_buffer_product(case: str, target: str) -> Product:
-    request = make_request(f"{MODULE}:{case}", target, quantize="int8",
-                           vela_flags=list(ROLLING_BUFFER_FLAGS))
-    return compile_request(request, compile_scratch())
-
-
 def wraps(product: Product) -> bool:
     """Some operation writes its OFM across a rolling-buffer wrap (OFM tile 2)."""
     return any(param(state, "NPU_SET_OFM_HEIGHT0_M1") < param(state, "NPU_SET_OFM_HEIGHT_M1")
@@ -114,24 +117,14 @@ def wraps(product: Product) -> bool:
                if name in ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL"))
 
 
-def check_rolling_buffers(case: str, target: str) -> None:
+@pytest.mark.parametrize(("case", "target"), ROLLING)
+def test_rolling_buffer_tiles(case: str, target: str) -> None:
     needs_toolchain()
-    product = rolling_buffer_product(case, target)
+    request = make_request(f"{MODULE}:{case}", target, quantize="int8",
+                           vela_flags=list(ROLLING_BUFFER_FLAGS))
+    product = compile_request(request, compile_scratch())
     assert wraps(product), "Vela cascaded without a rolling buffer: no tile is exercised"
-    report = verify_product(product, Npu.for_target_name(target), case, target)
-    assert_exact(report)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("case", "target"), ROLLING_SLICE)
-def test_rolling_buffer_tiles_are_exact(case: str, target: str) -> None:
-    check_rolling_buffers(case, target)
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize(("case", "target"), ROLLING_SWEEP)
-def test_rolling_buffer_sweep(case: str, target: str) -> None:
-    check_rolling_buffers(case, target)
+    check(product, case, target)
 
 
 @pytest.mark.slow
