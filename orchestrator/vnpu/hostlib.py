@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import subprocess
 import sys
 from pathlib import Path
 
+from orchestrator.build.cmake_cache import CACHE, forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root, scratch
 
@@ -29,7 +31,11 @@ class Status(ctypes.Structure):
 
 
 def build_directory(root: Path | None = None) -> Path:
-    return (root or scratch().build) / "vnpu-host"
+    """One build per checkout: a scratch shared by several checkouts (the tests' shared compile
+    scratch) must not hand one checkout a library built from another's sources."""
+    source = str((repo_root() / SOURCE_DIR).resolve())
+    checkout = hashlib.sha256(source.encode()).hexdigest()[:8]
+    return (root or scratch().build) / f"vnpu-host-{checkout}"
 
 
 def _run(command: list[str], what: str) -> None:
@@ -44,7 +50,8 @@ def build_library(root: Path | None = None) -> Path:
     """Configure (once) and build the host shared library; ninja makes a rebuild a no-op."""
     out = build_directory(root)
     source = repo_root() / SOURCE_DIR
-    if not (out / "build.ninja").is_file():
+    forget_moved_cache(out, source)  # a scratch moved or copied elsewhere
+    if not (out / "build.ninja").is_file() or not (out / CACHE).is_file():
         _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja",
               "-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
               f"-DETHOSU_MODEL_PYTHON={sys.executable}"], "cmake configure")

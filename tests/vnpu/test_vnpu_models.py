@@ -30,14 +30,8 @@ def test_mv2_is_exact(target: str) -> None:
     assert_exact(verified("mv2", target))
 
 
-NOT_EXACT_YET = {"attention": "an ELEMENTWISE of the matmul lowering addresses a feature map "
-                              "outside its region (addressing not understood yet): refused"}
-
-
 @pytest.mark.sweep
-@pytest.mark.parametrize("architecture", [
-    pytest.param(a, marks=[pytest.mark.xfail(strict=True, reason=NOT_EXACT_YET[a])]
-                 if a in NOT_EXACT_YET else []) for a in ARCHITECTURES])
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
 @pytest.mark.parametrize("target", ("ethos-u55-128", "ethos-u65-512"))
 def test_architecture_is_exact(architecture: str, target: str) -> None:
     needs_toolchain()

@@ -14,7 +14,7 @@ def _input(*shape: int) -> torch.Tensor:
     return torch.rand(*shape, generator=torch.Generator().manual_seed(SEED)) * 2 - 1
 
 
-def _seeded(factory: type[nn.Module]) -> nn.Module:
+def seeded(factory: type[nn.Module]) -> nn.Module:
     torch.manual_seed(SEED)
     return factory().eval()
 
@@ -80,36 +80,55 @@ class Autoencoder(nn.Module):
         return self.net(x)
 
 
-class Attention(nn.Module):
-    """One single-head self-attention block with a residual and an MLP."""
+class AttentionBlock(nn.Module):
+    """One single-head self-attention block with a residual and an MLP; `project` makes q, k
+    and v."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.qkv = nn.Linear(32, 96)
         self.proj = nn.Linear(32, 32)
         self.mlp = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 32))
 
+    def project(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        q, k, v = self.qkv(x).split(32, dim=-1)
+        q, k, v = self.project(x)
         weights = torch.softmax(q @ k.transpose(-2, -1) * 32 ** -0.5, dim=-1)
         y = x + self.proj(weights @ v)
         return y + self.mlp(y)
 
 
+class Attention(AttentionBlock):
+    """Separate q, k, v projections. (A packed qkv projection split in three is miscompiled by
+    Vela 5.1.0: vnpu_cases_geometry:attention_packed_qkv.)"""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(32, 32), nn.Linear(32, 32), nn.Linear(32, 32)
+
+    def project(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.q(x), self.k(x), self.v(x)
+
+
 def dscnn() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    return _seeded(DSCNN), (_input(1, 1, 49, 10),)
+    return seeded(DSCNN), (_input(1, 1, 49, 10),)
 
 
 def resnet8() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    return _seeded(ResNet8), (_input(1, 3, 32, 32),)
+    return seeded(ResNet8), (_input(1, 3, 32, 32),)
 
 
 def autoencoder() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    return _seeded(Autoencoder), (_input(1, 128),)
+    return seeded(Autoencoder), (_input(1, 128),)
+
+
+def attention_input() -> torch.Tensor:
+    return _input(1, 16, 32)
 
 
 def attention() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    return _seeded(Attention), (_input(1, 16, 32),)
+    return seeded(Attention), (attention_input(),)
 
 
 ARCHITECTURES = ("dscnn", "resnet8", "autoencoder", "attention")

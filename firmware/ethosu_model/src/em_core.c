@@ -227,6 +227,7 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     f->lo = (const uint8_t *)(uintptr_t)s->base[region];
     f->hi = f->lo + s->size[region];
     f->fault = &s->fault;
+    f->which = which;
     return 0;
 }
 
@@ -301,6 +302,19 @@ static int known(int kind, unsigned code) {
     return 0;
 }
 
+/* An operation's feature-map access fell outside the region the driver gave: the stream's
+   registers describe more than the region holds (the hardware would read or clobber memory
+   beyond it), so the model stops instead of computing something plausible. */
+static int fault(em_state *s, unsigned code, size_t word) {
+    static const char *const names[3] = {"IFM", "IFM2", "OFM"};
+    unsigned which = (unsigned)(s->fault - 1);
+    unsigned region = EM_F_NPU_SET_IFM_REGION_PARAM(EM_R0(s, NPU_SET_IFM_REGION));
+    if (which == 1) region = EM_F_NPU_SET_IFM2_REGION_PARAM(EM_R0(s, NPU_SET_IFM2_REGION));
+    if (which == 2) region = EM_F_NPU_SET_OFM_REGION_PARAM(EM_R0(s, NPU_SET_OFM_REGION));
+    return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "%s at word %u: its %s registers address bytes beyond region %u (%u bytes)",
+                   em_opname(0, code), (unsigned)word, names[which], region, (unsigned)s->size[region]);
+}
+
 static int run_stream(em_state *s, const uint32_t *words, size_t count) {
     size_t i = 0;
     while (i < count) {
@@ -315,9 +329,7 @@ static int run_stream(em_state *s, const uint32_t *words, size_t count) {
                 s->fault = 0;
                 rc = run_operation(s, code, w >> 16);
                 if (rc) return rc;
-                if (s->fault)
-                    return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "%s at word %u reads or writes a feature map outside its region",
-                                   em_opname(0, code), (unsigned)i);
+                if (s->fault) return fault(s, code, i);
                 if (code == EM_CMD0_NPU_OP_STOP) return 0;
             } else {
                 s->reg0[code & 0x1ffu] = w;

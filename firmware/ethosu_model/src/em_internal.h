@@ -48,7 +48,8 @@ typedef struct em_fmap {
     int is_signed;
     int32_t zero_point;
     const uint8_t *lo, *hi; /* the region: every access is checked against it */
-    int *fault;             /* set when an access falls outside; the op then fails */
+    int *fault;             /* which + 1 of the first access outside; the op then fails */
+    int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
 } em_fmap;
 
 int em_fail(em_state *s, int code, const char *fmt, ...);
@@ -82,7 +83,7 @@ static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
     off += em_fm_coff(f, c);
     {
         const uint8_t *p = f->tile[t] + off;
-        if (p < f->lo || p + f->bytes > f->hi) { *f->fault = 1; return NULL; }
+        if (p < f->lo || p + f->bytes > f->hi) { if (!*f->fault) *f->fault = f->which + 1; return NULL; }
         return f->tile[t] + off;
     }
 }

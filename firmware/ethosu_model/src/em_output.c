@@ -152,7 +152,8 @@ int em_load_geom(em_state *s, const em_out *o, em_geom *g) {
     g->pad_right = (int)EM_P0(s, NPU_SET_IFM_PAD_RIGHT);
     g->upscale = (int)EM_F_NPU_SET_IFM_UPSCALE_MODE(EM_R0(s, NPU_SET_IFM_UPSCALE));
     if (g->upscale != EM_RESAMPLING_MODE_NONE && g->upscale != EM_RESAMPLING_MODE_TRANSPOSE)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode %u", (unsigned)g->upscale);
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode %u (NEAREST: a TOSA RESIZE, never delegated "
+                       "to U55/U65 by ExecuTorch)", (unsigned)g->upscale);
     g->ifm_h = (o->height - 1) * g->stride_y + g->kh_dil - g->pad_top - g->pad_bottom;
     g->ifm_w = (o->width - 1) * g->stride_x + g->kw_dil - g->pad_left - g->pad_right;
     return 0;

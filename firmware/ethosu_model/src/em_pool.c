@@ -5,6 +5,33 @@
 
 /* --- POOL --- */
 
+/* A padded AVERAGE divides by the number of valid (non-padding) elements in hardware: regor
+   ethos_u55_register_cs_generator.cpp GenerateOFMScalingForPooling ("padded average-pools use
+   HW-scaling", lines 559-563) leaves OFM_SCALE at unit and asserts there is no rescale to fuse,
+   so the NPU must compute TOSA's AVG_POOL2D itself: the sum times reciprocal_scale(count)
+   (multiplier ((1 << 30) + 1) << k / count, shift 30 + k, 2^(k-1) < count <= 2^k), rounded
+   as the OFM round mode says (NATURAL, the TOSA single rounding; regor graph_builder.cpp
+   AddOutput gives every pool NATURAL). Checked bit-exactly against the TOSA reference. */
+static int64_t hw_average(em_state *s, int64_t sum, int count, unsigned mode, int *err) {
+    int k = 0;
+    if (count == 0) {
+        *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with a kernel wholly in the padding");
+        return 0;
+    }
+    while ((1u << k) < (unsigned)count) k++;
+    return em_scale(s, sum, ((((int64_t)1 << 30) + 1) << k) / count, 30 + k, mode, err);
+}
+
+static int check_hw_average(em_state *s, const em_out *o, int64_t scale, int shift, int per_ch) {
+    if (per_ch || scale != 1 || shift != 0)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED,
+                       "NPU_OP_POOL AVERAGE with padding and a rescale (OFM_SCALE %u shift %d)", (unsigned)scale, shift);
+    if (o->round_mode != EM_ROUNDING_NATURAL)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with padding and round mode %u",
+                       o->round_mode);
+    return 0;
+}
+
 int em_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in;
@@ -14,12 +41,13 @@ int em_op_pool(em_state *s, unsigned mode) {
     int shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int per_ch = em_per_channel(s);
     int ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
+    int hw_scaled;
     if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = em_load_geom(s, &o, &g))) return rc;
     if (mode == EM_POOLING_MODE_REDUCE_SUM && o.depth != 1)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL REDUCE_SUM with OFM depth %d (not 1)", o.depth);
     if (mode > EM_POOLING_MODE_REDUCE_SUM) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL mode %u", mode);
-    if (mode == EM_POOLING_MODE_AVERAGE && g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with padding (hardware-scaled average)");
+    hw_scaled = mode == EM_POOLING_MODE_AVERAGE && g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0;
+    if (hw_scaled && (rc = check_hw_average(s, &o, scale, shift, per_ch))) return rc;
     if (g.dil_x != 1 || g.dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
     if (g.upscale != EM_RESAMPLING_MODE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with NPU_SET_IFM_UPSCALE mode %u", (unsigned)g.upscale);
@@ -28,7 +56,7 @@ int em_op_pool(em_state *s, unsigned mode) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
                 int64_t acc = mode == EM_POOLING_MODE_MAX ? INT64_MIN : 0, v;
-                int err = 0;
+                int err = 0, count = 0;
                 for (ky = 0; ky < g.kh; ky++) {
                     int iy = oy * g.stride_y - g.pad_top + ky;
                     if (iy < 0 || iy >= g.ifm_h) continue;
@@ -46,9 +74,11 @@ int em_op_pool(em_state *s, unsigned mode) {
                         }
                         if (mode == EM_POOLING_MODE_MAX) acc = x > acc ? x : acc;
                         else acc += x;
+                        count++;
                     }
                 }
-                if (per_ch) v = em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err);
+                if (hw_scaled) v = hw_average(s, acc, count, o.round_mode, &err);
+                else if (per_ch) v = em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err);
                 else v = em_scale(s, acc, scale, shift, o.round_mode, &err);
                 if (err) return err;
                 em_store(&o, oy, ox, c, v);
