@@ -13,11 +13,9 @@ import pytest
 from vnpu_cases_ew import CASES
 from vnpu_support import (
     U55_U65_TARGETS,
-    assert_exact,
-    assert_listing_matches_vela,
+    check_case,
     compiled,
     needs_toolchain,
-    verified,
 )
 
 from orchestrator.tosa.partitions import product_partitions
@@ -46,18 +44,14 @@ def _case(case: str, target: str) -> Any:
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "target"), SLICE)
 def test_shift_slice_is_exact(case: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(f"vnpu_cases_ew:{case}", target))
-    assert_listing_matches_vela(compiled(f"vnpu_cases_ew:{case}", target))
+    check_case(f"vnpu_cases_ew:{case}", target)
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize(("model", "target"),
                          [_case(case, target) for case in CASES for target in U55_U65_TARGETS])
 def test_sweep_shifts(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_listing_matches_vela(compiled(model, target))
-    assert_exact(verified(model, target))
+    check_case(model, target)
 
 
 @pytest.mark.slow

@@ -13,11 +13,7 @@ import vnpu_cases_int16
 import vnpu_opcases
 from vnpu_support import (
     U55_U65_TARGETS,
-    assert_exact,
-    assert_listing_matches_vela,
-    compiled,
-    needs_toolchain,
-    verified,
+    check_case,
 )
 
 QUANTIZE = "a16w8"
@@ -38,9 +34,7 @@ SWEEP16 = [(f"{module}:{case}", target) for module, case in CASES16 for target i
 
 
 def _check(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target, quantize=QUANTIZE))
-    assert_listing_matches_vela(compiled(model, target, quantize=QUANTIZE))
+    check_case(model, target, QUANTIZE)
 
 
 @pytest.mark.slow

@@ -7,11 +7,7 @@ import pytest
 from vnpu_archs import ARCHITECTURES
 from vnpu_support import (
     U55_U65_TARGETS,
-    assert_exact,
-    assert_listing_matches_vela,
-    compiled,
-    needs_toolchain,
-    verified,
+    check_case,
 )
 
 from orchestrator.aot.sources import BUILTINS
@@ -22,24 +18,18 @@ BUILTINS_CI = ("add", "convnet", "softmax")
 @pytest.mark.slow
 @pytest.mark.parametrize("model", BUILTINS_CI)
 def test_builtin_model_is_exact(model: str) -> None:
-    _check(model, "ethos-u55-128")
-
-
-def _check(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target))
-    assert_listing_matches_vela(compiled(model, target))
+    check_case(model, "ethos-u55-128")
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("model", BUILTINS)
 @pytest.mark.parametrize("target", U55_U65_TARGETS)
 def test_builtin_model_is_exact_everywhere(model: str, target: str) -> None:
-    _check(model, target)
+    check_case(model, target)
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 @pytest.mark.parametrize("target", U55_U65_TARGETS)
 def test_architecture_is_exact(architecture: str, target: str) -> None:
-    _check(f"vnpu_archs:{architecture}", target)
+    check_case(f"vnpu_archs:{architecture}", target)

@@ -11,11 +11,7 @@ import pytest
 from vnpu_opcases import CASES
 from vnpu_support import (
     U55_U65_TARGETS,
-    assert_exact,
-    assert_listing_matches_vela,
-    compiled,
-    needs_toolchain,
-    verified,
+    check_case,
 )
 
 SLICE = [("vnpu_opcases:conv_k3", "ethos-u55-64"), ("vnpu_opcases:dw_k3_s2", "ethos-u65-512"),
@@ -40,14 +36,10 @@ SWEEP = [_case(case, target) for case in CASES for target in U55_U65_TARGETS]
 @pytest.mark.slow
 @pytest.mark.parametrize(("model", "target"), SLICE)
 def test_slice_is_exact_and_decodes_as_vela_lists(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target))
-    assert_listing_matches_vela(compiled(model, target))
+    check_case(model, target)
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize(("model", "target"), SWEEP)
 def test_sweep_int8(model: str, target: str) -> None:
-    needs_toolchain()
-    assert_exact(verified(model, target))
-    assert_listing_matches_vela(compiled(model, target))
+    check_case(model, target)

@@ -59,3 +59,11 @@ def assert_listing_matches_vela(product: Product) -> None:
         theirs = vela_listing(product.directory / entry["tosa"], args)
         assert theirs, "Vela printed no command listing"
         assert ours == theirs
+
+
+def check_case(model: str, target: str, quantize: str = "int8") -> None:
+    """The sweep's check of one case: every command decodes as Vela lists it, and every NPU
+    partition is bit-exact against the TOSA reference."""
+    needs_toolchain()
+    assert_listing_matches_vela(compiled(model, target, quantize))
+    assert_exact(verified(model, target, quantize))
