@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.build.config import BuildConfig
 from orchestrator.build.linker import find_overflows, first_error
 from orchestrator.build.toolchain import (
@@ -17,6 +16,7 @@ from orchestrator.build.toolchain import (
     toolchain_definitions,
 )
 from orchestrator.build.tools import BuildTools
+from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root
 from orchestrator.progress import CommandRun, stream_command

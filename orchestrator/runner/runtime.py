@@ -12,7 +12,6 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from orchestrator.build.cmake_cache import forget_moved_cache
 from orchestrator.build.toolchain import (
     Compilers,
     build_environment,
@@ -20,6 +19,7 @@ from orchestrator.build.toolchain import (
     prefix_maps,
     toolchain_definitions,
 )
+from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch, repo_root

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestrator.build.cmake_cache import CACHE, forget_moved_cache
+from orchestrator.cmake_cache import CACHE, forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root, scratch
 

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from orchestrator.build import build_firmware, config_for_target
-from orchestrator.build.cmake_cache import forget_moved_cache, recorded_dir
 from orchestrator.build.driver import build_dir_for
+from orchestrator.cmake_cache import forget_moved_cache, recorded_dir
 from orchestrator.paths import scratch
 
 pytestmark = pytest.mark.slow

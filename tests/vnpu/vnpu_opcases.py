@@ -107,10 +107,6 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "concat": lambda: binary(lambda a, b: torch.cat([a, b], dim=1)),
 }
 
-# Cases that also run with 16-bit activations (quantize a16w8) where the target allows it.
-INT16_CASES = ("conv_k3", "dw_k3", "add", "mul", "maxpool_k2", "linear_64_10")
-
-
 def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:
     if name in CASES:
         return CASES[name]
