@@ -61,8 +61,9 @@ def _npu(result: RunResult, metrics: dict[str, float]) -> None:
 
 def _cpu(result: RunResult, metrics: dict[str, float]) -> None:
     """CPU cycles, unless they include the functional NPU model's emulation of the NPU (a
-    functional-model run: neither CPU nor NPU performance, so never a baseline)."""
-    if result.cpu is None or result.cpu.includes_npu_model or _npu_emulated(result):
+    functional-model run, which labels them cpu.includes_npu_model: neither CPU nor NPU
+    performance, so never a baseline)."""
+    if result.cpu is None or _npu_emulated(result):
         return
     _put(metrics, "cpu.cycles", result.cpu.total)
     _put(metrics, "cpu.operators_cycles", result.cpu.operators_total)
