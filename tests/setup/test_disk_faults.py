@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,19 +41,14 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
           "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search"]
 
 
-def _mount(where: Path, options: str) -> None:
+@contextmanager
+def _tmpfs(where: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at `where` (a skip when this machine cannot mount one), unmounted after."""
+    where.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
-
-
-@pytest.fixture
-def small_disk(tmp_path) -> Iterator[Path]:
-    """A 256 KiB tmpfs (a full disk after a few files)."""
-    where = tmp_path / "small"
-    where.mkdir()
-    _mount(where, "size=256k")
     try:
         yield where
     finally:
@@ -60,17 +56,19 @@ def small_disk(tmp_path) -> Iterator[Path]:
 
 
 @pytest.fixture
+def small_disk(tmp_path) -> Iterator[Path]:
+    """A 256 KiB tmpfs (a full disk after a few files)."""
+    with _tmpfs(tmp_path / "small", "size=256k") as where:
+        yield where
+
+
+@pytest.fixture
 def read_only(tmp_path) -> Iterator[Path]:
     """A tmpfs holding an empty scratch tree, then remounted read-only."""
-    where = tmp_path / "ro"
-    where.mkdir()
-    _mount(where, "size=1m")
-    try:
+    with _tmpfs(tmp_path / "ro", "size=1m") as where:
         scratch(where / "scratch").ensure()
         subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
         yield where / "scratch"
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _left_nothing_half_installed(root: Path) -> None:
