@@ -37,26 +37,6 @@ typedef struct conv_job {
     int chunk;   /* products an int32 partial sum can take without overflow */
 } conv_job;
 
-/* --- tap coordinates: the IFM row/column a kernel tap reads, -1 for padding --- */
-
-static int tap_index(int at, int extent, int upscale) {
-    if (at < 0 || at >= extent) return -1;
-    if (upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
-        /* zero insertion: IFM row i sits at upscaled row 2i (measured) */
-        if (at & 1) return -1;
-        at >>= 1;
-    }
-    return at;
-}
-
-static int tap_row(const em_geom *g, int oy, int ky) {
-    return tap_index(oy * g->stride_y - g->pad_top + ky * g->dil_y, g->ifm_h, g->upscale);
-}
-
-static int tap_col(const em_geom *g, int ox, int kx) {
-    return tap_index(ox * g->stride_x - g->pad_left + kx * g->dil_x, g->ifm_w, g->upscale);
-}
-
 /* --- the output stage of one position: scale per channel, then store --- */
 
 static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
@@ -79,7 +59,7 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     em_out_values(o, acc, depth);
     if (run == NULL) {
         for (c = 0; c < depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
-    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) {
+    } else if (f->bytes == 1 && !f->nhcwb16) { /* NHWC: channels contiguous */
         for (c = 0; c < depth; c++) run[c] = (uint8_t)acc[c];
     } else if (f->bytes == 1 && f->nhcwb16) {
         for (c = 0; c < depth; c += 16) {
@@ -102,7 +82,8 @@ static void widen8(const uint8_t *src, int n, int is_signed, int16_t zp, int16_t
     else for (i = 0; i < n; i++) dst[i] = (int16_t)(src[i] - zp);
 }
 
-/* `depth` channels of the 8-bit IFM at (iy, ix) minus the zero point into dst. */
+/* `depth` channels of the 8-bit IFM at (iy, ix) minus the zero point into dst (NHWC channels
+   are contiguous: em_load_fmap ignores STRIDE_C there, as the hardware does). */
 static void gather_tap(const em_fmap *in, int iy, int ix, int depth, int16_t *dst) {
     const uint8_t *run = em_fm_run(in, iy, ix, depth);
     const int16_t zp = (int16_t)in->zero_point;
@@ -112,10 +93,8 @@ static void gather_tap(const em_fmap *in, int iy, int ix, int depth, int16_t *ds
     } else if (in->nhcwb16) {
         for (i = 0; i < depth; i += 16)
             widen8(run + (i >> 4) * in->stride_c, depth - i < 16 ? depth - i : 16, in->is_signed, zp, dst + i);
-    } else if (in->stride_c == 1) {
-        widen8(run, depth, in->is_signed, zp, dst);
     } else {
-        for (i = 0; i < depth; i++) dst[i] = (int16_t)(em_fm_get(in, run + em_fm_coff(in, i)) - in->zero_point);
+        widen8(run, depth, in->is_signed, zp, dst);
     }
 }
 
@@ -123,9 +102,9 @@ static void gather_patch(const conv_job *j, int oy, int ox, int16_t *patch) {
     const em_geom *g = &j->g;
     int ky, kx;
     for (ky = 0; ky < g->kh; ky++) {
-        int iy = tap_row(g, oy, ky);
+        int iy = em_tap_row(g, oy, ky);
         for (kx = 0; kx < g->kw; kx++, patch += j->depth) {
-            int ix = tap_col(g, ox, kx);
+            int ix = em_tap_col(g, ox, kx);
             if (iy < 0 || ix < 0) memset(patch, 0, (size_t)j->depth * sizeof(int16_t));
             else gather_tap(&j->in, iy, ix, j->depth, patch);
         }
@@ -208,10 +187,10 @@ static int direct_position(conv_job *j, int oy, int ox) {
     int ky, kx, c, i;
     for (c = 0; c < depth; c++) acc[c] = j->s->bias[c];
     for (ky = 0; ky < g->kh; ky++) {
-        int iy = tap_row(g, oy, ky);
+        int iy = em_tap_row(g, oy, ky);
         if (iy < 0) continue;
         for (kx = 0; kx < g->kw; kx++) {
-            int ix = tap_col(g, ox, kx), tap = ky * g->kw + kx;
+            int ix = em_tap_col(g, ox, kx), tap = ky * g->kw + kx;
             if (ix < 0) continue;
             for (i = 0; i < j->depth; i++) g_col[i] = em_fm_read(&j->in, iy, ix, i) - j->in.zero_point;
             for (c = 0; c < depth; c++) {
@@ -288,7 +267,7 @@ int em_op_conv(em_state *s, int depthwise) {
     conv_job j;
     int rc, oy, ox, patches;
     if ((rc = load_job(s, depthwise, &j))) return rc;
-    patches = patch_path(&j, max_abs_weight((size_t)j.o.depth * j.g.kh * j.g.kw * (depthwise ? 1u : (size_t)j.ifm_depth)));
+    patches = patch_path(&j, max_abs_weight((size_t)j.patch * (depthwise ? 1u : (size_t)j.o.depth)));
     for (oy = 0; oy < j.o.height; oy++) {
         for (ox = 0; ox < j.o.width;) {
             int step = 1;

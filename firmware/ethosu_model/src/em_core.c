@@ -99,33 +99,18 @@ static int64_t shr_128(int64_t hi, uint64_t lo, int shift) {
 }
 
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
-    int64_t hi;
+    int64_t hi, fast, addend;
     uint64_t lo;
-    int64_t fast;
     if (shift < 0 || shift > 63) { *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "scale shift %d", shift); return 0; }
     if (em_scale_fast(value, scale, shift, mode, &fast)) return fast;
     mul_64_33(value, scale, &hi, &lo);
     if (shift == 0) return (int64_t)lo;
-    if (mode == EM_ROUNDING_NATURAL) {
-        add_128(&hi, &lo, (int64_t)1 << (shift - 1));
-        return shr_128(hi, lo, shift);
+    if (!em_round_addend(mode, shift, value, hi < 0, &addend)) {
+        *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "round mode %u", mode);
+        return 0;
     }
-    if (mode == EM_ROUNDING_TFL) {
-        /* Double rounding as TOSA's apply_scale_32(double_round=true) defines it. */
-        int64_t round = (int64_t)1 << (shift - 1);
-        if (shift > 31) round += (value >= 0) ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
-        add_128(&hi, &lo, round);
-        return shr_128(hi, lo, shift);
-    }
-    if (mode == EM_ROUNDING_TRUNCATE) {
-        /* Toward zero. */
-        if (hi < 0) {
-            add_128(&hi, &lo, ((int64_t)1 << shift) - 1);
-        }
-        return shr_128(hi, lo, shift);
-    }
-    *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "round mode %u", mode);
-    return 0;
+    add_128(&hi, &lo, addend);
+    return shr_128(hi, lo, shift);
 }
 
 /* --- feature maps --- */

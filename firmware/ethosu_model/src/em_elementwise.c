@@ -15,7 +15,8 @@
 /* The registers an elementwise command reads, decoded once. */
 typedef struct em_ew {
     unsigned mode, scale_mode, ifm_round;
-    int binary, scalar, bh, bw, bd, reversed, unit_shift;
+    int binary, scalar, bh, bw, bd, reversed, per_channel;
+    int unit_shift; /* ADD/SUB 32-bit scale modes: the fixed shift of the unscaled operand */
     int64_t ofm_scale;
     int ofm_shift, opa_shift;
     int32_t opa_scale, opb_scale, scalar_value;
@@ -51,8 +52,8 @@ static void load_ew(em_state *s, unsigned mode, em_ew *e) {
     e->opa_scale = (int32_t)EM_D1(s, NPU_SET_OPA_SCALE);
     e->opa_shift = (int)EM_F_NPU_SET_OPA_SCALE_SHIFT(EM_R1(s, NPU_SET_OPA_SCALE));
     e->opb_scale = (int32_t)EM_D1(s, NPU_SET_OPB_SCALE);
+    e->per_channel = em_per_channel(s);
     e->scalar_value = 0;
-    e->unit_shift = 0;
 }
 
 static int load_ifm2(em_state *s, em_ew *e, em_fmap *b_fm) {
@@ -74,25 +75,22 @@ static int load_ifm2(em_state *s, em_ew *e, em_fmap *b_fm) {
 }
 
 /* What the model does not implement for this command: one-line refusals. */
-static int check_ew(em_state *s, em_ew *e, const em_fmap *a_fm, const em_out *o) {
+static int check_ew(em_state *s, const em_ew *e, const em_fmap *a_fm, const em_out *o) {
     unsigned mode = e->mode;
     int add_sub = is_mode(mode, EM_ELEMENTWISE_MODE_ADD, EM_ELEMENTWISE_MODE_SUB);
-    if (em_per_channel(s) && (add_sub || mode == EM_ELEMENTWISE_MODE_MUL || mode == EM_ELEMENTWISE_MODE_ABS ||
+    if (e->per_channel && (add_sub || mode == EM_ELEMENTWISE_MODE_MUL || mode == EM_ELEMENTWISE_MODE_ABS ||
                               mode == EM_ELEMENTWISE_MODE_LRELU))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with per-channel scaling", mode);
-    if (add_sub && e->scale_mode != EM_IFM_SCALE_MODE_SCALE_16BIT) {
-        if (a_fm->bytes == 4)
-            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE ADD/SUB 32-bit scale mode %u with a 4-byte IFM",
-                           e->scale_mode);
-        e->unit_shift = a_fm->bytes == 1 ? EM_ADVANCED_SCALE_SHIFT_8BIT : EM_ADVANCED_SCALE_SHIFT_16BIT;
-    }
+    if (add_sub && e->scale_mode != EM_IFM_SCALE_MODE_SCALE_16BIT && a_fm->bytes == 4)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE ADD/SUB 32-bit scale mode %u with a 4-byte IFM",
+                       e->scale_mode);
     if (is_bit_op(mode)) {
         /* regor ethos_u55_constraints.cpp: CLZ/SHL take and give int32, SHR (Asr) takes int32;
            regor's generator never scales them (OFM_PRECISION per-channel = bypass). */
         if (a_fm->bytes != 4 || (mode != EM_ELEMENTWISE_MODE_SHR && o->fm.bytes != 4))
             return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with a %d-byte IFM and %d-byte OFM",
                            mode, a_fm->bytes, o->fm.bytes);
-        if (!em_per_channel(s))
+        if (!e->per_channel)
             return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u with global OFM scaling", mode);
         if (mode == EM_ELEMENTWISE_MODE_SHR && o->round_mode != EM_ROUNDING_NATURAL)
             return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE SHR with OFM round mode %u", o->round_mode);
@@ -138,7 +136,7 @@ static int64_t ew_value(em_state *s, const em_ew *e, const em_out *o, int64_t a,
     if (mode == EM_ELEMENTWISE_MODE_MUL) return em_scale(s, a * b, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     if (is_mode(mode, EM_ELEMENTWISE_MODE_MIN, EM_ELEMENTWISE_MODE_MAX)) {
         int64_t m = mode == EM_ELEMENTWISE_MODE_MIN ? (a < b ? a : b) : (a > b ? a : b);
-        return em_per_channel(s) ? m : em_scale(s, m, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+        return e->per_channel ? m : em_scale(s, m, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     }
     if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
@@ -157,6 +155,7 @@ int em_op_elementwise(em_state *s, unsigned mode) {
     if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &a_fm)) || (rc = load_ifm2(s, &e, &b_fm)) ||
         (rc = check_ew(s, &e, &a_fm, &o)))
         return rc;
+    e.unit_shift = a_fm.bytes == 1 ? EM_ADVANCED_SCALE_SHIFT_8BIT : EM_ADVANCED_SCALE_SHIFT_16BIT;
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {

@@ -137,22 +137,30 @@ int em_load_fmap(em_state *s, int which, em_fmap *f);
 /* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
+/* The term added before the right shift by `shift` (>= 1) in round `mode`, for a product whose
+   sign is `negative` (value is the unscaled input: TFL's double rounding looks at its sign).
+   Returns 0 for a mode the hardware does not define. Shared by em_scale and em_scale_fast. */
+static inline int em_round_addend(unsigned mode, int shift, int64_t value, int negative, int64_t *addend) {
+    if (mode == EM_ROUNDING_NATURAL) *addend = (int64_t)1 << (shift - 1);
+    else if (mode == EM_ROUNDING_TFL) {
+        /* Double rounding as TOSA's apply_scale_32(double_round=true) defines it. */
+        *addend = (int64_t)1 << (shift - 1);
+        if (shift > 31) *addend += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+    } else if (mode == EM_ROUNDING_TRUNCATE) *addend = negative ? ((int64_t)1 << shift) - 1 : 0; /* toward zero */
+    else return 0;
+    return 1;
+}
+
 /* em_scale's result without the 128-bit product, when |value| < 2^30 and shift <= 62 (value *
    scale and the rounding term then fit int64): returns 1 and sets *out, else 0 (em_scale then
    takes the general path). Same rounding modes as em_scale. */
 static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigned mode, int64_t *out) {
-    int64_t p;
+    int64_t p, addend;
     if (value <= -((int64_t)1 << 30) || value >= ((int64_t)1 << 30) || shift < 0 || shift > 62) return 0;
     p = value * scale;
     if (shift == 0) { *out = p; return 1; }
-    if (mode == EM_ROUNDING_NATURAL) p += (int64_t)1 << (shift - 1);
-    else if (mode == EM_ROUNDING_TFL) {
-        p += (int64_t)1 << (shift - 1);
-        if (shift > 31) p += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
-    } else if (mode == EM_ROUNDING_TRUNCATE) {
-        if (p < 0) p += ((int64_t)1 << shift) - 1;
-    } else return 0;
-    *out = p >> shift;
+    if (!em_round_addend(mode, shift, value, p < 0, &addend)) return 0;
+    *out = (p + addend) >> shift;
     return 1;
 }
 
@@ -184,6 +192,26 @@ typedef struct em_geom {
     int ifm_h, ifm_w; /* extent of the (upscaled) IFM the op reads */
     int part_kernel;
 } em_geom;
+
+/* The IFM row (column) kernel tap ky (kx) of output row oy (column ox) reads, or -1 when the
+   tap falls in the padding (or, for a TRANSPOSE upscale, on an inserted zero). */
+static inline int em_tap_index(int at, int extent, int upscale) {
+    if (at < 0 || at >= extent) return -1;
+    if (upscale == EM_RESAMPLING_MODE_TRANSPOSE) {
+        /* zero insertion: IFM row i sits at upscaled row 2i (measured) */
+        if (at & 1) return -1;
+        at >>= 1;
+    }
+    return at;
+}
+
+static inline int em_tap_row(const em_geom *g, int oy, int ky) {
+    return em_tap_index(oy * g->stride_y - g->pad_top + ky * g->dil_y, g->ifm_h, g->upscale);
+}
+
+static inline int em_tap_col(const em_geom *g, int ox, int kx) {
+    return em_tap_index(ox * g->stride_x - g->pad_left + kx * g->dil_x, g->ifm_w, g->upscale);
+}
 
 /* LUT slot bookkeeping: a DMA wrote SHRAM [offset, offset + length); an operation finished
    (with or without a LUT activation). */

@@ -58,12 +58,12 @@ int em_op_pool(em_state *s, unsigned mode) {
                 int64_t acc = mode == EM_POOLING_MODE_MAX ? INT64_MIN : 0, v;
                 int err = 0, count = 0;
                 for (ky = 0; ky < g.kh; ky++) {
-                    int iy = oy * g.stride_y - g.pad_top + ky;
-                    if (iy < 0 || iy >= g.ifm_h) continue;
+                    int iy = em_tap_row(&g, oy, ky);
+                    if (iy < 0) continue;
                     for (kx = 0; kx < g.kw; kx++) {
-                        int ix = ox * g.stride_x - g.pad_left + kx;
+                        int ix = em_tap_col(&g, ox, kx);
                         int64_t x;
-                        if (ix < 0 || ix >= g.ifm_w) continue;
+                        if (ix < 0) continue;
                         if (mode == EM_POOLING_MODE_REDUCE_SUM) {
                             /* sums the IFM channels into one (OFM depth 1) */
                             int ch;
