@@ -99,17 +99,17 @@ static int64_t shr_128(int64_t hi, uint64_t lo, int shift) {
 }
 
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
-    int64_t hi, fast, addend;
+    int64_t hi, fast;
     uint64_t lo;
     if (shift < 0 || shift > 63) { *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "scale shift %d", shift); return 0; }
     if (em_scale_fast(value, scale, shift, mode, &fast)) return fast;
     mul_64_33(value, scale, &hi, &lo);
     if (shift == 0) return (int64_t)lo;
-    if (!em_round_addend(mode, shift, value, hi < 0, &addend)) {
+    if (!em_round_mode_known(mode)) {
         *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "round mode %u", mode);
         return 0;
     }
-    add_128(&hi, &lo, addend);
+    add_128(&hi, &lo, em_round_addend(mode, shift, value, hi < 0));
     return shr_128(hi, lo, shift);
 }
 

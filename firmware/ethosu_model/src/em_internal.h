@@ -137,30 +137,35 @@ int em_load_fmap(em_state *s, int which, em_fmap *f);
 /* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
-/* The term added before the right shift by `shift` (>= 1) in round `mode`, for a product whose
-   sign is `negative` (value is the unscaled input: TFL's double rounding looks at its sign).
-   Returns 0 for a mode the hardware does not define. Shared by em_scale and em_scale_fast. */
-static inline int em_round_addend(unsigned mode, int shift, int64_t value, int negative, int64_t *addend) {
-    if (mode == EM_ROUNDING_NATURAL) *addend = (int64_t)1 << (shift - 1);
-    else if (mode == EM_ROUNDING_TFL) {
+/* 1 for the round modes the hardware defines (TFL, TRUNCATE, NATURAL). */
+static inline int em_round_mode_known(unsigned mode) {
+    return mode == EM_ROUNDING_NATURAL || mode == EM_ROUNDING_TFL || mode == EM_ROUNDING_TRUNCATE;
+}
+
+/* The term added before the right shift by `shift` (>= 1) in a known round `mode`, for a
+   product whose sign is `negative` (value is the unscaled input: TFL's double rounding looks at
+   its sign). Shared by em_scale and em_scale_fast. */
+static inline int64_t em_round_addend(unsigned mode, int shift, int64_t value, int negative) {
+    if (mode == EM_ROUNDING_NATURAL) return (int64_t)1 << (shift - 1);
+    if (mode == EM_ROUNDING_TFL) {
         /* Double rounding as TOSA's apply_scale_32(double_round=true) defines it. */
-        *addend = (int64_t)1 << (shift - 1);
-        if (shift > 31) *addend += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
-    } else if (mode == EM_ROUNDING_TRUNCATE) *addend = negative ? ((int64_t)1 << shift) - 1 : 0; /* toward zero */
-    else return 0;
-    return 1;
+        int64_t round = (int64_t)1 << (shift - 1);
+        if (shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+        return round;
+    }
+    return negative ? ((int64_t)1 << shift) - 1 : 0; /* TRUNCATE: toward zero */
 }
 
 /* em_scale's result without the 128-bit product, when |value| < 2^30 and shift <= 62 (value *
    scale and the rounding term then fit int64): returns 1 and sets *out, else 0 (em_scale then
    takes the general path). Same rounding modes as em_scale. */
 static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigned mode, int64_t *out) {
-    int64_t p, addend;
+    int64_t p;
     if (value <= -((int64_t)1 << 30) || value >= ((int64_t)1 << 30) || shift < 0 || shift > 62) return 0;
     p = value * scale;
     if (shift == 0) { *out = p; return 1; }
-    if (!em_round_addend(mode, shift, value, p < 0, &addend)) return 0;
-    *out = (p + addend) >> shift;
+    if (!em_round_mode_known(mode)) return 0;
+    *out = (p + em_round_addend(mode, shift, value, p < 0)) >> shift;
     return 1;
 }
 
