@@ -38,7 +38,7 @@ def _flatten_outputs(outputs: Any) -> list[Any]:
     return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
 
 
-def _run(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
+def run_model(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
     import torch
 
     with torch.no_grad():
@@ -89,7 +89,7 @@ def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example
     return lowered, store_partitions(graph_module, recorded, staging)
 
 
-def _calibration(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def calibration_for(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The user's calibration files; for a built-in model without them, seeded samples."""
     if not request.calibration and request.model.kind == "builtin":
         from orchestrator.aot.zoo import calibration_samples
@@ -122,8 +122,8 @@ def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | N
 
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     model, example = load_model(request.model, request.inputs, request.options.torchvision)
-    samples = _calibration(request, example) if request.options.quantize else []
-    float_outputs = _run(model, example)
+    samples = calibration_for(request, example) if request.options.quantize else []
+    float_outputs = run_model(model, example)
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
@@ -141,7 +141,7 @@ def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
     records["reference_float"] = _write_tensors(staging / layout.REFERENCE_FLOAT,
                                                 float_outputs, out_orders)
     if lowered.quantized_model is not None:
-        quantized_outputs = _run(lowered.quantized_model, lowered.inputs)
+        quantized_outputs = run_model(lowered.quantized_model, lowered.inputs)
         records["reference_quantized"] = _write_tensors(
             staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders)
     return records

@@ -88,9 +88,9 @@ def unpack_inputs(blob: bytes) -> tuple[int, int, list[InputTensor]]:
 
 
 def pack_samples(input_sets: Sequence[Sequence[InputTensor]], run_nonce: int,
-                 first: int = 0) -> tuple[bytes, bytes]:
-    """(input area, samples file) of a sample session over `input_sets` (record k is input
-    set first+k of the data set; runner_samples.h has the layout)."""
+                 first: int = 0) -> tuple[bytes, bytes, int]:
+    """(input area, samples file, record size) of a sample session over `input_sets` (record
+    k is input set first+k of the data set; runner_samples.h has the layout)."""
     if not input_sets:
         raise ValueError("a sample session needs at least one input set")
     records = [pack_inputs(inputs, run_nonce) for inputs in input_sets]
@@ -99,4 +99,4 @@ def pack_samples(input_sets: Sequence[Sequence[InputTensor]], run_nonce: int,
                                 run_nonce & 0xFFFFFFFF, 0).ljust(SAMPLES_HEADER_SIZE, b"\0")
     body = b"".join(record.ljust(stride, b"\0") for record in records)
     area = pack_inputs(input_sets[0], run_nonce, samples=len(records))
-    return area, head + body
+    return area, head + body, stride

@@ -143,13 +143,21 @@ def input_tensors(product: Product) -> list[InputTensor]:
 def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: RunRequest,
                 options: RunnerOptions, nonce: int) -> list[DataFile]:
     """Refuse a model that does not fit; write the two area files; return what to load."""
-    pte = product.pte.read_bytes()
     inputs = pack_inputs(input_tensors(product), nonce)
+    return place_areas(run_dir, product, build, options, inputs,
+                       f"invoke run --target {request.target} --model {request.model}")
+
+
+def place_areas(run_dir: Path, product: Product, build: RunnerBuild, options: RunnerOptions,
+                inputs: bytes, rerun: str, input_bytes: int | None = None) -> list[DataFile]:
+    """Refuse a model or inputs that do not fit (`input_bytes`: what the input area must
+    hold, default the input file's size); write the model and input area files."""
+    pte = product.pte.read_bytes()
     model_addr, model_size = build.firmware.area("model_area")
     input_addr, input_size = build.firmware.area("input_area")
-    rerun = f"invoke run --target {request.target} --model {request.model}"
-    check_fits(needs_for(program_facts_of(product.manifest), len(pte), len(inputs),
-                         options.pools, model_size, input_size), rerun)
+    check_fits(needs_for(program_facts_of(product.manifest), len(pte),
+                         input_bytes or len(inputs), options.pools, model_size, input_size),
+               rerun)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / MODEL_FILE).write_bytes(pack_model(pte))
     (run_dir / INPUT_FILE).write_bytes(inputs)

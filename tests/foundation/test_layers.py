@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
                   "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
                   "orchestrator.npu_selftest")),
-    ("regress", ("orchestrator.regress",)),
+    ("regress", ("orchestrator.regress", "orchestrator.evaluate")),
     ("tasks", ("orchestrator.task_options",)),
 ]
 

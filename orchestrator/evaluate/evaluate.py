@@ -1,0 +1,194 @@
+"""`invoke evaluate`: compile (cached), build the runner (cached), check every input set
+fits the model, compute each one's host references, run them all in one simulator session,
+score them and write evaluation.json / evaluation.html beside the session's transcript."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.aot.dataset import (
+    InputShape,
+    calibration_files,
+    data_files,
+    load_input_sets,
+    preprocess_hook,
+    read_labels,
+)
+from orchestrator.aot.sources import tensor_files
+from orchestrator.errors import OrchestratorError
+from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
+from orchestrator.evaluate.session import Session, SessionPlan, device_inputs, run_session
+from orchestrator.options.evaluate import EvaluateRequest
+from orchestrator.options.run import RunRequest
+from orchestrator.paths import Scratch
+from orchestrator.progress import step
+from orchestrator.runner.handler import compile_choices_for, model_operators, runner_options_for
+from orchestrator.runner.reference_check import device_arrays
+from orchestrator.sim import choose_simulator
+from orchestrator.sim.select import placed_on, target_binary
+from orchestrator.targets import load_catalogue
+
+if TYPE_CHECKING:
+    from orchestrator.aot.host_reference import HostPrograms
+    from orchestrator.aot.products import Product
+
+LABELS_DEFAULT = "labels.txt"
+
+
+@dataclass(frozen=True)
+class DataPlan:
+    """The evaluated files, their labels and the calibration files left after the split."""
+
+    files: tuple[Path, ...]
+    labels: list[int] | None
+    calibration: tuple[Path, ...]
+
+
+def plan_data(request: EvaluateRequest) -> DataPlan:
+    """Files (sorted, first --limit), labels, and calibration without the evaluated files."""
+    labels_path = _labels_path(request)
+    files = data_files(request.data, labels_path)[:request.limit]
+    labels = read_labels(labels_path, files) if labels_path else None
+    calibration = calibration_files(tensor_files(request.calibration, "calibration"), files,
+                                    request.calibration_overlap)
+    return DataPlan(files, labels, calibration)
+
+
+def _labels_path(request: EvaluateRequest) -> Path | None:
+    if request.labels:
+        path = Path(request.labels).expanduser().resolve()
+        if not path.is_file():
+            raise OrchestratorError(f"labels file {request.labels} does not exist",
+                                    "check the --labels path")
+        return path
+    default = Path(request.data).expanduser().resolve() / LABELS_DEFAULT
+    return default if default.is_file() else None
+
+
+def run_request(request: EvaluateRequest) -> RunRequest:
+    """The runner-side view of an evaluation (the same runner ELF a run would use)."""
+    return RunRequest(target=request.target, model=request.model, app="runner",
+                      sim=request.sim, timeout_s=request.timeout_s,
+                      idle_timeout_s=request.idle_timeout_s, build_type=request.build_type,
+                      runner=request.runner, run_id=request.run_id)
+
+
+def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...], mode: str,
+                    work: Scratch) -> tuple[Any, Product]:
+    """(compile request, product): the model calibrated on the split's calibration files."""
+    from orchestrator.aot.api import compile_request, make_request
+
+    target = load_catalogue().target(request.target)
+    compile = make_request(request.model, target.name,
+                           **compile_choices_for(target, mode, request.runner))
+    if calibration:
+        if not compile.options.quantize:
+            raise OrchestratorError("calibration data only applies to a quantized compile",
+                                    "drop --calibration or --quantize none")
+        compile = replace(compile, calibration=calibration)
+    with step(f"compile {request.model} for {target.name}"):
+        return compile, compile_request(compile, work)
+
+
+def model_inputs(product: Product) -> list[InputShape]:
+    """What the compiled program takes, input by input."""
+    return [InputShape(t.dtype, tuple(t.shape)) for t in product.inputs]
+
+
+def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
+    """The whole evaluation; the report document (also written to the run directory)."""
+    from orchestrator.aot.host_reference import HostPrograms
+    from orchestrator.evaluate.report import write_reports
+    from orchestrator.runner.firmware import build_runner
+
+    rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
+             f"--data {request.data}")
+    data = plan_data(request)
+    runs = run_request(request)
+    target = load_catalogue().target(request.target)
+    simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
+    target = placed_on(target, simulator)
+    binary = target_binary(work, simulator, target, rerun)
+    options = runner_options_for(target, runs)
+    compile, product = compile_product(request, data.calibration, options.memory_mode, work)
+    hook = preprocess_hook(compile.model)
+    input_sets = load_input_sets(data.files, model_inputs(product), hook, rerun)
+    with step(f"host references for {len(input_sets)} input sets"):
+        host = HostPrograms(compile, product)
+        references = [(host.exact_outputs(arrays), host.float_outputs(arrays))
+                      for arrays in input_sets]
+    build = build_runner(work, target, replace(options, model_ops=model_operators(product)),
+                         request.runner.sources)
+    orders = [tuple(t.dim_order) for t in product.inputs]
+    plan = SessionPlan(work.runs / request.run_id, request.run_id, request.timeout_s,
+                       request.idle_timeout_s, request.per_sample_s, rerun)
+    session = run_session(plan, target, simulator, binary, product, build, options,
+                          [device_inputs(arrays, orders) for arrays in input_sets])
+    scores = score_session(session, data, references, product)
+    document = evaluation_document(request, data, session, scores, product, host)
+    write_reports(plan.run_dir, document, scores)
+    return document
+
+
+def score_session(session: Session, data: DataPlan, references: list[Any],
+                  product: Product) -> list[SampleScore]:
+    """A score per finished sample, in data set order."""
+    out_orders = [tuple(r.dim_order) for r in product.reference_float]
+    quantization = product.exact_record.output_quantization
+    step_size = quantization[0]["scale"] if quantization and quantization[0] else None
+    scores = []
+    for sample in session.samples:
+        exact, floating = references[sample.index]
+        device = device_arrays(sample.tensors, out_orders)
+        label = data.labels[sample.index] if data.labels else None
+        scores.append(score_sample(sample.index, data.files[sample.index].name, label,
+                                   sample.cycles, device, exact, floating, step_size))
+    return scores
+
+
+def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
+    """Where a session that did not finish stopped, and why (None: it finished)."""
+    done = len(session.samples)
+    if done == len(data.files) and session.result.status.value == "pass":
+        return None
+    at = data.files[done].name if done < len(data.files) else None
+    return {"completed": done, "stopped_at": done, "file": at,
+            "status": session.result.status.value, "reason": session.result.reason,
+            "next_step": session.result.classification.next_step
+            if session.result.classification else None}
+
+
+def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Session,
+                        scores: list[SampleScore], product: Product,
+                        host: HostPrograms) -> dict[str, Any]:
+    """The evaluation result: summary, every sample, the session's RunResult, versions."""
+    from orchestrator.aot.key import tool_versions
+    from orchestrator.evaluate.scoring import per_class
+
+    summary = summarize(scores, len(data.files))
+    session_result = session.result.to_dict()
+    stopped = stop_report(session, data)
+    exact_all = summary["exact"] == len(data.files) and stopped is None
+    return {
+        "schema": "ethosu-orchestrator/evaluation/1",
+        "run_id": request.run_id, "model": request.model, "target": request.target,
+        "data": str(Path(request.data).expanduser().resolve()),
+        "product": str(product.directory),
+        "reference": product.reference_kind,
+        "exact_reference": product.exact_record.to_json()["status"],
+        "calibration": {"files": len(data.calibration),
+                        "overlap_allowed": request.calibration_overlap,
+                        "source": "given" if data.calibration else "model default"},
+        "passed": exact_all if product.reference_kind == "exact" else stopped is None,
+        "summary": summary, "per_class": per_class(scores),
+        "stopped": stopped,
+        "session_seconds": round(session.seconds, 3),
+        "seconds_per_sample": round(session.seconds / max(1, len(scores)), 4),
+        "samples": [vars(score) for score in scores],
+        "session": session_result,
+        "versions": {**tool_versions(), **session_result.get("versions", {})},
+        "host_program": "lowered again from the compile request, checked against the "
+                        "product's reference_exact" if host.program is not None else None,
+    }
