@@ -8,6 +8,7 @@ import shutil
 import time
 import traceback
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,20 +173,28 @@ def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) 
     (staging / COMPILE_LOG).write_text(text + "\n".join(lines) + ("\n" if lines else ""))
 
 
+@contextlib.contextmanager
+def captured_output() -> Iterator[tuple[io.StringIO, list[warnings.WarningMessage]]]:
+    """Everything lowering prints and warns, kept out of the console (and out of pytest's
+    warnings-are-errors): the text and the warnings it raised."""
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield captured, caught
+
+
 def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
     """Compile `request` into `staging` and return its manifest (written last)."""
     started = time.perf_counter()
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
-                warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+    with captured_output() as (captured, caught):
+        try:
             saved = _lower_and_save(request, staging)
-    except BaseException as error:
-        captured.write(_failure_text(error))
-        raise
-    finally:
-        _write_log(staging, captured.getvalue(), caught)
+        except BaseException as error:
+            captured.write(_failure_text(error))
+            raise
+        finally:
+            _write_log(staging, captured.getvalue(), caught)
     facts = program_facts(saved.program.executorch_program)
     _check_runnable(facts, request)
     tensors = _write_references(staging, saved.lowered, saved.float_outputs, facts)

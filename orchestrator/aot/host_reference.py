@@ -9,8 +9,6 @@ its exact outputs on the product's own inputs must equal reference_exact/ bit fo
 
 from __future__ import annotations
 
-import contextlib
-import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +24,7 @@ class HostPrograms:
     """The float model and the product's exact program, loaded once, run per input set."""
 
     def __init__(self, request: CompileRequest, product: Product) -> None:
-        from orchestrator.aot.compiler import calibration_for
+        from orchestrator.aot.compiler import calibration_for, captured_output
         from orchestrator.aot.loading import load_model
         from orchestrator.aot.lowering import lower
 
@@ -38,7 +36,7 @@ class HostPrograms:
         if not product.reference_exact:
             return
         samples = calibration_for(request, example)
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with captured_output():
             lowered = lower(self.model, example, samples, request.options, request.model.name)
         self.program = lowered.edge.exported_program()
         self.layout = lowered.inputs
