@@ -28,11 +28,13 @@ from orchestrator.runner.handler import compile_choices_for, model_operators, ru
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.sim import choose_simulator
 from orchestrator.sim.select import placed_on, target_binary
-from orchestrator.targets import load_catalogue
+from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
     from orchestrator.aot.host_reference import HostPrograms
     from orchestrator.aot.products import Product
+    from orchestrator.runner.areas import InputTensor
+    from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
 
 LABELS_DEFAULT = "labels.txt"
 
@@ -97,37 +99,78 @@ def model_inputs(product: Product) -> list[InputShape]:
     return [InputShape(t.dtype, tuple(t.shape)) for t in product.inputs]
 
 
-def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
-    """The whole evaluation; the report document (also written to the run directory)."""
+@dataclass(frozen=True)
+class Prepared:
+    """Everything a session needs, checked and built: the data, the compiled product and its
+    host programs, the runner, and each input set as the device takes it."""
+
+    data: DataPlan
+    target: Target
+    simulator: Simulator
+    binary: Path
+    product: Product
+    build: RunnerBuild
+    options: RunnerOptions
+    host: HostPrograms
+    references: list[tuple[list[Any] | None, list[Any]]]   # (exact, float) per input set
+    device_sets: list[list[InputTensor]]
+    rerun: str
+
+
+def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
+    """Compile (cached), refuse input sets that do not fit, compute every input set's host
+    references, build the runner (cached): nothing has been simulated yet."""
     from orchestrator.aot.host_reference import HostPrograms
-    from orchestrator.evaluate.report import write_reports
     from orchestrator.runner.firmware import build_runner
 
     rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
              f"--data {request.data}")
     data = plan_data(request)
-    runs = run_request(request)
     target = load_catalogue().target(request.target)
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
     target = placed_on(target, simulator)
     binary = target_binary(work, simulator, target, rerun)
-    options = runner_options_for(target, runs)
+    options = runner_options_for(target, run_request(request))
     compile, product = compile_product(request, data.calibration, options.memory_mode, work)
-    hook = preprocess_hook(compile.model)
-    input_sets = load_input_sets(data.files, model_inputs(product), hook, rerun)
+    input_sets = load_input_sets(data.files, model_inputs(product),
+                                 preprocess_hook(compile.model), rerun)
     with step(f"host references for {len(input_sets)} input sets"):
         host = HostPrograms(compile, product)
         references = [(host.exact_outputs(arrays), host.float_outputs(arrays))
                       for arrays in input_sets]
-    build = build_runner(work, target, replace(options, model_ops=model_operators(product)),
-                         request.runner.sources)
+    options = replace(options, model_ops=model_operators(product))
+    build = build_runner(work, target, options, request.runner.sources)
     orders = [tuple(t.dim_order) for t in product.inputs]
-    plan = SessionPlan(work.runs / request.run_id, request.run_id, request.timeout_s,
-                       request.idle_timeout_s, request.per_sample_s, rerun)
-    session = run_session(plan, target, simulator, binary, product, build, options,
-                          [device_inputs(arrays, orders) for arrays in input_sets])
-    scores = score_session(session, data, references, product)
-    document = evaluation_document(request, data, session, scores, product, host)
+    return Prepared(data, target, simulator, binary, product, build, options, host, references,
+                    [device_inputs(arrays, orders) for arrays in input_sets], rerun)
+
+
+def session_plan(request: EvaluateRequest, work: Scratch, prepared: Prepared,
+                 run_id: str | None = None) -> SessionPlan:
+    """The run directory and time limits of one session."""
+    run_id = run_id or request.run_id
+    return SessionPlan(work.runs / run_id, run_id, request.timeout_s, request.idle_timeout_s,
+                       request.per_sample_s, prepared.rerun)
+
+
+def start_session(prepared: Prepared, plan: SessionPlan,
+                  input_sets: list[list[InputTensor]] | None = None) -> Session:
+    """One simulator session over `input_sets` (default: every prepared input set)."""
+    return run_session(plan, prepared.target, prepared.simulator, prepared.binary,
+                       prepared.product, prepared.build, prepared.options,
+                       prepared.device_sets if input_sets is None else input_sets)
+
+
+def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
+    """The whole evaluation; the report document (also written to the run directory)."""
+    from orchestrator.evaluate.report import write_reports
+
+    prepared = prepare(request, work)
+    plan = session_plan(request, work, prepared)
+    session = start_session(prepared, plan)
+    scores = score_session(session, prepared.data, prepared.references, prepared.product)
+    document = evaluation_document(request, prepared.data, session, scores, prepared.product,
+                                   prepared.host)
     write_reports(plan.run_dir, document, scores)
     return document
 

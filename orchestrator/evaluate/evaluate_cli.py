@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from orchestrator.cli import print_json
 from orchestrator.evaluate.evaluate import evaluate
-from orchestrator.evaluate.report import format_table, plain
+from orchestrator.evaluate.report import format_table
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.paths import scratch
+from orchestrator.results.codec import to_plain
 from orchestrator.run import terminate_as_interrupt
 
 
@@ -16,7 +17,7 @@ def evaluate_command(request: EvaluateRequest, json: bool = False) -> int:
     with terminate_as_interrupt():
         document = evaluate(request, scratch().ensure())
     if json:
-        print_json(plain(document))
+        print_json(to_plain(document))
     else:
         print(format_table(document))
     return 0 if document["passed"] else 1

@@ -4,7 +4,6 @@ per-class accuracy chart (labelled data) and the device-vs-float error histogram
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +11,8 @@ from typing import Any
 
 from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.jsonfile import write_json_atomic
-from orchestrator.regress.plots import png_of, pyplot
+from orchestrator.plotting import png_of, pyplot
+from orchestrator.results.codec import to_plain
 
 JSON_FILE = "evaluation.json"
 HTML_FILE = "evaluation.html"
@@ -122,16 +122,5 @@ def write_reports(run_dir: Path, document: dict[str, Any], scores: Sequence[Samp
     document["report"] = str(run_dir / HTML_FILE)
     document["result"] = str(run_dir / JSON_FILE)
     (run_dir / HTML_FILE).write_text(render_html(document, plots))
-    write_json_atomic(run_dir / JSON_FILE, plain(document))
+    write_json_atomic(run_dir / JSON_FILE, to_plain(document))
 
-
-def plain(value: Any) -> Any:
-    """JSON-ready: infinite SNRs (exact outputs) as the strings "inf"/"-inf"."""
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    return json.loads(json.dumps(value, default=str)) if not isinstance(
-        value, (str, int, float, bool, type(None))) else value

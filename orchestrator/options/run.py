@@ -67,6 +67,11 @@ class RunnerSettings:
                                       "(Dedicated_Sram)", parse=size)
     quantize: str | None = option(None, "runner: int8, a16w8 or none (default: the compile "
                                   "stage's)", parse=text)
+    inputs: str | None = option(None, "runner: your input sets instead of the compile stage's: "
+                                "a .npy/.npz/.pt file, or a directory with one per file "
+                                "(other files through the model's preprocess(path)); all run "
+                                "in one simulator session, each judged against its own exact "
+                                "reference (evaluation.json beside result.json)", parse=text)
     atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
     rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
     qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "

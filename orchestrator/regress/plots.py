@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import io
 from collections import defaultdict
 from typing import Any
 
+from orchestrator.plotting import png_of, pyplot
+
 CYCLE_METRICS = ("npu.cycles", "cpu.cycles", "vela.npu_cycles", "vela.total_cycles")
 MEMORY_METRICS = ("memory.pte_size", "vela.sram_used_kib", "vela.offchip_flash_used_kib")
-
-
-def pyplot() -> Any:
-    """pyplot on the Agg backend (no display needed; never imported at package import)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def metric_table(cells: list[dict[str, Any]], metric: str) -> dict[str, dict[str, float]]:
@@ -67,15 +57,6 @@ def delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
     axes.set_xlabel("change vs baseline (%)")
     axes.set_title("Delta vs baseline (red: out of tolerance)")
     return png_of(plt, figure)
-
-
-def png_of(plt: Any, figure: Any) -> str:
-    """Render a figure to a base64 PNG string and free it."""
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=90)
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def report_plots(cells: list[dict[str, Any]]) -> list[tuple[str, str]]:

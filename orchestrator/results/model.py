@@ -164,6 +164,7 @@ class Accuracy:
     require_top1: bool = False
     passed: bool | None = None
     reason: str = ""
+    dataset: dict[str, Any] | None = None    # a run over many input sets: its summary
 
 
 @dataclass

@@ -52,6 +52,10 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
                                 f"invoke run --target {request.target} --model mv2")
+    if request.runner.inputs:
+        from orchestrator.evaluate.run_inputs import run_with_inputs
+
+        return run_with_inputs(request, work)
     target = load_catalogue().target(request.target)
     settings = request.runner
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)

@@ -13,6 +13,7 @@ from invoke.parser import Parser, ParserContext
 
 import tasks
 from orchestrator.errors import OrchestratorError
+from orchestrator.evaluate.run_inputs import evaluation_request
 from orchestrator.options.fields import from_cli, specs
 from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
@@ -41,6 +42,7 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "temp_pool": ("0x30000", "0x30000", 0x30000),
     "fast_scratch": ("64K", "64K", 64 << 10),
     "quantize": ("a16w8", "a16w8", "a16w8"),
+    "inputs": ("digits/", "digits/", "digits/"),
     "atol": ("0.25", 0.25, 0.25),
     "rtol": ("0.5", 0.5, 0.5),
     "qtol": ("3", 3, 3.0),
@@ -75,6 +77,8 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "min_snr": lambda: limits.min_snr_db, "top1": lambda: limits.require_top1,
         "fast": lambda: settings.fast, "pmu_trace": lambda: settings.pmu_trace,
         "sources": lambda: dict(settings.sources),
+        "inputs": lambda: evaluation_request(request.resolved()).data if settings.inputs
+        else None,
     }
     return readers[name]()
 

@@ -140,3 +140,26 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
     assert "input set 1 (0001.npy) input 0 is float32[1, 8, 8], the model takes " \
            "float32[1, 1, 8, 8]" in caught.value.message
     assert not (runner_scratch.runs / request.run_id / "transcript.log").exists()
+
+
+def test_run_with_inputs_judges_each_input_set_against_its_own_reference(
+        digits, runner_scratch, runtime_sources, tmp_path):
+    from orchestrator.run import RunnerSettings, RunRequest, execute
+    from orchestrator.results import Status
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for path in sorted(digits.glob("*.npy"))[:5]:
+        (folder / path.name).symlink_to(path)
+    result = execute(RunRequest(target="cortex-m55", app="runner", sim="qemu", model=str(MODEL),
+                                runner=RunnerSettings(inputs=str(folder),
+                                                      sources=runtime_sources)),
+                     runner_scratch)
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.exact
+    assert result.comparison.reference == "exact" and result.comparison.mismatches == 0
+    assert result.accuracy is not None and result.accuracy.dataset is not None
+    assert result.accuracy.dataset["completed"] == 5 and result.accuracy.dataset["exact"] == 5
+    assert len(result.outputs) == 1 and result.outputs[0].shape == [1, 10]
+    assert Path(result.artifacts["evaluation"]).is_file()
+    assert Path(result.artifacts["result"]).is_file()

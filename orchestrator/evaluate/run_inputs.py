@@ -1,0 +1,96 @@
+"""`invoke run --inputs FILE|DIR`: the user's input sets instead of the compile stage's, in
+one sample session; the RunResult passes only when every input set ran and matched its own
+exact reference bit for bit. The per-sample detail is the run's evaluation.json (the same
+document `invoke evaluate` writes); a regress cell with `inputs` runs the same way, so a data
+set is part of the cell and its accuracy summary (`accuracy.dataset`) is baselined."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.evaluate.evaluate import (
+    evaluation_document,
+    prepare,
+    score_session,
+    session_plan,
+    start_session,
+)
+from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
+from orchestrator.evaluate.scoring import SampleScore
+from orchestrator.options.evaluate import EvaluateRequest
+from orchestrator.paths import Scratch
+from orchestrator.protocol import ParsedStream
+from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
+
+if TYPE_CHECKING:
+    from orchestrator.options.run import RunRequest
+
+DATASET_KEYS = ("requested", "completed", "exact", "top1_agreement", "top5_agreement",
+                "snr_db_mean", "snr_db_min", "accuracy")
+
+
+def evaluation_request(request: RunRequest) -> EvaluateRequest:
+    """The evaluation a run with --inputs amounts to (no labels, no calibration split)."""
+    assert request.model is not None and request.runner.inputs is not None
+    return EvaluateRequest(model=request.model, target=request.target,
+                           data=request.runner.inputs, sim=request.sim,
+                           timeout_s=request.timeout_s, idle_timeout_s=request.idle_timeout_s,
+                           build_type=request.build_type, runner=request.runner,
+                           run_id=request.run_id)
+
+
+def run_with_inputs(request: RunRequest, work: Scratch) -> RunResult:
+    """Prepare (refusing a misfit input set before anything runs), one session, judge."""
+    from orchestrator.parse.protocol_values import outputs
+
+    evaluation = evaluation_request(request)
+    prepared = prepare(evaluation, work)
+    plan = session_plan(evaluation, work, prepared)
+    session = start_session(prepared, plan)
+    scores = score_session(session, prepared.data, prepared.references, prepared.product)
+    document = evaluation_document(evaluation, prepared.data, session, scores,
+                                   prepared.product, prepared.host)
+    write_reports(plan.run_dir, document, scores)
+    result = session.result
+    result.model = request.model
+    if session.samples:
+        result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
+    result.target.options.update({"product": str(prepared.product.directory),
+                                  "inputs": evaluation.data,
+                                  "input_sets": len(prepared.device_sets)})
+    result.artifacts.update({"evaluation": str(plan.run_dir / JSON_FILE),
+                             "evaluation_report": str(plan.run_dir / HTML_FILE)})
+    result.accuracy = Accuracy(dataset={key: document["summary"][key] for key in DATASET_KEYS})
+    return judged(result, scores, document, prepared.product.reference_kind,
+                  f"invoke run --target {request.target} --model {request.model} "
+                  f"--inputs {evaluation.data}")
+
+
+def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any],
+           reference: str, rerun: str) -> RunResult:
+    """Exact only if every input set ran and each matched its exact reference; the first
+    that did not is named."""
+    stopped = document["stopped"]
+    not_exact = [score for score in scores if score.exact is False]
+    result.comparison = Comparison(reference=reference,
+                                   passed=not not_exact and stopped is None,
+                                   exact=(not not_exact and stopped is None)
+                                   if reference == "exact" else None,
+                                   mismatches=len(not_exact))
+    if stopped is not None:
+        result.reason = (f"session stopped at input set {stopped['stopped_at']} "
+                         f"({stopped['file']}) after {stopped['completed']} finished: "
+                         f"{result.reason}")
+        return result
+    if result.status is not Status.PASS or not not_exact:
+        return result
+    first = not_exact[0]
+    summary = (f"{len(not_exact)} of {len(scores)} input sets not bit-exact; first: input set "
+               f"{first.index} ({first.file}): {first.mismatch}")
+    return replace(result, status=Status.FAIL, reason=summary,
+                   classification=Classification(
+                       kind=Kind.OUTPUT_MISMATCH, summary=summary,
+                       next_step=f"the target computed something else than the compiled "
+                                 f"program: {rerun}, then read evaluation.json",
+                       details={"not_exact": [s.index for s in not_exact]}))
