@@ -50,6 +50,9 @@ class DataPlan:
 
 def plan_data(request: EvaluateRequest) -> DataPlan:
     """Files (sorted, first --limit), labels, and calibration without the evaluated files."""
+    if request.runner.inputs and request.runner.inputs != request.data:
+        raise OrchestratorError("invoke evaluate reads its input sets from --data, so --inputs "
+                                "does not apply", f"invoke evaluate --data {request.runner.inputs}")
     labels_path = _labels_path(request)
     files = data_files(request.data, labels_path)[:request.limit]
     labels = read_labels(labels_path, files) if labels_path else None
@@ -129,6 +132,10 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     target = load_catalogue().target(request.target)
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
     target = placed_on(target, simulator)
+    if not simulator.capabilities.semihosting:
+        raise OrchestratorError(f"simulator {simulator.name} has no semihosting, which a sample "
+                                "session reads its input sets through",
+                                f"{rerun} --sim qemu (or an FVP)")
     binary = target_binary(work, simulator, target, rerun)
     options = runner_options_for(target, run_request(request))
     compile, product = compile_product(request, data.calibration, options.memory_mode, work)
@@ -150,7 +157,7 @@ def session_plan(request: EvaluateRequest, work: Scratch, prepared: Prepared,
     """The run directory and time limits of one session."""
     run_id = run_id or request.run_id
     return SessionPlan(work.runs / run_id, run_id, request.timeout_s, request.idle_timeout_s,
-                       request.per_sample_s, prepared.rerun)
+                       request.per_sample_s, prepared.rerun, request.runner.fast)
 
 
 def start_session(prepared: Prepared, plan: SessionPlan,
@@ -203,6 +210,18 @@ def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
             if session.result.classification else None}
 
 
+def gate_failures(summary: dict[str, Any], min_snr: float | None, top1: bool) -> list[str]:
+    """Why the asked-for accuracy gates (--min-snr, --top1) fail over the data set."""
+    reasons = []
+    worst = summary["snr_db_min"]
+    if min_snr is not None and worst is not None and worst < min_snr:
+        reasons.append(f"SNR {worst:.1f} dB on the worst sample < {min_snr:g} dB")
+    agreement = summary["top1_agreement"]
+    if top1 and agreement is not None and agreement < 1.0:
+        reasons.append(f"top-1 agrees with the float model on {100 * agreement:.1f}% of samples")
+    return reasons
+
+
 def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Session,
                         scores: list[SampleScore], product: Product,
                         host: HostPrograms) -> dict[str, Any]:
@@ -214,6 +233,7 @@ def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Sessi
     session_result = session.result.to_dict()
     stopped = stop_report(session, data)
     exact_all = summary["exact"] == len(data.files) and stopped is None
+    gates = gate_failures(summary, request.runner.min_snr, request.runner.top1)
     return {
         "schema": "ethosu-orchestrator/evaluation/1",
         "run_id": request.run_id, "model": request.model, "target": request.target,
@@ -224,7 +244,9 @@ def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Sessi
         "calibration": {"files": len(data.calibration),
                         "overlap_allowed": request.calibration_overlap,
                         "source": "given" if data.calibration else "model default"},
-        "passed": exact_all if product.reference_kind == "exact" else stopped is None,
+        "passed": (exact_all if product.reference_kind == "exact" else stopped is None)
+        and not gates,
+        "gates": gates,
         "summary": summary, "per_class": per_class(scores),
         "stopped": stopped,
         "session_seconds": round(session.seconds, 3),

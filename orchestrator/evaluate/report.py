@@ -43,6 +43,8 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(("task accuracy float / host integer / device",
                      f"{_percent(accuracy['float'])} / {_percent(accuracy['host_integer'])} / "
                      f"{_percent(accuracy['device'])}"))
+    if document.get("gates"):
+        rows.append(("accuracy gates", "; ".join(document["gates"])))
     stopped = document.get("stopped")
     if stopped:
         rows.append(("stopped", f"at sample {stopped['stopped_at']} ({stopped['file']}): "

@@ -36,6 +36,7 @@ class SessionPlan:
     idle_s: float | None
     per_sample_s: float
     rerun: str
+    fast: bool = False          # FVP: Ethos-U --fast
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def run_session(plan: SessionPlan, target: Target, simulator: Simulator, binary:
     deadline = plan.deadline_s or limits.deadline_s + plan.per_sample_s * len(input_sets)
     simulation = simulate(simulator, binary, build.firmware.elf, plan.run_dir, data=data,
                           deadline_s=deadline, idle_s=plan.idle_s,
-                          expected_build_id=build.firmware.build_id, macs=target.macs)
+                          expected_build_id=build.firmware.build_id, macs=target.macs,
+                          fast=plan.fast)
     result = run_result(plan.run_id, target, build.firmware, simulation, started_at=started)
     if simulator.kind == "fvp":
         result = explain_fvp_stop(result, simulation.outcome.transcript)
