@@ -54,7 +54,7 @@ def timed_session(prepared: Any, request: Any, work: Any, input_sets: list[Any])
     from orchestrator.results.model import new_run_id
 
     started = time.perf_counter()
-    session = start_session(prepared, session_plan(request, work, prepared, new_run_id()),
+    session = start_session(prepared, session_plan(request, work.runs / new_run_id(), prepared),
                             input_sets)
     seconds = time.perf_counter() - started
     if len(session.samples) != len(input_sets):

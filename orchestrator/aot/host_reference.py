@@ -93,3 +93,27 @@ def _channels_last(example: Any) -> bool:
 
     return bool(example.dim() == 4 and not example.is_contiguous()
                 and example.is_contiguous(memory_format=torch.channels_last))
+
+
+def compile_request_of(product: Product) -> CompileRequest:
+    """The compile request that made `product`, from its manifest (a product compiled from
+    user input or calibration files names only their digests: refused)."""
+    from orchestrator.aot.options import CompileOptions
+    from orchestrator.aot.sources import ModelRef
+
+    manifest = product.manifest
+    identity = manifest.get("identity") or {}
+    if identity.get("inputs") or identity.get("calibration"):
+        raise OrchestratorError(f"product {product.key} was compiled from input or calibration "
+                                "files, which its manifest names only by digest",
+                                "use invoke evaluate --calibration DIR for such a model")
+    model = manifest["model"]
+    options = dict(manifest["options"])
+    options["vela_flags"] = tuple(options.get("vela_flags") or ())
+    request = CompileRequest(ModelRef(model["kind"], model["name"], model["location"],
+                                      model["digest"]), CompileOptions(**options))
+    if request.key() != product.key:
+        raise OrchestratorError(f"product {product.key} does not match its own manifest (it "
+                                f"reads as {request.key()})",
+                                "recompile: remove the product directory and rerun")
+    return request

@@ -32,6 +32,7 @@ from orchestrator.targets import Simulator, Target, load_catalogue
 
 if TYPE_CHECKING:
     from orchestrator.aot.host_reference import HostPrograms
+    from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
     from orchestrator.runner.areas import InputTensor
     from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
@@ -123,7 +124,6 @@ class Prepared:
 def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     """Compile (cached), refuse input sets that do not fit, compute every input set's host
     references, build the runner (cached): nothing has been simulated yet."""
-    from orchestrator.aot.host_reference import HostPrograms
     from orchestrator.runner.firmware import build_runner
 
     rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
@@ -132,31 +132,44 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     target = load_catalogue().target(request.target)
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
     target = placed_on(target, simulator)
+    refuse_without_semihosting(simulator, rerun)
+    binary = target_binary(work, simulator, target, rerun)
+    options = runner_options_for(target, run_request(request))
+    compile, product = compile_product(request, data.calibration, options.memory_mode, work)
+    options = replace(options, model_ops=model_operators(product))
+    checked = checked_inputs(data, compile, product, rerun)   # before building: fail fast
+    build = build_runner(work, target, options, request.runner.sources)
+    return Prepared(data, target, simulator, binary, product, build, options, *checked, rerun)
+
+
+def refuse_without_semihosting(simulator: Simulator, rerun: str) -> None:
+    """A sample session reads its input sets through semihosting."""
     if not simulator.capabilities.semihosting:
         raise OrchestratorError(f"simulator {simulator.name} has no semihosting, which a sample "
                                 "session reads its input sets through",
                                 f"{rerun} --sim qemu (or an FVP)")
-    binary = target_binary(work, simulator, target, rerun)
-    options = runner_options_for(target, run_request(request))
-    compile, product = compile_product(request, data.calibration, options.memory_mode, work)
+
+
+def checked_inputs(data: DataPlan, compile: CompileRequest, product: Product, rerun: str
+                   ) -> tuple[HostPrograms, list[tuple[list[Any] | None, list[Any]]],
+                              list[list[InputTensor]]]:
+    """(host programs, (exact, float) references per input set, the input sets as the device
+    takes them); the first input set that does not fit the model is refused in one line."""
+    from orchestrator.aot.host_reference import HostPrograms
+
     input_sets = load_input_sets(data.files, model_inputs(product),
                                  preprocess_hook(compile.model), rerun)
     with step(f"host references for {len(input_sets)} input sets"):
         host = HostPrograms(compile, product)
         references = [(host.exact_outputs(arrays), host.float_outputs(arrays))
                       for arrays in input_sets]
-    options = replace(options, model_ops=model_operators(product))
-    build = build_runner(work, target, options, request.runner.sources)
     orders = [tuple(t.dim_order) for t in product.inputs]
-    return Prepared(data, target, simulator, binary, product, build, options, host, references,
-                    [device_inputs(arrays, orders) for arrays in input_sets], rerun)
+    return host, references, [device_inputs(arrays, orders) for arrays in input_sets]
 
 
-def session_plan(request: EvaluateRequest, work: Scratch, prepared: Prepared,
-                 run_id: str | None = None) -> SessionPlan:
-    """The run directory and time limits of one session."""
-    run_id = run_id or request.run_id
-    return SessionPlan(work.runs / run_id, run_id, request.timeout_s, request.idle_timeout_s,
+def session_plan(request: EvaluateRequest, run_dir: Path, prepared: Prepared) -> SessionPlan:
+    """Where one session runs (its id: the directory's name) and its time limits."""
+    return SessionPlan(run_dir, run_dir.name, request.timeout_s, request.idle_timeout_s,
                        request.per_sample_s, prepared.rerun, request.runner.fast)
 
 
@@ -173,7 +186,7 @@ def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
     from orchestrator.evaluate.report import write_reports
 
     prepared = prepare(request, work)
-    plan = session_plan(request, work, prepared)
+    plan = session_plan(request, work.runs / request.run_id, prepared)
     session = start_session(prepared, plan)
     scores = score_session(session, prepared.data, prepared.references, prepared.product)
     document = evaluation_document(request, prepared.data, session, scores, prepared.product,

@@ -7,11 +7,15 @@ set is part of the cell and its accuracy summary (`accuracy.dataset`) is baselin
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.evaluate.evaluate import (
+    Prepared,
+    checked_inputs,
     evaluation_document,
-    prepare,
+    plan_data,
+    refuse_without_semihosting,
     score_session,
     session_plan,
     start_session,
@@ -19,11 +23,13 @@ from orchestrator.evaluate.evaluate import (
 from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
 from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
+from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
+from orchestrator.targets import Simulator, Target
 
 if TYPE_CHECKING:
+    from orchestrator.aot.products import Product
     from orchestrator.options.run import RunRequest
 
 DATASET_KEYS = ("requested", "completed", "exact", "top1_agreement", "top5_agreement",
@@ -40,13 +46,23 @@ def evaluation_request(request: RunRequest) -> EvaluateRequest:
                            run_id=request.run_id)
 
 
-def run_with_inputs(request: RunRequest, work: Scratch) -> RunResult:
-    """Prepare (refusing a misfit input set before anything runs), one session, judge."""
+def run_with_inputs(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
+                    binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
+                    options: RunnerOptions) -> RunResult:
+    """The compiled model and built runner over the request's input sets in one session
+    (a misfit input set is refused before anything runs); judged per input set."""
+    from orchestrator.aot.host_reference import compile_request_of
     from orchestrator.parse.protocol_values import outputs
 
     evaluation = evaluation_request(request)
-    prepared = prepare(evaluation, work)
-    plan = session_plan(evaluation, work, prepared)
+    rerun = (f"invoke run --target {request.target} --model {request.model} "
+             f"--inputs {evaluation.data}")
+    refuse_without_semihosting(simulator, rerun)
+    data = plan_data(evaluation)
+    prepared = Prepared(data, target, simulator, binary, product, build, options,
+                        *checked_inputs(data, compile_request_of(product), product, rerun),
+                        rerun)
+    plan = replace(session_plan(evaluation, run_dir, prepared), run_id=run_id)
     session = start_session(prepared, plan)
     scores = score_session(session, prepared.data, prepared.references, prepared.product)
     document = evaluation_document(evaluation, prepared.data, session, scores,
@@ -56,15 +72,13 @@ def run_with_inputs(request: RunRequest, work: Scratch) -> RunResult:
     result.model = request.model
     if session.samples:
         result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
-    result.target.options.update({"product": str(prepared.product.directory),
+    result.target.options.update({"product": str(product.directory),
                                   "inputs": evaluation.data,
                                   "input_sets": len(prepared.device_sets)})
     result.artifacts.update({"evaluation": str(plan.run_dir / JSON_FILE),
                              "evaluation_report": str(plan.run_dir / HTML_FILE)})
     result.accuracy = Accuracy(dataset={key: document["summary"][key] for key in DATASET_KEYS})
-    return judged(result, scores, document, prepared.product.reference_kind,
-                  f"invoke run --target {request.target} --model {request.model} "
-                  f"--inputs {evaluation.data}")
+    return judged(result, scores, document, product.reference_kind, rerun)
 
 
 def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any],

@@ -52,10 +52,6 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
                                 f"invoke run --target {request.target} --model mv2")
-    if request.runner.inputs:
-        from orchestrator.evaluate.run_inputs import run_with_inputs
-
-        return run_with_inputs(request, work)
     target = load_catalogue().target(request.target)
     settings = request.runner
     simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
@@ -85,7 +81,13 @@ def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simu
                      binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
                      settings: RunnerSettings, options: RunnerOptions,
                      started: str | None = None) -> RunResult:
-    """Load a compiled model into a built runner, simulate, parse, compare: one RunResult."""
+    """Load a compiled model into a built runner, simulate, parse, compare: one RunResult.
+    With --inputs, the user's input sets in one sample session instead."""
+    if settings.inputs:
+        from orchestrator.evaluate.run_inputs import run_with_inputs
+
+        return run_with_inputs(run_dir, run_id, target, simulator, binary, product, build,
+                               request, options)
     started = started or utc_now()
     nonce = secrets.randbits(32)
     data = write_areas(run_dir, product, build, request, options, nonce)
