@@ -11,6 +11,8 @@ from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import check_keys, from_matrix, matrix_keys
 from orchestrator.options.run import RunRequest, runner_defaults
 from orchestrator.regress.cells import Cell
+from orchestrator.sim.plan import Placement, place
+from orchestrator.targets import load_catalogue
 
 OPTION_GROUPS: tuple[type, ...] = (RunRequest, CompileChoices)
 OPTION_KEYS = matrix_keys(*OPTION_GROUPS)
@@ -42,3 +44,9 @@ def run_request(cell: Cell, app: str) -> RunRequest:
         regress_set = runner_defaults()["regress_kernel_set"]
         request = replace(request, runner=replace(request.runner, kernel_set=regress_set))
     return request
+
+
+def cell_placement(cell: Cell) -> Placement:
+    """The cell's target placed on its simulator (orchestrator.sim.plan.place: the one
+    answer to whether it runs there and with which NPU executor)."""
+    return place(load_catalogue().target(cell.target), cell.simulator)

@@ -83,6 +83,20 @@ class Versions:
     runtime_commit: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
+    def filled_from(self, *others: Versions | None) -> Versions:
+        """A copy with each field these versions lack taken from the first of `others` that
+        has it (extra keys likewise: a key already here wins)."""
+        known = {name: value for name, value in self.__dict__.items() if name != "extra"}
+        extra = dict(self.extra)
+        for other in others:
+            if other is None:
+                continue
+            for name, value in other.__dict__.items():
+                if name != "extra" and known.get(name) is None:
+                    known[name] = value
+            extra = {**other.extra, **extra}
+        return Versions(**known, extra=extra)
+
 
 @dataclass
 class TargetInfo:

@@ -103,6 +103,10 @@ class NpuFamily:
         return dict(self.cores).get(macs, 1)
 
 
+EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
+EXECUTOR_MODEL = "functional-model"  # a functional NPU model: outputs only, no timing
+
+
 @dataclass(frozen=True)
 class NpuModel:
     """A functional NPU model that runs NPU targets on simulators without an NPU."""

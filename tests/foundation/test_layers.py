@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sim", ("orchestrator.sim",)),
     ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
                   "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
-                  "orchestrator.npu_selftest")),
+                  "orchestrator.npu_selftest", "orchestrator.planned_run")),
     ("regress", ("orchestrator.regress",)),
     ("tasks", ("orchestrator.task_options",)),
 ]
