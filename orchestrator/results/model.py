@@ -70,6 +70,9 @@ class Classification:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra: the functional NPU model's
+
+
 @dataclass
 class Versions:
     """Every component version that produced the result (None when unknown)."""

@@ -13,6 +13,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.options.run import RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.results import Versions
+from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.kinds import Invocation, SimOptions, SimulatorKind, kind_of
@@ -21,8 +22,6 @@ from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Simulator, Target, load_catalogue
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel
 from orchestrator.vnpu.version import model_version
-
-FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra key of the NPU model's version
 
 
 @dataclass(frozen=True)

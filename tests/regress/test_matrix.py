@@ -134,3 +134,15 @@ def test_example_matrices_expand(name, cells, simulated):
     assert sum(cell.simulates for cell in expanded) == simulated
     assert all(cell.sim_kind != "qemu" for cell in expanded if cell.simulates and
                load_catalogue().target(cell.target).has_npu)
+
+
+def test_example_npu_model_matrix_runs_npu_targets_on_qemu():
+    from orchestrator.paths import repo_root
+
+    path = repo_root() / "examples" / "regress" / "qemu-npu.toml"
+    expanded = expand(load_matrix(path), load_catalogue())
+    assert {c.key for c in expanded} == {
+        "npuselftest@ethos-u55-128/default", "add@ethos-u55-128/default",
+        "convnet@ethos-u55-128/default", "add@ethos-u65-256/default",
+        "convnet@ethos-u65-256/default"}
+    assert all(c.simulates and c.sim == "qemu" for c in expanded)
