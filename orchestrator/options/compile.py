@@ -35,8 +35,8 @@ class CompileChoices:
                                      "file or a directory", parse=text)
     system_config: str | None = option(None, "Vela system config (default: the target's, from "
                                        "the catalogue)", parse=text)
-    memory_mode: str | None = option(None, "Vela memory mode (default: the target's, from the "
-                                     "catalogue)", parse=text)
+    memory_mode: str | None = option(None, "Vela memory mode, and the runner's memory plan "
+                                     "(default: the target's, from the catalogue)", parse=text)
     vela_config: str | None = option(None, "your own vela.ini", parse=text)
     vela_flags: str | tuple[str, ...] | None = option(None, "extra Vela flags, e.g. "
                                                       "'--optimise Size'", parse=vela_flags)

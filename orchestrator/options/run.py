@@ -13,6 +13,7 @@ from pathlib import Path
 
 from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
     number,
     option,
@@ -51,11 +52,9 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """The ExecuTorch runner's options: memory plan, kernels, compile choices it passes on,
-    the output comparison and FVP extras."""
+    """The ExecuTorch runner's options: memory plan, kernels, the output comparison and FVP
+    extras (the compile's choices are RunRequest.compile, the compile stage's own group)."""
 
-    memory_mode: str | None = option(None, "runner: Ethos-U memory mode (default: the target's)",
-                                     parse=text)
     kernel_set: str = option(help="runner: portable kernels linked (model: only the model's, "
                              "growing with later models; all; or a named set: see "
                              "orchestrator/data/runner.toml)", parse=text,
@@ -65,8 +64,6 @@ class RunnerSettings:
     temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
     fast_scratch: int | None = option(None, "runner: Ethos-U fast scratch bytes "
                                       "(Dedicated_Sram)", parse=size)
-    quantize: str | None = option(None, "runner: int8, a16w8 or none (default: the compile "
-                                  "stage's)", parse=text)
     atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
     rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
     qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "
@@ -128,6 +125,7 @@ class RunRequest:
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
     runner: RunnerSettings = subgroup(RunnerSettings)
+    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
     run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
 
     def resolved(self) -> RunRequest:

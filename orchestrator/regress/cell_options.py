@@ -14,7 +14,7 @@ from orchestrator.regress.cells import Cell
 from orchestrator.sim.plan import Placement, place
 from orchestrator.targets import load_catalogue
 
-OPTION_GROUPS: tuple[type, ...] = (RunRequest, CompileChoices)
+OPTION_GROUPS: tuple[type, ...] = (RunRequest,)   # its compile choices included
 OPTION_KEYS = matrix_keys(*OPTION_GROUPS)
 
 

@@ -26,11 +26,6 @@ from orchestrator.targets import load_catalogue
 BATCH_LOG = "compile-batch.json"
 
 
-def compile_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The option-set choices that are compile options (orchestrator.options.compile)."""
-    return compile_choices(options).given()
-
-
 class RealStages:
     """Stages backed by the tool's own build, compile and simulation code."""
 
@@ -67,15 +62,15 @@ class RealStages:
     def compile_batch(self, requests: list[CompileRequest], log_dir: Path
                       ) -> dict[CompileRequest, CompileOutcome]:
         """Every request through the compile stage's batch function, in this one process."""
-        from orchestrator.aot.api import compile_many, make_request
+        from orchestrator.aot.api import compile_many, request_for
 
         log = log_dir / BATCH_LOG
         outcomes: dict[CompileRequest, CompileOutcome] = {}
         prepared = {}
         for request in requests:
             try:
-                prepared[request] = make_request(request.model_spec, request.target,
-                                                 **compile_options(dict(request.options)))
+                prepared[request] = request_for(request.model_spec, request.target,
+                                                compile_choices(dict(request.options)))
             except OrchestratorError as error:
                 outcomes[request] = CompileOutcome(False, error.message, log=str(log))
         items = compile_many(list(prepared.values()), self.tree)

@@ -37,6 +37,7 @@ from orchestrator.targets import Target
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
+    from orchestrator.options.compile import CompileChoices
     from orchestrator.options.run import RunnerSettings, RunRequest
 
 MODEL_FILE = "model_area.bin"
@@ -51,8 +52,7 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     plan = plan_request(work, request, needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
-    product = compile_for(request.model, plan.target, options.memory_mode, request.runner,
-                          work)
+    product = compile_for(request.model, plan.target, request.compile, work)
     options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, plan.target, options, request.runner.sources)
     return simulate_product(plan, work.runs / request.run_id, request.run_id, product, build,
@@ -62,7 +62,7 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
 def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
     """The runner ELF the request selects: memory mode, pools, kernel set, build type."""
     settings = request.runner
-    mode = memory_mode_of(target, settings.memory_mode)
+    mode = memory_mode_of(target, request.compile.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
                                          settings.fast_scratch),
                          settings.kernel_set, request.build_type, settings.jobs)
@@ -95,23 +95,11 @@ def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, An
     return {**runner_npu_axi(target, memory_mode).record(), "timing_adapters_in_effect": not fast}
 
 
-def compile_for(model: str, target: Target, mode: str, settings: RunnerSettings,
-                work: Scratch) -> Product:
+def compile_for(model: str, target: Target, choices: CompileChoices, work: Scratch) -> Product:
     """The compiled model (cached by the compile stage)."""
     from orchestrator.aot.api import compile_model
 
-    return compile_model(model, target.name, scratch_root=work.root,
-                         **compile_choices_for(target, mode, settings))
-
-
-def compile_choices_for(target: Target, mode: str, settings: RunnerSettings) -> dict[str, Any]:
-    """The compile options the runner passes on: quantization, a non-default memory mode."""
-    options: dict[str, Any] = {}
-    if settings.quantize:
-        options["quantize"] = settings.quantize
-    if target.has_npu and mode != target.memory_mode:
-        options["memory_mode"] = mode
-    return options
+    return compile_model(model, target.name, choices, scratch_root=work.root)
 
 
 def model_operators(product: Product) -> tuple[str, ...]:
