@@ -1,4 +1,5 @@
-"""The selftest app's run: plan it, build it for the placed target, run it as planned (the
+"""A protocol app's run (the selftest, or any other app under firmware/apps/ that firmware.toml
+declares and needs no model): plan it, build it for the placed target, run it as planned (the
 RunResult comes from orchestrator.planned_run)."""
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ if TYPE_CHECKING:
     from orchestrator.options.run import RunRequest
 
 
-def run_selftest(request: RunRequest, work: Scratch) -> RunResult:
-    """Build (incrementally) and run the selftest; the verdict comes from its records."""
+def run_app(request: RunRequest, work: Scratch) -> RunResult:
+    """Build (incrementally) and run the app; the verdict comes from its records."""
+    app = request.app or "selftest"
     if request.model is not None:
-        raise OrchestratorError("the selftest app takes no model",
+        raise OrchestratorError(f"the {app} app takes no model",
                                 f"invoke run --target {request.target} --app runner "
                                 f"--model {request.model}")
     plan = plan_request(work, request)
     started = utc_now()
-    config = config_for_target(plan.target, app="selftest", build_type=request.build_type,
+    config = config_for_target(plan.target, app=app, build_type=request.build_type,
                                options=list(request.build_options))
     build = build_firmware(work, config)
     return run_firmware(plan, build, work.runs / request.run_id, request.run_id,

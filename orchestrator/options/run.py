@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
-from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
@@ -27,15 +25,9 @@ from orchestrator.options.fields import (
     text,
 )
 from orchestrator.results.model import new_run_id
+from orchestrator.targets.runner_data import default_build_type, runner_data
 
-
-@lru_cache(maxsize=1)
-def runner_defaults() -> dict[str, str]:
-    """runner.toml [defaults]: the default model and kernel set (data, not code)."""
-    return {str(k): str(v) for k, v in load_toml(DATA_DIR / "runner.toml")["defaults"].items()}
-
-
-DEFAULT_MODEL = runner_defaults()["model"]
+DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, not code)
 
 
 @dataclass(frozen=True)
@@ -58,7 +50,7 @@ class RunnerSettings:
     kernel_set: str = option(help="runner: portable kernels linked (model: only the model's, "
                              "growing with later models; all; or a named set: see "
                              "orchestrator/data/runner.toml)", parse=text,
-                             default_factory=lambda: runner_defaults()["kernel_set"])
+                             default_factory=lambda: runner_data().default_kernel_set)
     method_pool: int | None = option(None, "runner: method pool bytes (e.g. 32M; default from "
                                      "runner.toml)", parse=size)
     temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
@@ -114,7 +106,8 @@ class RunRequest:
                                           "many seconds; 0 = no watchdog (default: the "
                                           "simulator's: none on an FVP, 20 on QEMU)",
                                           parse=seconds_or_off, flag="idle_timeout")
-    build_type: str = option("release", "release or debug", parse=text)
+    build_type: str = option(help="release or debug (default: runner.toml defaults.build_type)",
+                             parse=text, default_factory=default_build_type)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                             "EOR_STACK_SIZE=0x10000)", parse=strings,
                                             flag="option", repeatable=True)

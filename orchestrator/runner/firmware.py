@@ -23,6 +23,7 @@ from orchestrator.runner.runtime import (
 from orchestrator.runner.sources import RuntimeSources, resolve_sources, source_commit
 from orchestrator.targets import Platform, Target
 from orchestrator.targets.npu_axi import NpuAxi, npu_axi, npu_axi_data
+from orchestrator.targets.runner_data import default_build_type
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class RunnerOptions:
     memory_mode: str
     pools: Pools
     kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
-    build_type: str = "release"
+    build_type: str = field(default_factory=default_build_type)
     jobs: int = 2
     model_ops: tuple[str, ...] = ()   # the operators of the model about to run
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,8 @@ class Capabilities:
     """What a simulator can do; a run that needs more is refused, never faked."""
 
     npu: bool
-    cycle_source: str
     semihosting: bool
     data_loading: bool
-    deterministic: bool
 
 
 @dataclass(frozen=True)
@@ -136,7 +134,6 @@ class Target:
     npu: NpuFamily | None = None
     macs: int | None = None
     npu_models: tuple[NpuModel, ...] = ()
-    extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
     def has_npu(self) -> bool:
