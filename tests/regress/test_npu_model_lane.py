@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_qemu_lane import BUILD_SCRATCH_ENV, GCC, record_sources
 
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import repo_root, scratch
@@ -21,22 +22,8 @@ from orchestrator.sim.plan import FUNCTIONAL_MODEL_VERSION
 
 pytestmark = pytest.mark.slow
 
-GCC = Path("/usr/bin/arm-none-eabi-gcc")
-SOURCES_ENV = "ETHOSU_ORCH_TEST_SOURCES"
-BUILD_SCRATCH_ENV = "ETHOSU_ORCH_TEST_BUILD_SCRATCH"
 EXAMPLE = repo_root() / "examples" / "regress" / "qemu-npu.toml"
 APP_CELL = "npuselftest@ethos-u55-128/default"
-
-
-def _record_sources(tree) -> bool:
-    from orchestrator.setup.lock import write_lock_entry
-
-    root = os.environ.get(SOURCES_ENV)
-    if not root:
-        return False
-    for name, folder in {"executorch": "executorch", "cmsis-nn": "cmsis-nn"}.items():
-        write_lock_entry(tree, name, {"kind": "source", "path": str(Path(root) / folder)})
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +39,7 @@ def runs(tmp_path_factory):
     shutil.copy(EXAMPLE, matrix)
     tree = scratch(os.environ.get(BUILD_SCRATCH_ENV) or root / "scratch").ensure()
     adopt_system_toolchain(tree)
-    models = _record_sources(tree)
+    models = record_sources(tree)
 
     def run(**flags):
         code = regress_command(RegressTask(str(matrix), quiet=True, **flags),
