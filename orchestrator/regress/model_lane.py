@@ -27,12 +27,6 @@ def unavailable(tree: Scratch, cell: Cell) -> str | None:
                              npu=drives_npu_device(target))
 
 
-def idle_seconds(cell: Cell) -> float | None:
-    """The no-output watchdog: the option set's idle_timeout_s, else None (the simulator's
-    catalogue default: off on an FVP, whose NPU runs print nothing for minutes)."""
-    return run_request(cell, "runner").idle_timeout_s
-
-
 def _runner_options(cell: Cell) -> RunnerOptions:
     """The RunnerOptions that select the cell's runner ELF (as `invoke run` selects them)."""
     return runner_options_for(cell_placement(cell).target, run_request(cell, "runner"))
