@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
@@ -47,6 +47,7 @@ class Invocation:
     data: Sequence[DataFile] = ()
 
 
+@runtime_checkable
 class SimulatorKind(Protocol):
     """One kind of simulator (QEMU, FVP, ...)."""
 

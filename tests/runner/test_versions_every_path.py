@@ -97,8 +97,21 @@ REGRESS_CELLS = {"regress_selftest": "selftest@cortex-m55/default",
 
 
 @pytest.fixture(scope="module")
-def work(runner_scratch: Scratch) -> Scratch:
-    return runner_scratch
+def work(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+    """The runner tests' scratch when the upstream sources are given; else (CI) a session
+    scratch with the system toolchain: the rows that need no sources still run."""
+    try:
+        return request.getfixturevalue("runner_scratch")
+    except pytest.skip.Exception:
+        pass
+    from orchestrator.paths import scratch
+    from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
+
+    if not (SYSTEM_BIN_DIR / "arm-none-eabi-gcc").is_file():
+        pytest.skip("arm-none-eabi-gcc is not installed (apt-get install gcc-arm-none-eabi)")
+    made = scratch(tmp_path_factory.mktemp("versions-scratch")).ensure()
+    adopt_system_toolchain(made)
+    return made
 
 
 @pytest.fixture(scope="module")
@@ -137,10 +150,15 @@ def elf_run(tmp_path: Path) -> RunResult:
 
 
 @pytest.fixture(scope="module")
-def regress_cells(work: Scratch, runtime_sources: dict[str, Path],
+def regress_cells(work: Scratch, request: pytest.FixtureRequest,
                   tmp_path_factory: pytest.TempPathFactory) -> dict[str, RunResult]:
+    try:
+        sources = request.getfixturevalue("runtime_sources")
+    except pytest.skip.Exception:
+        sources = {}   # the model cells are skipped with the reason; their rows skip too
     for name in ("executorch", "cmsis-nn"):   # as setup records them (test_qemu_lane too)
-        write_lock_entry(work, name, {"kind": "source", "path": str(runtime_sources[name])})
+        if name in sources:
+            write_lock_entry(work, name, {"kind": "source", "path": str(sources[name])})
     matrix = tmp_path_factory.mktemp("versions-matrix") / "versions.toml"
     matrix.write_text(MATRIX)
     regress_command(RegressTask(str(matrix), quiet=True, jobs=1), scratch_root=str(work.root))
@@ -160,9 +178,12 @@ def parsed_transcript(npuselftest_run: RunResult) -> RunResult:
 
 
 def _result_of(request: pytest.FixtureRequest, fixture: str) -> RunResult:
-    if fixture in REGRESS_CELLS:
-        return request.getfixturevalue("regress_cells")[REGRESS_CELLS[fixture]]
-    return request.getfixturevalue(fixture)
+    if fixture not in REGRESS_CELLS:
+        return request.getfixturevalue(fixture)
+    result: RunResult = request.getfixturevalue("regress_cells")[REGRESS_CELLS[fixture]]
+    if result.status is Status.SKIPPED:
+        pytest.skip(f"regress skipped the cell: {result.reason}")
+    return result
 
 
 @pytest.mark.parametrize("path, field", TABLE, ids=[f"{p}-{f}" for p, f in TABLE])
