@@ -69,15 +69,16 @@ def timed_compute(prepared: Any, request: Any, work: Any, inferences: int) -> fl
     from orchestrator.runner.areas import pack_inputs
     from orchestrator.runner.handler import place_areas
     from orchestrator.sim import simulate
+    from orchestrator.sim.limits import run_limits
 
     run_dir = work.runs / new_run_id()
     nonce = secrets.randbits(32)
     area = pack_inputs(prepared.device_sets[0], nonce, num_inferences=inferences)
     data = place_areas(run_dir, prepared.product, prepared.build, prepared.options, area,
                        prepared.rerun)
+    plan = replace(prepared.plan, limits=run_limits(prepared.plan.simulator, 600.0, 120.0))
     started = time.perf_counter()
-    simulation = simulate(prepared.simulator, prepared.binary, prepared.build.firmware.elf,
-                          run_dir, data=data, deadline_s=600.0, idle_s=120.0,
+    simulation = simulate(plan, prepared.build.firmware.elf, run_dir, data=data,
                           expected_build_id=prepared.build.firmware.build_id)
     seconds = time.perf_counter() - started
     if simulation.verdict.status.value != "pass":

@@ -159,6 +159,15 @@ def _keep_tosa_only(folder: Path | None) -> None:
             path.unlink()
 
 
+def exited(request: CompileRequest, stop: SystemExit) -> OrchestratorError:
+    """A step of the compile that tried to end the process (sys.exit), as one sentence."""
+    return OrchestratorError(
+        f"compiling {request.model.name} for {request.options.target} stopped: a third-party "
+        f"step tried to exit the process (status {stop.code}; Vela does so on arguments it "
+        "rejects)", "read the compile log for the step's message, and check --vela-flags / "
+        "--vela-config")
+
+
 def _failure_text(error: BaseException) -> str:
     """The full traceback behind a failure (the one-line error hides the original)."""
     original = error.__context__ if error.__suppress_context__ and error.__context__ else error
@@ -190,6 +199,9 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
     with captured_output() as (captured, caught):
         try:
             saved = _lower_and_save(request, staging)
+        except SystemExit as stop:   # a third-party step (Vela's argument parser, user code)
+            captured.write(_failure_text(stop))
+            raise exited(request, stop) from None
         except BaseException as error:
             captured.write(_failure_text(error))
             raise

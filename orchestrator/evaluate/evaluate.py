@@ -24,11 +24,10 @@ from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.run import RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
-from orchestrator.runner.handler import compile_choices_for, model_operators, runner_options_for
+from orchestrator.runner.handler import model_choices, model_operators, runner_options_for
 from orchestrator.runner.reference_check import device_arrays
-from orchestrator.sim import choose_simulator
-from orchestrator.sim.select import placed_on, target_binary
-from orchestrator.targets import Simulator, Target, load_catalogue
+from orchestrator.sim.plan import RunPlan, plan_request
+from orchestrator.targets import Simulator
 
 if TYPE_CHECKING:
     from orchestrator.aot.host_reference import HostPrograms
@@ -51,13 +50,15 @@ class DataPlan:
 
 def plan_data(request: EvaluateRequest) -> DataPlan:
     """Files (sorted, first --limit), labels, and calibration without the evaluated files."""
-    if request.runner.inputs and request.runner.inputs != request.data:
+    given = request.compile.inputs
+    if given and given != request.data:
         raise OrchestratorError("invoke evaluate reads its input sets from --data, so --inputs "
-                                "does not apply", f"invoke evaluate --data {request.runner.inputs}")
+                                "does not apply", f"invoke evaluate --data {given}")
     labels_path = _labels_path(request)
     files = data_files(request.data, labels_path)[:request.limit]
     labels = read_labels(labels_path, files) if labels_path else None
-    calibration = calibration_files(tensor_files(request.calibration, "calibration"), files,
+    calibration = calibration_files(tensor_files(request.compile.calibration, "calibration"),
+                                    files,
                                     request.calibration_overlap)
     return DataPlan(files, labels, calibration)
 
@@ -78,23 +79,23 @@ def run_request(request: EvaluateRequest) -> RunRequest:
     return RunRequest(target=request.target, model=request.model, app="runner",
                       sim=request.sim, timeout_s=request.timeout_s,
                       idle_timeout_s=request.idle_timeout_s, build_type=request.build_type,
-                      runner=request.runner, run_id=request.run_id)
+                      compile=model_choices(request.compile), runner=request.runner,
+                      run_id=request.run_id)
 
 
-def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...], mode: str,
-                    work: Scratch) -> tuple[Any, Product]:
+def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...],
+                    work: Scratch) -> tuple[CompileRequest, Product]:
     """(compile request, product): the model calibrated on the split's calibration files."""
-    from orchestrator.aot.api import compile_request, make_request
+    from orchestrator.aot.api import compile_request, request_for
 
-    target = load_catalogue().target(request.target)
-    compile = make_request(request.model, target.name,
-                           **compile_choices_for(target, mode, request.runner))
+    choices = replace(model_choices(request.compile), calibration=None)
+    compile = request_for(request.model, request.target, choices)
     if calibration:
         if not compile.options.quantize:
             raise OrchestratorError("calibration data only applies to a quantized compile",
                                     "drop --calibration or --quantize none")
         compile = replace(compile, calibration=calibration)
-    with step(f"compile {request.model} for {target.name}"):
+    with step(f"compile {request.model} for {request.target}"):
         return compile, compile_request(compile, work)
 
 
@@ -105,13 +106,11 @@ def model_inputs(product: Product) -> list[InputShape]:
 
 @dataclass(frozen=True)
 class Prepared:
-    """Everything a session needs, checked and built: the data, the compiled product and its
-    host programs, the runner, and each input set as the device takes it."""
+    """Everything a session needs, checked and built: the data, the run plan, the compiled
+    product and its host programs, the runner, and each input set as the device takes it."""
 
     data: DataPlan
-    target: Target
-    simulator: Simulator
-    binary: Path
+    plan: RunPlan
     product: Product
     build: RunnerBuild
     options: RunnerOptions
@@ -129,17 +128,15 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
              f"--data {request.data}")
     data = plan_data(request)
-    target = load_catalogue().target(request.target)
-    simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
-    target = placed_on(target, simulator)
-    refuse_without_semihosting(simulator, rerun)
-    binary = target_binary(work, simulator, target, rerun)
-    options = runner_options_for(target, run_request(request))
-    compile, product = compile_product(request, data.calibration, options.memory_mode, work)
+    runs = run_request(request)
+    plan = plan_request(work, runs, rerun=rerun, needs_data=True)
+    refuse_without_semihosting(plan.simulator, rerun)
+    options = runner_options_for(plan.target, runs)
+    compile, product = compile_product(request, data.calibration, work)
     options = replace(options, model_ops=model_operators(product))
     checked = checked_inputs(data, compile, product, rerun)   # before building: fail fast
-    build = build_runner(work, target, options, request.runner.sources)
-    return Prepared(data, target, simulator, binary, product, build, options, *checked, rerun)
+    build = build_runner(work, plan.target, options, request.runner.sources)
+    return Prepared(data, plan, product, build, options, *checked, rerun)
 
 
 def refuse_without_semihosting(simulator: Simulator, rerun: str) -> None:
@@ -170,14 +167,13 @@ def checked_inputs(data: DataPlan, compile: CompileRequest, product: Product, re
 def session_plan(request: EvaluateRequest, run_dir: Path, prepared: Prepared) -> SessionPlan:
     """Where one session runs (its id: the directory's name) and its time limits."""
     return SessionPlan(run_dir, run_dir.name, request.timeout_s, request.idle_timeout_s,
-                       request.per_sample_s, prepared.rerun, request.runner.fast)
+                       request.per_sample_s, prepared.rerun)
 
 
 def start_session(prepared: Prepared, plan: SessionPlan,
                   input_sets: list[list[InputTensor]] | None = None) -> Session:
     """One simulator session over `input_sets` (default: every prepared input set)."""
-    return run_session(plan, prepared.target, prepared.simulator, prepared.binary,
-                       prepared.product, prepared.build, prepared.options,
+    return run_session(plan, prepared.plan, prepared.product, prepared.build, prepared.options,
                        prepared.device_sets if input_sets is None else input_sets)
 
 

@@ -26,9 +26,10 @@ from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.targets import Simulator, Target
+from orchestrator.sim.plan import RunPlan
 
 if TYPE_CHECKING:
+    from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
     from orchestrator.options.run import RunRequest
 
@@ -37,37 +38,50 @@ DATASET_KEYS = ("requested", "completed", "exact", "top1_agreement", "top5_agree
 
 
 def evaluation_request(request: RunRequest) -> EvaluateRequest:
-    """The evaluation a run with --inputs amounts to (no labels, no calibration split)."""
-    assert request.model is not None and request.runner.inputs is not None
+    """The evaluation a run with --inputs amounts to (no labels file needed, no calibration
+    split: the run's compile choices as they are)."""
+    assert request.model is not None and request.compile.inputs is not None
     return EvaluateRequest(model=request.model, target=request.target,
-                           data=request.runner.inputs, sim=request.sim,
+                           data=request.compile.inputs, sim=request.sim,
                            timeout_s=request.timeout_s, idle_timeout_s=request.idle_timeout_s,
-                           build_type=request.build_type, runner=request.runner,
-                           run_id=request.run_id)
+                           build_type=request.build_type, compile=request.compile,
+                           runner=request.runner, run_id=request.run_id)
 
 
-def run_with_inputs(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
-                    binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
-                    options: RunnerOptions) -> RunResult:
+def compile_request_for(request: RunRequest, product: Product) -> CompileRequest:
+    """The compile request behind `product`: the run's own choices when they made it (its
+    calibration files included), else what the product's manifest records."""
+    from orchestrator.aot.api import request_for
+    from orchestrator.aot.host_reference import compile_request_of
+    from orchestrator.runner.handler import model_choices
+
+    assert request.model is not None
+    own = request_for(request.model, request.target, model_choices(request.compile))
+    return own if own.key() == product.key else compile_request_of(product)
+
+
+def run_with_inputs(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
+                    build: RunnerBuild, request: RunRequest, options: RunnerOptions
+                    ) -> RunResult:
     """The compiled model and built runner over the request's input sets in one session
     (a misfit input set is refused before anything runs); judged per input set."""
-    from orchestrator.aot.host_reference import compile_request_of
     from orchestrator.parse.protocol_values import outputs
 
     evaluation = evaluation_request(request)
     rerun = (f"invoke run --target {request.target} --model {request.model} "
              f"--inputs {evaluation.data}")
-    refuse_without_semihosting(simulator, rerun)
-    data = plan_data(evaluation)
-    prepared = Prepared(data, target, simulator, binary, product, build, options,
-                        *checked_inputs(data, compile_request_of(product), product, rerun),
-                        rerun)
-    plan = replace(session_plan(evaluation, run_dir, prepared), run_id=run_id)
-    session = start_session(prepared, plan)
+    refuse_without_semihosting(plan.simulator, rerun)
+    data = plan_data(replace(evaluation, compile=replace(evaluation.compile, inputs=None,
+                                                         calibration=None)))
+    prepared = Prepared(data, plan, product, build, options,
+                        *checked_inputs(data, compile_request_for(request, product), product,
+                                        rerun), rerun)
+    session_plan_ = replace(session_plan(evaluation, run_dir, prepared), run_id=run_id)
+    session = start_session(prepared, session_plan_)
     scores = score_session(session, prepared.data, prepared.references, prepared.product)
     document = evaluation_document(evaluation, prepared.data, session, scores,
                                    prepared.product, prepared.host)
-    write_reports(plan.run_dir, document, scores)
+    write_reports(run_dir, document, scores)
     result = session.result
     result.model = request.model
     if session.samples:
@@ -75,8 +89,8 @@ def run_with_inputs(run_dir: Path, run_id: str, target: Target, simulator: Simul
     result.target.options.update({"product": str(product.directory),
                                   "inputs": evaluation.data,
                                   "input_sets": len(prepared.device_sets)})
-    result.artifacts.update({"evaluation": str(plan.run_dir / JSON_FILE),
-                             "evaluation_report": str(plan.run_dir / HTML_FILE)})
+    result.artifacts.update({"evaluation": str(run_dir / JSON_FILE),
+                             "evaluation_report": str(run_dir / HTML_FILE)})
     result.accuracy = Accuracy(dataset={key: document["summary"][key] for key in DATASET_KEYS})
     return judged(result, scores, document, product.reference_kind, rerun)
 

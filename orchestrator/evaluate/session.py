@@ -6,21 +6,20 @@ that dies keeps every sample it finished."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.planned_run import run_firmware
 from orchestrator.protocol.records import Sample
-from orchestrator.results import RunResult
+from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
-from orchestrator.runner.failure_causes import check_nonce, explain_exit, explain_fvp_stop
+from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
 from orchestrator.runner.handler import place_areas
-from orchestrator.sim import simulate
 from orchestrator.sim.limits import run_limits
-from orchestrator.sim.result import run_result
-from orchestrator.targets import Simulator, Target
+from orchestrator.sim.plan import RunPlan
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
@@ -36,7 +35,6 @@ class SessionPlan:
     idle_s: float | None
     per_sample_s: float
     rerun: str
-    fast: bool = False          # FVP: Ethos-U --fast
 
 
 @dataclass(frozen=True)
@@ -57,9 +55,17 @@ def device_inputs(arrays: Any, orders: list[tuple[int, ...]]) -> list[InputTenso
             for array, order in zip(arrays, orders, strict=True)]
 
 
-def run_session(plan: SessionPlan, target: Target, simulator: Simulator, binary: Path,
-                product: Product, build: RunnerBuild, options: RunnerOptions,
-                input_sets: list[list[InputTensor]], first: int = 0) -> Session:
+def session_limits(run_plan: RunPlan, plan: SessionPlan, samples: int) -> RunPlan:
+    """The run plan with the session's time limits: --timeout, else the simulator's run
+    limit plus --per-sample for each input set."""
+    simulator = run_plan.simulator
+    deadline = plan.deadline_s or run_limits(simulator).deadline_s + plan.per_sample_s * samples
+    return replace(run_plan, limits=run_limits(simulator, deadline, plan.idle_s))
+
+
+def run_session(plan: SessionPlan, run_plan: RunPlan, product: Product, build: RunnerBuild,
+                options: RunnerOptions, input_sets: list[list[InputTensor]],
+                first: int = 0) -> Session:
     """Boot once, run every input set, parse; the finished samples in order."""
     started = utc_now()
     nonce = secrets.randbits(32)
@@ -67,16 +73,11 @@ def run_session(plan: SessionPlan, target: Target, simulator: Simulator, binary:
     data = place_areas(plan.run_dir, product, build, options, area, plan.rerun,
                        input_bytes=max(stride, len(area)))
     (plan.run_dir / SAMPLES_FILE).write_bytes(samples_file)
-    limits = run_limits(simulator)
-    deadline = plan.deadline_s or limits.deadline_s + plan.per_sample_s * len(input_sets)
-    simulation = simulate(simulator, binary, build.firmware.elf, plan.run_dir, data=data,
-                          deadline_s=deadline, idle_s=plan.idle_s,
-                          expected_build_id=build.firmware.build_id, macs=target.macs,
-                          fast=plan.fast)
-    result = run_result(plan.run_id, target, build.firmware, simulation, started_at=started)
-    if simulator.kind == "fvp":
-        result = explain_fvp_stop(result, simulation.outcome.transcript)
-    result = check_nonce(result, simulation.stream, nonce)
-    result = explain_exit(result, simulation.stream, str(product.manifest["model"]["name"]))
+    versions = product.versions.filled_from(Versions(runtime_commit=build.runtime_commit))
+    run = run_firmware(session_limits(run_plan, plan, len(input_sets)), build.firmware,
+                       plan.run_dir, plan.run_id, started_at=started, data=data,
+                       versions=versions)
+    result = check_nonce(run.result, run.simulation.stream, nonce)
+    result = explain_exit(result, run.simulation.stream, str(product.manifest["model"]["name"]))
     result.artifacts["samples"] = str(plan.run_dir / SAMPLES_FILE)
-    return Session(simulation.stream.samples, result, simulation.outcome.seconds)
+    return Session(run.simulation.stream.samples, result, run.simulation.outcome.seconds)

@@ -4,13 +4,14 @@ TOSA reference model computes for them on the host; written as a C header for th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram, programs_in_pte
@@ -30,6 +31,7 @@ class NpuCase:
     blob: VelaProgram
     inputs: tuple[np.ndarray[Any, Any], ...]
     expected: tuple[np.ndarray[Any, Any], ...]
+    versions: Versions = field(default_factory=Versions, compare=False)  # the compile's tools
 
 
 def _single(items: list[Any], what: str, model: str) -> Any:
@@ -65,7 +67,7 @@ def make_case(product: Any, model: str, target: str) -> NpuCase:
     expected = tuple(run_tosa_flatbuffer(partition.tosa, inputs))
     _check_placement(blob.inputs, inputs, model)
     _check_placement(blob.outputs, expected, model)
-    return NpuCase(model, target, blob, inputs, expected)
+    return NpuCase(model, target, blob, inputs, expected, product.versions)
 
 
 def _bytes(name: str, data: bytes) -> str:

@@ -1,11 +1,12 @@
-"""The options of `invoke evaluate`: a data set through one simulator session (the runner's
-options, quantization included, are the run's: RunnerSettings)."""
+"""The options of `invoke evaluate`: a data set through one simulator session (the compile's
+choices and the runner's options are the run's: CompileChoices, RunnerSettings)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import option, seconds, seconds_or_off, subgroup, switch, text
 from orchestrator.options.run import RunnerSettings
 from orchestrator.results.model import new_run_id
@@ -41,8 +42,6 @@ class EvaluateRequest:
                                 "labels.txt if present)", parse=text)
     limit: int | None = option(None, "evaluate the first N input sets (sorted by file name)",
                                parse=count)
-    calibration: str | None = option(None, "calibration data (.npy/.pt file or directory); "
-                                     "files also evaluated are left out", parse=text)
     calibration_overlap: bool = option(False, "let evaluated files calibrate too (leaks the "
                                        "evaluation data into calibration)", parse=switch)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's "
@@ -58,5 +57,6 @@ class EvaluateRequest:
                                           "simulator's)", parse=seconds_or_off,
                                           flag="idle_timeout")
     build_type: str = option("release", "release or debug", parse=text)
-    runner: RunnerSettings = subgroup(RunnerSettings)
+    compile: CompileChoices = subgroup(CompileChoices)   # --calibration: evaluated files
+    runner: RunnerSettings = subgroup(RunnerSettings)     # are left out of it
     run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option

@@ -26,8 +26,6 @@ from orchestrator.paths import Scratch, repo_root
 from orchestrator.progress import run_step
 from orchestrator.runner.host_tools import prebuilt_flatc
 from orchestrator.runner.kernel_set import (
-    ALL,
-    MODEL,
     cmake_ops,
     missing_from,
     portable_kernels,
@@ -36,6 +34,7 @@ from orchestrator.runner.kernel_set import (
     write_grown,
 )
 from orchestrator.runner.sources import RuntimeSources
+from orchestrator.targets.runner_data import ALL, MODEL
 
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
 STAMP = "orchestrator-runtime.json"

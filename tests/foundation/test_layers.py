@@ -27,7 +27,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sim", ("orchestrator.sim",)),
     ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
                   "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
-                  "orchestrator.npu_selftest", "orchestrator.evaluate")),
+                  "orchestrator.npu_selftest", "orchestrator.planned_run",
+                  "orchestrator.evaluate")),
     ("regress", ("orchestrator.regress",)),
     ("tasks", ("orchestrator.task_options",)),
 ]

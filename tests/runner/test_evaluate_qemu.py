@@ -144,16 +144,17 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
 
 def test_run_with_inputs_judges_each_input_set_against_its_own_reference(
         digits, runner_scratch, runtime_sources, tmp_path):
-    from orchestrator.run import RunnerSettings, RunRequest, execute
+    from orchestrator.options.compile import CompileChoices
     from orchestrator.results import Status
+    from orchestrator.run import RunnerSettings, RunRequest, execute
 
     folder = tmp_path / "mine"
     folder.mkdir()
     for path in sorted(digits.glob("*.npy"))[:5]:
         (folder / path.name).symlink_to(path)
     result = execute(RunRequest(target="cortex-m55", app="runner", sim="qemu", model=str(MODEL),
-                                runner=RunnerSettings(inputs=str(folder),
-                                                      sources=runtime_sources)),
+                                compile=CompileChoices(inputs=str(folder)),
+                                runner=RunnerSettings(sources=runtime_sources)),
                      runner_scratch)
     assert result.status is Status.PASS, result.reason
     assert result.comparison is not None and result.comparison.exact
