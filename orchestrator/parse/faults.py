@@ -13,8 +13,11 @@ REGISTER = re.compile(
     r"\b([A-Za-z][A-Za-z0-9]*)(?:/[a-z0-9]+)?(?:[=:]\s*|\s+)(-?0x[0-9a-fA-F]+|-?\d+)\b"
 )
 # Error lines that are not ET_LOG: our runner's `F [runner] ...`, Ethos-U driver / Zephyr
-# `E: ...`, Zephyr `[time] <err> ...`, FVP `[critical]`, core_platform hard faults.
-ERROR_LINE = re.compile(r"^(?:[EF] \[[\w.-]+\] |E: |\[critical\]|Hard fault|\[[\d:.,]+\] <err> )")
+# `E: ...`, Zephyr `[time] <err> ...`, core_platform hard faults (all firmware output), and
+# the FVP's own `[critical]`.
+FIRMWARE_ERROR = r"[EF] \[[\w.-]+\] |E: |Hard fault|\[[\d:.,]+\] <err> "
+FIRMWARE_ERROR_LINE = re.compile(rf"^(?:{FIRMWARE_ERROR})")
+ERROR_LINE = re.compile(rf"^(?:{FIRMWARE_ERROR}|\[critical\])")
 ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
 # Vendor / CMSIS fault handlers print one register per `NAME : value` pair, the value in hex
 # with or without 0x (`IPSR : 0x00000005`, `PC   : 00005276`, `PC: 0x0809EB58(0x5018E8B1)`).
@@ -181,5 +184,7 @@ class FaultLines(RuleConsumer):
         """Keep error-level lines, then apply the fault rules."""
         if line.is_problem_level or ERROR_LINE.match(line.text):
             facts.error_line(line.text)
+            if FIRMWARE_ERROR_LINE.match(line.text):
+                facts.mark("firmware", line.number)
             return super().feed(line, facts) or not line.is_et
         return super().feed(line, facts) or vendor_registers(line, facts)

@@ -5,7 +5,10 @@ Formats (all seen in tests/fixtures/transcripts):
   Output[0][1]: 2                   %d for ScalarType::Int (a value without '.' is an int32)
   Output[0][1]: (int) 2             typed prints: (int|char|bool|float)
   output[0]: tensor scalar_type=Float numel=5   then  [0] = 4.000000      Zephyr samples
+      (`(Half tensor dump skipped)` for a dtype it does not print, `output[1]: non-tensor value`)
   Output[0]: dtype=6, numel=1000, nbytes=4000   then  [1]=1058744595 (float raw)   vendor port
+
+A header's facts (dtype, element count, byte size) are kept whether or not values follow.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ OUTPUT_VALUE = re.compile(
     r"^Output\[(?P<i>\d+)\]\[(?P<j>\d+)\]:\s*"
     r"(?:\((?P<type>int|float|char|bool)\)\s*)?(?P<value>\S+)"
 )
-NOT_TENSOR = re.compile(r"^Output\[(\d+)\]: Not Tensor")
+NOT_TENSOR = re.compile(r"^\s*output\[(\d+)\]: (?:Not Tensor|non-tensor value)", re.IGNORECASE)
 INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
-ELISION = re.compile(r"^\s*\.\.\.\s*(?:\(Skipped\)|\(\d+ total values\))?\s*$")
+# `...`, `...(Skipped)`, `... (1000 total values)` (the count is the tensor's numel) and the
+# Zephyr sample's `(Half tensor dump skipped)` for a dtype it does not print.
+ELISION = re.compile(
+    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\))?|\(\w+ tensor dump skipped\))\s*$"
+)
 TENSOR_HEADER = re.compile(
     r"^\s*output\[(?P<i>\d+)\]: (?:tensor scalar_type=(?P<name>\w+)|dtype=(?P<code>\d+),) "
-    r"numel=(?P<numel>\d+)",
+    r"numel=(?P<numel>\d+)(?:,? nbytes=(?P<nbytes>\d+))?",
     re.IGNORECASE,
 )
 ELEMENT = re.compile(
@@ -95,7 +102,6 @@ class OutputLines:
     def __init__(self) -> None:
         self._last_index: dict[int, int] = {}
         self._dump: OutputTensor | None = None
-        self._numel: dict[int, int] = {}
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Consume an output value, tensor dump, Not Tensor, elision or input dump line."""
@@ -111,16 +117,23 @@ class OutputLines:
             tensor = self._tensor(facts, int(not_tensor[1]), PRINTED_TYPES[None])
             tensor.not_tensor = True
             return True
-        if ELISION.match(text) and facts.outputs:
-            facts.outputs[-1].elided = True
+        elision = ELISION.match(text)
+        if elision and facts.outputs:
+            tensor = facts.outputs[-1]
+            tensor.elided = True
+            if elision["total"] and tensor.numel is None:
+                tensor.numel = int(elision["total"])
             return True
         return bool(INPUT_DUMP.match(text))
 
     def finish(self, facts: LogFacts) -> None:
-        """A dump that printed fewer elements than its numel is elided."""
+        """A tensor that printed fewer elements than its header's numel is elided; one that
+        printed none makes no claim about how values print."""
         for tensor in facts.outputs:
-            if len(tensor.values) < self._numel.get(tensor.index, 0):
+            if len(tensor.values) < (tensor.numel or 0):
                 tensor.elided = True
+            if not tensor.values:
+                tensor.exact, tensor.precision = False, None
 
     def _dump_line(self, text: str, facts: LogFacts, number: int) -> bool:
         """A tensor dump header, or one `[j] = value` element of the current dump."""
@@ -130,7 +143,8 @@ class OutputLines:
             exact = dtype in INTEGER_DTYPES or dtype == "bool"
             precision = "printed as an integer: exact" if exact else PRINTED_FLOAT_PRECISION
             self._dump = self._tensor(facts, index, (dtype, exact, precision))
-            self._numel[index] = int(header["numel"])
+            self._dump.numel = int(header["numel"])
+            self._dump.nbytes = int(header["nbytes"]) if header["nbytes"] else None
             facts.mark("outputs", number)
             return True
         element = ELEMENT.match(text) if self._dump is not None else None

@@ -1,10 +1,11 @@
-"""Which platform the firmware ran on, from the lines it and its build print (Zephyr, west)."""
+"""Which platform the firmware ran on, from the lines it and its build print (Zephyr, west),
+and the Ethos-U driver's own log lines (firmware output on any platform)."""
 
 from __future__ import annotations
 
 import re
 
-from orchestrator.parse.consumer import RuleConsumer, rule
+from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
 from orchestrator.parse.memory import ZEPHYR
@@ -38,7 +39,12 @@ def _west_build(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("build", line.number)
 
 
-class PlatformLines(RuleConsumer):
-    """Zephyr's boot banner and log lines, and west's build output."""
+# ethos-u-core-driver src/ethosu_log.h: LOG_INFO "I: ", LOG_WARN "W: ", LOG_DEBUG "D: %s(): "
+# (LOG_ERR's "E: " is an error line, see faults.ERROR_LINE).
+ETHOSU_DRIVER_LOG = r"^[IWD]: \S"
 
-    rules = (_booting, _zephyr_log, _west_build)
+
+class PlatformLines(RuleConsumer):
+    """Zephyr's boot banner and log lines, the Ethos-U driver's log, west's build output."""
+
+    rules = (_booting, _zephyr_log, _west_build, flag(ETHOSU_DRIVER_LOG, "firmware"))

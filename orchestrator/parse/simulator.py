@@ -78,7 +78,7 @@ def _launch_failure(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
     if matched.groups() and matched[1]:
         details["detail"] = matched[1]
         summary += f" ({matched[1]})"
-    problem = facts.problem(Kind.LAUNCH_FAILURE, summary, line, **details)
+    problem = facts.problem(Kind.LAUNCH_FAILURE, summary, line, pre_run=True, **details)
     problem.next_step = failure.next_step
 
 
@@ -88,7 +88,8 @@ def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
         facts.error_line(line.text)
         return
     facts.problem(
-        Kind.LAUNCH_FAILURE, f"the FVP failed to start ({match[1]})", line, fvp_error=match[1]
+        Kind.LAUNCH_FAILURE, f"the FVP failed to start ({match[1]})", line, pre_run=True,
+        fvp_error=match[1],
     )
 
 
@@ -98,7 +99,7 @@ def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 )
 def _cannot_start(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     note_simulator(line.text, facts)
-    facts.problem(Kind.LAUNCH_FAILURE, "the simulator could not be started", line)
+    facts.problem(Kind.LAUNCH_FAILURE, "the simulator could not be started", line, pre_run=True)
 
 
 @rule(r"^(qemu-system-\w+): (.*)$")
@@ -107,7 +108,7 @@ def _qemu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     if "runner" in facts.markers:
         facts.error_line(line.text)
         return
-    facts.problem(Kind.LAUNCH_FAILURE, f"QEMU refused to start: {match[2]}", line)
+    facts.problem(Kind.LAUNCH_FAILURE, f"QEMU refused to start: {match[2]}", line, pre_run=True)
 
 
 def _command_line(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:

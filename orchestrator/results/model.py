@@ -10,7 +10,8 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.3.0"   # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model
+SCHEMA_VERSION = "1.4.0"   # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
+                           # 1.4: output numel/nbytes, classification.details.secondary
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -106,6 +107,8 @@ class OutputTensor:
     indices: list[int] | None = None
     elided: bool = False
     not_tensor: bool = False
+    numel: int | None = None       # element count a header stated, with or without values
+    nbytes: int | None = None      # byte size a header stated
 
 
 @dataclass
