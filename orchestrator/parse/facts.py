@@ -75,13 +75,17 @@ class LogFacts:
         """Record that `name` happened, keeping the first line number it happened at."""
         self.markers.setdefault(name, number)
 
-    def problem(
-        self, kind: Kind, summary: str, line: Any, *, pre_run: bool = False, **details: Any
-    ) -> Problem:
-        """Record a failure seen on `line` (a LogLine); `pre_run` for a launcher, simulator
-        start-up or build line that means the firmware never ran."""
-        found = Problem(kind, summary, shorten(line.text), line.number, details, pre_run=pre_run)
+    def problem(self, kind: Kind, summary: str, line: Any, **details: Any) -> Problem:
+        """Record a failure seen on `line` (a LogLine)."""
+        found = Problem(kind, summary, shorten(line.text), line.number, details)
         self.problems.append(found)
+        return found
+
+    def pre_run_problem(self, kind: Kind, summary: str, line: Any, **details: Any) -> Problem:
+        """Record a launcher, simulator start-up or build line meaning the firmware never ran
+        (firmware output anywhere in the log overrules it)."""
+        found = self.problem(kind, summary, line, **details)
+        found.pre_run = True
         return found
 
     def add_problem(self, kind: Kind, summary: str, evidence: str, **details: Any) -> Problem:

@@ -29,7 +29,8 @@ INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
 # `...`, `...(Skipped)`, `... (1000 total values)` (the count is the tensor's numel) and the
 # Zephyr sample's `(Half tensor dump skipped)` for a dtype it does not print.
 ELISION = re.compile(
-    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\))?|\(\w+ tensor dump skipped\))\s*$"
+    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\))?"
+    r"|\(\w+ tensor dump skipped\))\s*$"
 )
 TENSOR_HEADER = re.compile(
     r"^\s*output\[(?P<i>\d+)\]: (?:tensor scalar_type=(?P<name>\w+)|dtype=(?P<code>\d+),) "

@@ -46,7 +46,7 @@ def _elf_announced(match: re.Match[str], line: LogLine, facts: LogFacts) -> None
 @rule(r"^CMake Error(?: at (\S+?):(\d+))?")
 def _cmake_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     where = f" at {match[1]}:{match[2]}" if match[1] else ""
-    facts.problem(Kind.BUILD_FAILURE, f"CMake failed{where}", line, pre_run=True)
+    facts.pre_run_problem(Kind.BUILD_FAILURE, f"CMake failed{where}", line)
 
 
 @rule(r"^\[\d+/\d+\] (.*)$")
