@@ -7,8 +7,10 @@ Formats (all seen in tests/fixtures/transcripts):
   output[0]: tensor scalar_type=Float numel=5   then  [0] = 4.000000      Zephyr samples
       (`(Half tensor dump skipped)` for a dtype it does not print, `output[1]: non-tensor value`)
   Output[0]: dtype=6, numel=1000, nbytes=4000   then  [1]=1058744595 (float raw)   vendor port
+      (`... (968 more elements)` after the first 32, `Output[1]: not a tensor`)
 
-A header's facts (dtype, element count, byte size) are kept whether or not values follow.
+A header's facts (dtype, element count, byte size) are kept whether or not values follow, and
+an output the runner announced (`2 outputs:`) but printed nothing of is still listed.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ OUTPUT_VALUE = re.compile(
     r"^Output\[(?P<i>\d+)\]\[(?P<j>\d+)\]:\s*"
     r"(?:\((?P<type>int|float|char|bool)\)\s*)?(?P<value>\S+)"
 )
-NOT_TENSOR = re.compile(r"^\s*output\[(\d+)\]: (?:Not Tensor|non-tensor value)", re.IGNORECASE)
+NOT_TENSOR = re.compile(r"^\s*output\[(\d+)\]: (?:Not Tensor|not a tensor|non-tensor value)", re.IGNORECASE)
 INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
-# `...`, `...(Skipped)`, `... (1000 total values)` (the count is the tensor's numel) and the
-# Zephyr sample's `(Half tensor dump skipped)` for a dtype it does not print.
+# `...`, `...(Skipped)`, `... (1000 total values)` (the tensor's numel), `... (968 more
+# elements)` (numel less the values printed) and the Zephyr sample's `(Half tensor dump
+# skipped)` for a dtype it does not print.
 ELISION = re.compile(
-    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\))?"
-    r"|\(\w+ tensor dump skipped\))\s*$"
+    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\)"
+    r"|\((?P<more>\d+) more elements\))?|\(\w+ tensor dump skipped\))\s*$"
 )
 TENSOR_HEADER = re.compile(
     r"^\s*output\[(?P<i>\d+)\]: (?:tensor scalar_type=(?P<name>\w+)|dtype=(?P<code>\d+),) "
@@ -122,14 +125,20 @@ class OutputLines:
         if elision and facts.outputs:
             tensor = facts.outputs[-1]
             tensor.elided = True
-            if elision["total"] and tensor.numel is None:
-                tensor.numel = int(elision["total"])
+            if tensor.numel is None and (elision["total"] or elision["more"]):
+                tensor.numel = (int(elision["total"]) if elision["total"]
+                                else len(tensor.values) + int(elision["more"]))
             return True
         return bool(INPUT_DUMP.match(text))
 
     def finish(self, facts: LogFacts) -> None:
         """A tensor that printed fewer elements than its header's numel is elided; one that
-        printed none makes no claim about how values print."""
+        printed none makes no claim about how values print; an announced output the log
+        printed nothing of is listed without values."""
+        for index in range(facts.expected_outputs or 0):
+            if not any(tensor.index == index for tensor in facts.outputs):
+                facts.outputs.append(OutputTensor(index=index, elided=True))
+        facts.outputs.sort(key=lambda tensor: tensor.index)
         for tensor in facts.outputs:
             if len(tensor.values) < (tensor.numel or 0):
                 tensor.elided = True

@@ -107,7 +107,7 @@ def _model_run(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("executed" if match[1] != "0" else "run_failed", line.number)
 
 
-@rule(r"^(\d+) outputs:")
+@rule(r"^(?:\w+: )?(\d+) output(?:s|\(s\)):")  # `1 outputs:`, a vendor port's `CM33: 1 output(s):`
 def _output_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.expected_outputs = int(match[1])
 
