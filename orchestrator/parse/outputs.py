@@ -26,7 +26,9 @@ OUTPUT_VALUE = re.compile(
     r"^Output\[(?P<i>\d+)\]\[(?P<j>\d+)\]:\s*"
     r"(?:\((?P<type>int|float|char|bool)\)\s*)?(?P<value>\S+)"
 )
-NOT_TENSOR = re.compile(r"^\s*output\[(\d+)\]: (?:Not Tensor|not a tensor|non-tensor value)", re.IGNORECASE)
+NOT_TENSOR = re.compile(
+    r"^\s*output\[(\d+)\]: (?:Not Tensor|not a tensor|non-tensor value)", re.IGNORECASE
+)
 INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
 # `...`, `...(Skipped)`, `... (1000 total values)` (the tensor's numel), `... (968 more
 # elements)` (numel less the values printed) and the Zephyr sample's `(Half tensor dump

@@ -95,6 +95,13 @@ def test_a_cut_run_with_a_launcher_complaint_is_incomplete_never_a_pass():
     assert result.classification.details["secondary"][0]["kind"] == "launch_failure"
 
 
+def test_no_head_of_a_run_with_a_launcher_complaint_passes_before_completion():
+    lines = [XTERM_MISSING, *fixture_lines("imx93-cm33-runner-readme-1.log")]
+    done = lines.index("Program complete, exiting.")
+    passed = [cut for cut in range(len(lines) + 1) if result_of(lines[:cut]).status is Status.PASS]
+    assert passed == list(range(done + 1, len(lines) + 1))
+
+
 def test_npu_driver_output_alone_shows_the_firmware_started():
     result = result_of([XTERM_MISSING, *TELNET_AND_BANNER, NPU_INIT])
     assert result.classification.kind is Kind.INCOMPLETE
