@@ -118,6 +118,19 @@ def _inferences(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("started", line.number)
 
 
+@rule(
+    r"^(?:Model executed successfully|(?P<count>\d+) inferences finished"
+    r"|Inference completed in (?P<time>\d+(?:\.\d+)? ?\w+))"
+)
+def _executed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    """The model ran; vendor ports and samples also say how often or how long (as printed)."""
+    if match["count"]:
+        facts.runner["inferences_finished"] = int(match["count"])
+    if match["time"]:
+        facts.runner["inference_time"] = match["time"]
+    facts.mark("executed", line.number)
+
+
 @rule(r"^(?:Writing output to file|Reading (input tensor \d+|pte model) from file):? (\S+)")
 def _file(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     if match[1] is None:
@@ -166,10 +179,7 @@ class RunnerLifecycle(RuleConsumer):
         flag(r"^(?:Preparing inputs?|Input prepared|Input testset|Input tensor:)", "inputs"),
         flag(r"^(?:Loading method|Computed planned buffer size=|Beginning output verif)", "runner"),
         flag(r"^Starting the model execution", "started"),
-        flag(
-            r"^(?:Model executed successfully|\d+ inferences finished|Inference completed in \d+)",
-            "executed",
-        ),
+        _executed,
         (completion_pattern(), marker("complete")),
         flag(r"^Model outputs:", "outputs"),
         flag(r"^ArmBackend::|^Tensor input(?:/output)? \d+ will be permuted", "npu"),

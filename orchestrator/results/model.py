@@ -11,7 +11,7 @@ from typing import Any
 from orchestrator import __version__
 
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
-# 1.4: output numel/nbytes, classification.details.secondary
+# 1.4: output numel/nbytes, classification.details.secondary, log.stated
 SCHEMA_VERSION = "1.4.0"
 
 FVP_CPU_CYCLES_NOTE = (
@@ -291,6 +291,9 @@ class LogInfo:
     unknown_count: int = 0
     unknown: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Facts the log stated that no dedicated field holds: method name, methods in the program,
+    # inferences, model address, simulator command line, ETDump sizes, Unity counts, ...
+    stated: dict[str, Any] = field(default_factory=dict)
 
 
 def new_run_id() -> str:
