@@ -44,6 +44,13 @@ def _method_name(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["method"] = match[1]
 
 
+@rule(r"^Method (?:'(\S+)' )?loaded\b")
+def _method_loaded(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if match[1]:
+        facts.runner.setdefault("method", match[1])
+    facts.mark("method_loaded", line.number)
+
+
 @rule(r"^(?:Setup Method allocator pool\. Size|Method allocator pool size): (\d+) bytes")
 def _method_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.pool("method_allocator").size = int(match[1])
@@ -120,7 +127,8 @@ def _inferences(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 
 @rule(
     r"^(?:Model executed successfully|(?P<count>\d+) inferences finished"
-    r"|Inference completed in (?P<time>\d+(?:\.\d+)? ?\w+))"
+    r"|Inference completed(?: in (?P<time>\d+(?:\.\d+)? ?\w+)"
+    r"|, output size: (?P<elements>\d+) elements))"
 )
 def _executed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     """The model ran; vendor ports and samples also say how often or how long (as printed)."""
@@ -128,6 +136,8 @@ def _executed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
         facts.runner["inferences_finished"] = int(match["count"])
     if match["time"]:
         facts.runner["inference_time"] = match["time"]
+    if match["elements"]:
+        facts.runner["output_elements"] = int(match["elements"])
     facts.mark("executed", line.number)
 
 
@@ -175,7 +185,7 @@ class RunnerLifecycle(RuleConsumer):
         _model_run,
         _output_count,
         _inferences,
-        flag(r"^Method (?:'\S+' )?loaded\b", "method_loaded"),
+        _method_loaded,
         flag(r"^(?:Preparing inputs?|Input prepared|Input testset|Input tensor:)", "inputs"),
         flag(r"^(?:Loading method|Computed planned buffer size=|Beginning output verif)", "runner"),
         flag(r"^Starting the model execution", "started"),
