@@ -10,17 +10,14 @@ imx93-cm33-runner-readme-1 and the fault handler dump of mbed-os-pr-11332-1.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from orchestrator.parse import parse_text, result_from_facts
+from orchestrator.parse import result_from_facts
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import split_line
-from orchestrator.results import Kind, RunResult, Status, validate
+from orchestrator.results import Kind, Status
 from orchestrator.results.summary_table import summary_rows, verdict
 
-TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 XTERM_MISSING = "sh: xterm: command not found"
 TELNET_AND_BANNER = [
     "telnetterminal0: Listening for serial connection on port 5000",
@@ -33,25 +30,14 @@ TELNET_AND_BANNER = [
 NPU_INIT = "I: ethosu_init. base_address=0x4a900000"
 
 
-def fixture_lines(name: str) -> list[str]:
-    """A fixture's lines, unchanged."""
-    return (TRANSCRIPTS / name).read_text(encoding="utf-8").splitlines()
-
-
-def result_of(lines: list[str]) -> RunResult:
-    """Parse the lines as one log into a schema-valid RunResult."""
-    result = result_from_facts(parse_text("\n".join(lines) + "\n"))
-    validate(result.to_dict())
-    return result
-
-
-def busfault_run() -> list[str]:
+@pytest.fixture
+def busfault_run(lines_of):
     """The issue's log: launcher complaint, FVP start, NPU init, fault handler with registers."""
-    return [XTERM_MISSING, *TELNET_AND_BANNER, NPU_INIT, *fixture_lines("mbed-os-pr-11332-1.log")]
+    return [XTERM_MISSING, *TELNET_AND_BANNER, NPU_INIT, *lines_of("mbed-os-pr-11332-1.log")]
 
 
-def test_fault_after_a_launcher_complaint_is_the_verdict():
-    result = result_of(busfault_run())
+def test_fault_after_a_launcher_complaint_is_the_verdict(busfault_run, result_of):
+    result = result_of(busfault_run)
     classification = result.classification
     assert (result.status, classification.kind) == (Status.ERROR, Kind.HARD_FAULT)
     assert classification.details["registers"]["pc"] == 0x5276
@@ -65,67 +51,67 @@ def test_fault_after_a_launcher_complaint_is_the_verdict():
     assert "the firmware printed" in secondary["note"]
 
 
-def test_table_shows_the_secondary_finding():
-    result = result_of(busfault_run())
+def test_table_shows_the_secondary_finding(busfault_run, result_of):
+    result = result_of(busfault_run)
     rows = dict(summary_rows(result))
     assert rows["status"] == "error (hard_fault)"
     assert rows["also seen"].startswith(f"launch_failure at line 1 ({XTERM_MISSING})")
     assert verdict(result).startswith("ERROR (hard_fault): the CPU took a hard fault")
 
 
-def test_the_launcher_line_may_come_after_the_firmware_output():
-    lines = busfault_run()
+def test_the_launcher_line_may_come_after_the_firmware_output(busfault_run, result_of):
+    lines = busfault_run
     moved = [*lines[1:], XTERM_MISSING]
     result = result_of(moved)
     assert result.classification.kind is Kind.HARD_FAULT
     assert result.classification.details["secondary"][0]["line_number"] == len(moved)
 
 
-def test_a_completed_run_with_a_launcher_complaint_passes_and_keeps_it():
-    result = result_of([XTERM_MISSING, *fixture_lines("imx93-cm33-runner-readme-1.log")])
+def test_a_completed_run_with_a_launcher_complaint_passes_and_keeps_it(lines_of, result_of):
+    result = result_of([XTERM_MISSING, *lines_of("imx93-cm33-runner-readme-1.log")])
     assert (result.status, result.classification.kind) == (Status.PASS, Kind.SUCCESS)
     assert result.classification.details["secondary"][0]["line"] == XTERM_MISSING
 
 
-def test_a_cut_run_with_a_launcher_complaint_is_incomplete_never_a_pass():
-    lines = fixture_lines("imx93-cm33-runner-readme-1.log")
+def test_a_cut_run_with_a_launcher_complaint_is_incomplete_never_a_pass(lines_of, result_of):
+    lines = lines_of("imx93-cm33-runner-readme-1.log")
     cut = [XTERM_MISSING, *lines[: lines.index("Program complete, exiting.")]]
     result = result_of(cut)
     assert result.classification.kind is Kind.INCOMPLETE and result.status is not Status.PASS
     assert result.classification.details["secondary"][0]["kind"] == "launch_failure"
 
 
-def test_no_head_of_a_run_with_a_launcher_complaint_passes_before_completion():
-    lines = [XTERM_MISSING, *fixture_lines("imx93-cm33-runner-readme-1.log")]
+def test_no_head_of_a_run_with_a_launcher_complaint_passes_before_completion(lines_of, result_of):
+    lines = [XTERM_MISSING, *lines_of("imx93-cm33-runner-readme-1.log")]
     done = lines.index("Program complete, exiting.")
     passed = [cut for cut in range(len(lines) + 1) if result_of(lines[:cut]).status is Status.PASS]
     assert passed == list(range(done + 1, len(lines) + 1))
 
 
-def test_npu_driver_output_alone_shows_the_firmware_started():
+def test_npu_driver_output_alone_shows_the_firmware_started(result_of):
     result = result_of([XTERM_MISSING, *TELNET_AND_BANNER, NPU_INIT])
     assert result.classification.kind is Kind.INCOMPLETE
     assert result.classification.details["secondary"][0]["line"] == XTERM_MISSING
 
 
-def test_without_firmware_output_the_launcher_line_still_decides():
-    result = result_of(fixture_lines("et-issue-22316-2.log"))
+def test_without_firmware_output_the_launcher_line_still_decides(lines_of, result_of):
+    result = result_of(lines_of("et-issue-22316-2.log"))
     assert result.classification.kind is Kind.LAUNCH_FAILURE
     assert "secondary" not in result.classification.details
 
 
-def test_build_error_before_a_firmware_run_is_secondary():
-    cmake = fixture_lines("lp-issue-2422-1.log")[:2]
+def test_build_error_before_a_firmware_run_is_secondary(lines_of, result_of):
+    cmake = lines_of("lp-issue-2422-1.log")[:2]
     assert cmake[0].startswith("CMake Error at")
-    result = result_of([*cmake, *fixture_lines("imx93-cm33-runner-readme-1.log")])
+    result = result_of([*cmake, *lines_of("imx93-cm33-runner-readme-1.log")])
     assert result.classification.kind is Kind.SUCCESS
     assert result.classification.details["secondary"][0]["kind"] == "build_failure"
 
 
-def test_fvp_start_error_after_zephyr_booted_is_not_a_failed_start():
-    zephyr = fixture_lines("bujset-zephyr-fvp-2.log")
+def test_fvp_start_error_after_zephyr_booted_is_not_a_failed_start(lines_of, result_of):
+    zephyr = lines_of("bujset-zephyr-fvp-2.log")
     boot = next(line for line in zephyr if "Booting Zephyr" in line)
-    error = next(line for line in fixture_lines("lp-issue-2038-1.log") if line.startswith("Error:"))
+    error = next(line for line in lines_of("lp-issue-2038-1.log") if line.startswith("Error:"))
     for lines in ([boot, error], [error, boot]):
         result = result_of(lines)
         assert result.classification.kind is Kind.INCOMPLETE

@@ -9,29 +9,13 @@ from the format strings of the program that prints them, with the file and commi
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 import pytest
 
-from orchestrator.parse import parse_text, result_from_facts
 from orchestrator.parse.lines import split_line
-from orchestrator.results import RunResult, validate
 from orchestrator.results.summary_table import summary_rows
 
-TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 ZEPHYR_PREFIX = "I [executorch:arm_executor_runner.cpp:451 main()] "
-
-
-def fixture_lines(name: str) -> list[str]:
-    """A fixture's lines, unchanged."""
-    return (TRANSCRIPTS / name).read_text(encoding="utf-8").splitlines()
-
-
-def result_of(lines: list[str]) -> RunResult:
-    """Parse the lines as one log into a schema-valid RunResult."""
-    result = result_from_facts(parse_text("\n".join(lines) + "\n"))
-    validate(result.to_dict())
-    return result
 
 
 def test_vendor_header_without_values_keeps_dtype_count_and_size(parsed):
@@ -68,9 +52,9 @@ def test_complete_vendor_dump_is_not_elided(parsed):
     ],
 )
 def test_every_header_format_keeps_its_facts_when_the_values_are_cut_away(
-    name, header, dtype, numel, nbytes
+    name, header, dtype, numel, nbytes, lines_of, result_of
 ):
-    lines = fixture_lines(name)
+    lines = lines_of(name)
     at = next(i for i, line in enumerate(lines) if header in line)
     header_only = [line for i, line in enumerate(lines) if i <= at or not _is_element(line)]
     [tensor] = result_of(header_only).outputs
@@ -83,8 +67,8 @@ def _is_element(line: str) -> bool:
     return split_line(0, line).message.strip().startswith("[")
 
 
-def test_total_values_elision_states_the_element_count():
-    lines = fixture_lines("lp-imx93-executorch-1.log")
+def test_total_values_elision_states_the_element_count(lines_of, result_of):
+    lines = lines_of("lp-imx93-executorch-1.log")
     # Without the header, `... (1000 total values)` is the only statement of the count.
     no_header = [line for line in lines if not line.startswith("Output[0]:")]
     values = [line.replace("    [", "Output[0][").replace("]=", "]: ") for line in no_header]
@@ -92,9 +76,9 @@ def test_total_values_elision_states_the_element_count():
     assert tensor.numel == 1000 and tensor.elided and len(tensor.values) == 3
 
 
-def test_announced_outputs_with_no_values_are_listed():
+def test_announced_outputs_with_no_values_are_listed(lines_of, result_of):
     # et-docs-v0.3.0-1 cut right after `1 outputs:`: the runner said there is one output.
-    lines = fixture_lines("et-docs-v0.3.0-1.log")
+    lines = lines_of("et-docs-v0.3.0-1.log")
     cut = lines[: next(i for i, line in enumerate(lines) if line.endswith("1 outputs:")) + 1]
     result = result_of(cut)
     [tensor] = result.outputs
@@ -117,7 +101,7 @@ VENDOR_PORT_LINES = [
 ]
 
 
-def test_vendor_port_count_more_elements_and_not_a_tensor():
+def test_vendor_port_count_more_elements_and_not_a_tensor(result_of):
     result = result_of(VENDOR_PORT_LINES)
     first, second = result.outputs
     assert (first.dtype, first.numel, first.nbytes, len(first.values)) == ("int32", 40, 160, 32)
@@ -137,7 +121,7 @@ ZEPHYR_SAMPLE_LINES = [
 ]
 
 
-def test_zephyr_non_tensor_and_skipped_dump_keep_their_facts():
+def test_zephyr_non_tensor_and_skipped_dump_keep_their_facts(result_of):
     result = result_of(ZEPHYR_SAMPLE_LINES)
     first, second = result.outputs
     assert first.not_tensor and first.index == 0

@@ -5,20 +5,8 @@ explains. Real fixtures where a log shows the line; otherwise the upstream forma
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from orchestrator.parse import parse_text, result_from_facts
 from orchestrator.parse.lines import ZEPHYR_LOG_FORMAT, split_line
-from orchestrator.results import Kind, RunResult, validate
-
-TRANSCRIPTS = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
-
-
-def result_of(lines: list[str]) -> RunResult:
-    """Parse the lines as one log into a schema-valid RunResult."""
-    result = result_from_facts(parse_text("\n".join(lines) + "\n"))
-    validate(result.to_dict())
-    return result
+from orchestrator.results import Kind
 
 
 def test_runner_facts_without_a_field_are_stated(parsed):
@@ -74,7 +62,7 @@ BUNDLE_MISMATCH = [
 ]
 
 
-def test_bundle_verification_status_explains_the_mismatch():
+def test_bundle_verification_status_explains_the_mismatch(result_of):
     result = result_of(BUNDLE_MISMATCH)
     details = result.classification.details
     assert result.classification.kind is Kind.OUTPUT_MISMATCH
