@@ -144,7 +144,7 @@ class OutputLines:
         for tensor in facts.outputs:
             if len(tensor.values) < (tensor.numel or 0):
                 tensor.elided = True
-            if not tensor.values:
+            if not tensor.values and tensor.shape is None:  # printed text, not a record
                 tensor.exact, tensor.precision = False, None
 
     def _dump_line(self, text: str, facts: LogFacts, number: int) -> bool:

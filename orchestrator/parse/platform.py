@@ -40,9 +40,9 @@ def _west_build(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("build", line.number)
 
 
-# ethos-u-core-driver src/ethosu_log.h: LOG_INFO "I: ", LOG_WARN "W: ", LOG_DEBUG "D: %s(): "
-# (LOG_ERR's "E: " is an error line, see faults.ERROR_LINE).
-ETHOSU_DRIVER_LOG = r"^[IWD]: \S"
+# ethos-u-core-driver src/ethosu_log.h: LOG_INFO "I: ", LOG_DEBUG "D: %s(): " (LOG_WARN's "W: "
+# is also apt's, so it is left out; LOG_ERR's "E: " is an error line, see faults.ERROR_LINE).
+ETHOSU_DRIVER_LOG = r"^[ID]: \S"
 
 
 class PlatformLines(RuleConsumer):

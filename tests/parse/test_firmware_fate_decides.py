@@ -137,3 +137,19 @@ def test_pre_run_problem_is_flagged_and_plain_problem_is_not():
     fault = facts.problem(Kind.HARD_FAULT, "y", split_line(2, "Hard fault"))
     assert launcher.pre_run and not fault.pre_run
     assert facts.firmware_printed()
+
+
+def test_ethos_u_driver_errors_are_firmware_output(lines_of, result_of):
+    # nxp-community-ethosu-invoke-1: the driver's `E: ... (ethosu_driver.c:542)` lines.
+    driver = lines_of("nxp-community-ethosu-invoke-1.log")
+    result = result_of(["docker: command not found", *driver])
+    assert result.classification.kind is Kind.NPU_ERROR
+    assert result.classification.details["secondary"][0]["cause"] == "launcher_command_missing"
+
+
+def test_apt_error_lines_are_not_firmware_output(lines_of, result_of):
+    # apt-get's `E: Unable to locate package %s` has the driver's `E: ` but not its
+    # `(file.c:line)` suffix: the launcher line after it still means nothing started.
+    result = result_of(["E: Unable to locate package xterm", *lines_of("et-issue-22316-2.log")])
+    assert result.classification.kind is Kind.LAUNCH_FAILURE
+    assert "secondary" not in result.classification.details

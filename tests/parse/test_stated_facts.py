@@ -68,3 +68,10 @@ def test_bundle_verification_status_explains_the_mismatch(result_of):
     assert result.classification.kind is Kind.OUTPUT_MISMATCH
     assert details["status_code"] == 0x12 and details["status_name"]
     assert result.comparison is not None and result.comparison.rtol == 0.01
+
+
+def test_npu_status_dump_stays_with_the_npu_error(parsed):
+    result = parsed("nxp-community-ethosu-invoke-1.log")
+    details = result.classification.details
+    assert result.classification.kind is Kind.NPU_ERROR
+    assert (details["npu_status"], details["qread"], details["cmd_end_reached"]) == (0x804, 0, 0)
