@@ -30,12 +30,11 @@ NOT_TENSOR = re.compile(
     r"^\s*output\[(\d+)\]: (?:Not Tensor|not a tensor|non-tensor value)", re.IGNORECASE
 )
 INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
-# `...`, `...(Skipped)`, `... (1000 total values)` (the tensor's numel), `... (968 more
-# elements)` (numel less the values printed) and the Zephyr sample's `(Half tensor dump
-# skipped)` for a dtype it does not print.
+# `...`, `...(Skipped)`, `... (1000 total values)`, `... (968 more elements)` (both after a
+# header that already gave numel) and the Zephyr sample's `(Half tensor dump skipped)`.
 ELISION = re.compile(
-    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\((?P<total>\d+) total values\)"
-    r"|\((?P<more>\d+) more elements\))?|\(\w+ tensor dump skipped\))\s*$"
+    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\(\d+ total values\)|\(\d+ more elements\))?"
+    r"|\(\w+ tensor dump skipped\))\s*$"
 )
 TENSOR_HEADER = re.compile(
     r"^\s*output\[(?P<i>\d+)\]: (?:tensor scalar_type=(?P<name>\w+)|dtype=(?P<code>\d+),) "
@@ -123,13 +122,8 @@ class OutputLines:
             tensor = self._tensor(facts, int(not_tensor[1]), PRINTED_TYPES[None])
             tensor.not_tensor = True
             return True
-        elision = ELISION.match(text)
-        if elision and facts.outputs:
-            tensor = facts.outputs[-1]
-            tensor.elided = True
-            if tensor.numel is None and (elision["total"] or elision["more"]):
-                tensor.numel = (int(elision["total"]) if elision["total"]
-                                else len(tensor.values) + int(elision["more"]))
+        if ELISION.match(text) and facts.outputs:
+            facts.outputs[-1].elided = True
             return True
         return bool(INPUT_DUMP.match(text))
 
