@@ -1,12 +1,13 @@
 """Simulator processes by owner: each carries its starter's pid (process.OWNER_ENV), so a
 job can stop the simulators one process started (Ctrl-C on a cluster job) and the orphans
-of an owner that died without stopping them (a worker killed mid-cell). Linux /proc only;
+of a known owner that died without stopping them (a worker killed mid-cell). Linux /proc only;
 elsewhere nothing is found."""
 
 from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Collection
 from pathlib import Path
 
 from orchestrator.sim.process import OWNER_ENV
@@ -60,6 +61,8 @@ def kill_owned(owner: int | None = None) -> list[int]:
     return _kill_groups([pid for pid, by in simulator_owners().items() if by == owner])
 
 
-def reap_orphans() -> list[int]:
-    """Stop every simulator whose owner is gone; return their pids."""
-    return _kill_groups([pid for pid, by in simulator_owners().items() if not _alive(by)])
+def reap_orphans(owners: Collection[int]) -> list[int]:
+    """Stop every simulator started by one of `owners` that is gone (a worker killed
+    mid-cell); return their pids. Simulators of living owners are never touched."""
+    dead = {owner for owner in owners if not _alive(owner)}
+    return _kill_groups([pid for pid, by in simulator_owners().items() if by in dead])

@@ -8,6 +8,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.paths import SCRATCH_ENV, Scratch
 
 INSTALL = "pip install -e '.[cluster]'"
 CONNECT_TIMEOUT_S = 20
@@ -24,8 +25,9 @@ def distributed_module() -> Any:
 
 
 @contextmanager
-def open_client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
-    """A connected client; a local cluster (started here, stopped on exit) when no address."""
+def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> Iterator[Any]:
+    """A connected client; when no address, a local cluster (started here, stopped on exit)
+    whose workers use the client's scratch."""
     distributed = distributed_module()
     with ExitStack() as stack:
         if scheduler:
@@ -33,7 +35,8 @@ def open_client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         else:
             address = stack.enter_context(distributed.LocalCluster(
                 n_workers=workers or 1, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None, silence_logs=40))
+                host="127.0.0.1", dashboard_address=None, silence_logs=40,
+                env={SCRATCH_ENV: str(tree.root)}))
         try:
             client = stack.enter_context(distributed.Client(address,
                                                             timeout=CONNECT_TIMEOUT_S))

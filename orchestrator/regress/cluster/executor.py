@@ -104,8 +104,7 @@ class ClusterJob:
         self.tree, self.journal, self.progress, self.say = tree, journal, progress, say
         self.tally = WorkerTally(progress)
         self.nonce = secrets.token_hex(4)
-        self.job = WorkerJob(options.run_id, str(tree.root), secrets.token_hex(16),
-                             spec.factory)
+        self.job = WorkerJob(options.run_id, secrets.token_hex(16), spec.factory)
         self.reports: dict[str, CellReport] = {}
         self.placement: dict[str, dict[str, Any]] = {}
         self.builds: dict[str, FirmwareOutcome] = {}
@@ -125,7 +124,7 @@ class ClusterJob:
             token.parent.mkdir(parents=True, exist_ok=True)
             token.write_text(self.job.token, encoding="utf-8")
         try:
-            with open_client(self.spec.scheduler, self.spec.workers) as client:
+            with open_client(self.spec.scheduler, self.spec.workers, self.tree) as client:
                 self._run_on(client)
         finally:
             token.unlink(missing_ok=True)
@@ -161,7 +160,7 @@ class ClusterJob:
                 "start the scheduler and workers again and rerun the same command (it "
                 "resumes)") from None
         finally:
-            _quietly(lambda: client.run(reap))
+            _quietly(lambda: client.run(reap, self._worker_pids()))
 
     # -- preflight ---------------------------------------------------------------------
 
@@ -348,7 +347,14 @@ class ClusterJob:
         """Ctrl-C: cancel every task, then stop every simulator the workers started."""
         self.say("cancelling the cluster job: stopping simulators on every worker")
         _quietly(lambda: client.cancel(graph.pending(), force=True))
-        _quietly(lambda: client.run(kill_simulators))
+        _quietly(lambda: client.run(kill_simulators, self._worker_pids()))
+
+    def _worker_pids(self) -> dict[str, list[int]]:
+        """{host: [pid]} of every worker that answered the preflight."""
+        pids: dict[str, list[int]] = {}
+        for check in self.checks:
+            pids.setdefault(check.host, []).append(check.pid)
+        return pids
 
     def _section(self) -> dict[str, Any]:
         """The report's `cluster` section: the scheduler, each worker, retried cells."""

@@ -44,7 +44,6 @@ class WorkerJob:
     """What every task of one job needs to know about the client."""
 
     run_id: str
-    client_root: str
     token: str
     factory: StagesFactory
     ship_bytes: bool = False      # some fit worker does not share the client's scratch
@@ -81,19 +80,19 @@ def token_path(root: Path, run_id: str) -> Path:
 
 
 def worker_tree(job: WorkerJob) -> tuple[Scratch, str]:
-    """The client's scratch when this worker sees it, else the worker's own. (Stage
-    progress lines are off on workers: the client reports per cell.)"""
+    """This worker's own scratch (ETHOSU_ORCH_SCRATCH or the default) and whether it is
+    the client's (the client's token is in it: products are shared in place) or not
+    (products and cell outputs travel as bytes). Stage progress lines are off on workers:
+    the client reports per cell."""
     from orchestrator.progress import quiet_if
 
     quiet_if(True)
-    token = token_path(Path(job.client_root), job.run_id)
+    tree = scratch().ensure()
     try:
-        shared = token.read_text(encoding="utf-8") == job.token
+        shared = token_path(tree.root, job.run_id).read_text(encoding="utf-8") == job.token
     except OSError:
         shared = False
-    if shared:
-        return scratch(job.client_root).ensure(), SHARED
-    return scratch().ensure(), BYTES
+    return tree, SHARED if shared else BYTES
 
 
 def _stages(job: WorkerJob, tree: Scratch) -> Stages:
@@ -176,18 +175,20 @@ def cell_task(job: WorkerJob, cell: Cell, built: Shipped | None, compiled: Shipp
     return CellDone(report, worker.address, mode, str(options.run_dir), outputs)
 
 
-def kill_simulators() -> list[int]:
-    """Stop the simulators this worker started (a cancelled job) and any orphans."""
-    from orchestrator.sim.owners import kill_owned, reap_orphans
+def kill_simulators(workers: dict[str, list[int]]) -> list[int]:
+    """Stop the simulators this worker started (a cancelled job) and those of the job's
+    dead workers on this host."""
+    from orchestrator.sim.owners import kill_owned
 
-    return kill_owned() + reap_orphans()
+    return kill_owned() + reap(workers)
 
 
-def reap() -> list[int]:
-    """Stop the simulators whose worker died mid-cell (nothing else is touched)."""
+def reap(workers: dict[str, list[int]]) -> list[int]:
+    """Stop the simulators of the job's workers on this host ({host: [pid]}) that died
+    mid-cell; nothing else is touched."""
     from orchestrator.sim.owners import reap_orphans
 
-    return reap_orphans()
+    return reap_orphans(workers.get(socket.gethostname(), []))
 
 
 def real_stages(tree: Scratch) -> Stages:
