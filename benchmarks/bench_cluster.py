@@ -15,7 +15,6 @@ until the 2 s no-output watchdog stops QEMU (xfail, kind timeout): simulator-bou
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -23,13 +22,11 @@ import time
 from pathlib import Path
 
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
-from orchestrator.setup.toolchain import adopt_system_toolchain
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_regress import MATRIX  # noqa: E402
+from bench_regress import bench_scratch, matrix_argument  # noqa: E402
 
 
 def run(matrix: Path, root: Path, **flags: object) -> tuple[float, float, dict]:
@@ -47,20 +44,18 @@ def run(matrix: Path, root: Path, **flags: object) -> tuple[float, float, dict]:
     return seconds, first - start_wall, document
 
 
+def outcomes(document: dict) -> dict[str, int]:
+    return {k: v for k, v in document["counts"].items() if v and k != "total"}
+
+
 def simulate_total(document: dict) -> float:
     return sum(cell["seconds"].get("simulate", 0.0) for cell in document["cells"])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matrix", type=Path, help="matrix file (default: 6 QEMU cells)")
-    args = parser.parse_args()
+    given = matrix_argument(__doc__)
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
-        root = Path(tmp) / "scratch"
-        adopt_system_toolchain(scratch(root).ensure())
-        matrix = args.matrix or Path(tmp) / "bench.toml"
-        if args.matrix is None:
-            matrix.write_text(MATRIX)
+        root, matrix = bench_scratch(Path(tmp), given)
         warm_s, _, warm = run(matrix, root, jobs=2)
         cells = warm["counts"]["total"]
         print(f"cells: {cells}  warm-up (builds, local -j2): {warm_s:.1f} s")
@@ -78,7 +73,7 @@ def main() -> None:
             assert all(c["cluster"]["products"] == "shared" for c in document["cells"])
             print(f"cluster {workers} worker{'s' if workers > 1 else ' '}: {wall:6.1f} s  "
                   f"first cell after {first:5.1f} s  overhead per cell {overhead:5.2f} s  "
-                  f"outcomes { {k: v for k, v in document['counts'].items() if v and k != 'total'} }")
+                  f"outcomes {outcomes(document)}")
         print(f"speed-up 2 workers / 1 worker: {walls[1] / walls[2]:.2f}x")
 
 

@@ -1,8 +1,9 @@
 """`invoke regress --scheduler`: a real Dask scheduler and worker processes on 127.0.0.1
 (started here, bounded in time), real firmware builds, compiles and QEMU runs.
 
-The QEMU matrix (self-test cells, compile-only cells, and the Cortex-M55 model cells when
-$ETHOSU_ORCH_TEST_SOURCES is given) must give the same report as `-j 1`; a worker with a
+test_qemu_lane's matrix (self-test cells, compile-only cells, an FVP cell skipped here, and
+the Cortex-M55 model cells when $ETHOSU_ORCH_TEST_SOURCES is given) must give the same
+report as `-j 1`; a worker with a
 different toolchain is refused in one line with the fix; a client killed mid-job resumes;
 a worker killed with SIGKILL mid-cell loses nothing (the cell runs again elsewhere, and
 its simulator is stopped); Ctrl-C leaves no simulator running; a scheduler that goes away
@@ -38,40 +39,9 @@ pytest.importorskip("distributed", reason="needs dask and distributed: "
                                           "pip install -e '.[cluster]'")
 
 from loopback_cluster import REPO, LoopbackCluster  # noqa: E402
-from test_qemu_lane import BUILD_SCRATCH_ENV, GCC, record_sources  # noqa: E402
+from test_qemu_lane import BUILD_SCRATCH_ENV, GCC, MATRIX, record_sources  # noqa: E402
 
 JOB_LIMIT_S = 240.0
-MATRIX = """
-name = "cluster-qemu"
-[defaults]
-timeout_s = 60
-[options]
-fault = { build_options = ["EOR_SELFTEST_BEHAVIOUR=fault"] }
-[tolerances]
-"cpu.cycles" = { rel = 0.0, abs = 1 }
-[[lanes]]
-name = "selftest"
-mode = "app"
-apps = ["selftest"]
-targets = ["cortex-m55"]
-options = ["default", "fault"]
-sim = "qemu"
-[[lanes]]
-name = "cpu"
-models = ["add", "convnet"]
-targets = ["cortex-m55"]
-sim = "qemu"
-[[lanes]]
-name = "npu-compile"
-mode = "compile"
-models = ["add"]
-targets = ["ethos-u55-128"]
-[[expect]]
-options = ["fault"]
-status = "xfail"
-kind = "hard_fault"
-reason = "deliberate hard fault"
-"""
 HANGS = 6
 HANG_MATRIX = f"""
 name = "cluster-hang"
@@ -148,6 +118,17 @@ def regress(tree, matrix: Path, **flags) -> tuple[int, dict]:
                            scratch_root=str(tree.root))
     pointer = json.loads((tree.runs / LAST_POINTER).read_text())
     return code, json.loads(Path(pointer["report"]).read_text())
+
+
+def client_process(tree, matrix: Path, address: str) -> subprocess.Popen[bytes]:
+    """`invoke regress --scheduler` as its own process (to be killed or interrupted)."""
+    script = ("from orchestrator.options.regress import RegressTask; "
+              "from orchestrator.regress.regress_cli import regress_command; "
+              f"regress_command(RegressTask({str(matrix)!r}, quiet=True, "
+              f"scheduler={address!r}), scratch_root={str(tree.root)!r})")
+    return subprocess.Popen([sys.executable, "-c", script], cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def cells(document) -> dict[str, dict]:
@@ -243,13 +224,7 @@ def test_workers_without_the_clients_scratch_get_products_as_bytes(tree, matrice
 
 def test_a_killed_client_resumes_without_rerunning_finished_cells(tree, matrices, cluster):
     matrix = matrices / "hang.toml"
-    script = ("import sys; from orchestrator.options.regress import RegressTask; "
-              "from orchestrator.regress.regress_cli import regress_command; "
-              f"regress_command(RegressTask({str(matrix)!r}, quiet=True, "
-              f"scheduler={cluster.address!r}), scratch_root={str(tree.root)!r})")
-    client = subprocess.Popen([sys.executable, "-c", script], cwd=REPO,
-                              env={**os.environ, "PYTHONPATH": str(REPO)},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = client_process(tree, matrix, cluster.address)
     journal = tree.runs / JOBS_DIR
     deadline = time.monotonic() + JOB_LIMIT_S
     try:
@@ -259,7 +234,7 @@ def test_a_killed_client_resumes_without_rerunning_finished_cells(tree, matrices
             time.sleep(0.2)
     finally:
         client.kill()
-        client.wait(timeout=10)
+        client.communicate(timeout=10)
     recorded = {path.stem for path in journal.glob("*/cells/*.pickle")}
     run_id = json.loads(next(journal.glob("*/job.json")).read_text())["run_id"]
     assert len(recorded) < HANGS
@@ -311,13 +286,7 @@ def test_a_worker_killed_mid_cell_loses_nothing(tree, matrices, own_cluster):
 
 def test_ctrl_c_cancels_and_leaves_no_simulator(tree, matrices, own_cluster):
     pids = list(own_cluster.worker_pids().values())
-    script = ("from orchestrator.options.regress import RegressTask; "
-              "from orchestrator.regress.regress_cli import regress_command; "
-              f"regress_command(RegressTask({str(matrices / 'hang.toml')!r}, quiet=True, "
-              f"scheduler={own_cluster.address!r}), scratch_root={str(tree.root)!r})")
-    client = subprocess.Popen([sys.executable, "-c", script], cwd=REPO,
-                              env={**os.environ, "PYTHONPATH": str(REPO)},
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = client_process(tree, matrices / "hang.toml", own_cluster.address)
     deadline = time.monotonic() + JOB_LIMIT_S
     try:
         while not simulators_of(pids):

@@ -45,7 +45,7 @@ from orchestrator.regress.engine import (
     describe,
     not_runnable,
 )
-from orchestrator.regress.outcome import CellReport, errored
+from orchestrator.regress.outcome import CellReport, Outcome
 from orchestrator.regress.progress import Progress
 from orchestrator.regress.stages import (
     CompileOutcome,
@@ -306,9 +306,10 @@ class ClusterJob:
     def _take_cell(self, cell: Cell, future: Any, error: BaseException | None) -> None:
         attempts = self.starts.get(cell.key, [])
         if error is not None:
-            report = errored(cell, f"the cluster could not run the cell: {describe(error)} "
-                                   f"(after {len(attempts)} attempts)",
-                             str(cell_dir(self.options, cell)), self.options.run_id)
+            report = CellReport(cell, Outcome.ERROR, f"the cluster could not run the cell: "
+                                f"{describe(error)} (after {len(attempts)} attempts); next: "
+                                f"invoke regress --filter '{cell.key}' -j 1",
+                                str(cell_dir(self.options, cell)), run_id=self.options.run_id)
             worker = attempts[-1] if attempts else "-"
         else:
             done: CellDone = future.result()
