@@ -193,6 +193,8 @@ def test_a_worker_with_a_different_toolchain_is_refused(tree, matrices, cluster,
     assert f"setup:toolchain 11.3.1 (client: {client_version})" in refused["reason"]
     assert refused["reason"].endswith("next: invoke setup --only toolchain (on that worker)")
     assert refused["reason"] in capsys.readouterr().err
+    summary = (tree.runs / document["run_id"] / "summary.md").read_text()
+    assert "refused: worker " in summary
     assert cells(document)["selftest@cortex-m55/default"]["outcome"] == "pass"
 
 
@@ -282,6 +284,10 @@ def test_a_worker_killed_mid_cell_loses_nothing(tree, matrices, own_cluster):
         assert cell["cluster"]["attempts"] >= 2
         assert cell["cluster"]["worker"] != cell["cluster"]["workers_tried"][0]
     assert orphans and not simulators_of([pids[victim]])   # its QEMU was stopped
+    run_dir = tree.runs / document["run_id"]
+    assert "(retried)" in (run_dir / "junit.xml").read_text()
+    summary = (run_dir / "summary.md").read_text()
+    assert "- retried: " in summary and f"`{retried[0]['key']}`" in summary
 
 
 def test_ctrl_c_cancels_and_leaves_no_simulator(tree, matrices, own_cluster):

@@ -44,7 +44,7 @@ def job_journal(task: RegressTask, tree: Scratch, loaded: Matrix, cells: list[Ce
     """The journal of this command's job (same matrix, cells and options: same job)."""
     extra: dict[str, Any] = {"filter": task.filter, "shard": task.shard,
                              "rerun_failed": task.rerun_failed, "require": task.require,
-                             "baselines": task.baselines, "scheduler": task.scheduler}
+                             "baselines": task.baselines}
     return Journal(tree.runs, job_identity(loaded.path, cells, extra))
 
 

@@ -35,7 +35,7 @@ def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> It
         else:
             address = stack.enter_context(distributed.LocalCluster(
                 n_workers=workers or 1, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None, silence_logs=40,
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=40,
                 env={SCRATCH_ENV: str(tree.root)}))
         try:
             client = stack.enter_context(distributed.Client(address,
