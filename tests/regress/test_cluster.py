@@ -39,7 +39,14 @@ pytest.importorskip("distributed", reason="needs dask and distributed: "
                                           "pip install -e '.[cluster]'")
 
 from loopback_cluster import REPO, LoopbackCluster  # noqa: E402
-from test_qemu_lane import BUILD_SCRATCH_ENV, GCC, MATRIX, record_sources  # noqa: E402
+from test_qemu_lane import (  # noqa: E402
+    BUILD_SCRATCH_ENV,
+    GCC,
+    MATRIX,
+    MODELS,
+    SOURCES_ENV,
+    record_sources,
+)
 
 JOB_LIMIT_S = 240.0
 HANGS = 6
@@ -160,6 +167,8 @@ def test_cluster_report_equals_the_serial_report(tree, matrices, cluster):
     assert [b["key"] for b in spread["builds"]] == [b["key"] for b in serial["builds"]]
     assert [c["key"] for c in spread["compiles"]] == [c["key"] for c in serial["compiles"]]
     assert spread["verdict"] == serial["verdict"] == "pass"
+    if os.environ.get(SOURCES_ENV):   # the model cells ran, on the cluster too
+        assert all(remote[key]["outcome"] == "pass" for key in MODELS)
     # every cell ran on a worker of the cluster, products through the shared scratch
     workers = {w["address"] for w in spread["cluster"]["workers"]}
     assert len(workers) == 2 and spread["cluster"]["scheduler"] == cluster.address
