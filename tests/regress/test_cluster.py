@@ -26,7 +26,7 @@ import pytest
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
+from orchestrator.paths import repo_root, scratch
 from orchestrator.regress.cluster.journal import JOBS_DIR
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
@@ -43,7 +43,6 @@ from test_qemu_lane import (  # noqa: E402
     BUILD_SCRATCH_ENV,
     GCC,
     MATRIX,
-    MODELS,
     SOURCES_ENV,
     record_sources,
 )
@@ -88,6 +87,7 @@ def tree(tmp_path_factory):
 def matrices(tmp_path_factory):
     folder = tmp_path_factory.mktemp("matrices")
     (folder / "qemu.toml").write_text(MATRIX)
+    shutil.copy(repo_root() / "examples" / "regress" / "qemu-npu.toml", folder / "qemu-npu.toml")
     (folder / "hang.toml").write_text(HANG_MATRIX)
     return folder
 
@@ -146,9 +146,12 @@ def simulators_of(pids) -> list[int]:
     return [pid for pid, owner in simulator_owners().items() if owner in set(pids)]
 
 
-def test_cluster_report_equals_the_serial_report(tree, matrices, cluster):
-    matrix = matrices / "qemu.toml"
-    baselines = str(matrices / "qemu.baselines.json")
+@pytest.mark.parametrize("name", ["qemu", "qemu-npu"])
+def test_cluster_report_equals_the_serial_report(tree, matrices, cluster, name):
+    """test_qemu_lane's matrix, and the functional NPU model lane (examples/qemu-npu.toml:
+    its runner cells run when sources are given, else both runs skip them alike)."""
+    matrix = matrices / f"{name}.toml"
+    baselines = str(matrices / f"{name}.baselines.json")
     serial_code, serial = regress(tree, matrix, jobs=1, baselines=baselines,
                                   update_baselines=True)
     code, spread = regress(tree, matrix, scheduler=cluster.address, baselines=baselines)
@@ -168,7 +171,8 @@ def test_cluster_report_equals_the_serial_report(tree, matrices, cluster):
     assert [c["key"] for c in spread["compiles"]] == [c["key"] for c in serial["compiles"]]
     assert spread["verdict"] == serial["verdict"] == "pass"
     if os.environ.get(SOURCES_ENV):   # the model cells ran, on the cluster too
-        assert all(remote[key]["outcome"] == "pass" for key in MODELS)
+        assert all(cell["outcome"] == "pass" for cell in remote.values()
+                   if cell["mode"] == "run" and cell["sim"] == "qemu"), name
     # every cell ran on a worker of the cluster, products through the shared scratch
     workers = {w["address"] for w in spread["cluster"]["workers"]}
     assert len(workers) == 2 and spread["cluster"]["scheduler"] == cluster.address
