@@ -342,3 +342,11 @@ def test_a_scheduler_that_goes_away_ends_the_job_in_one_sentence(tree, matrices,
     assert kept and str(kept[0].parents[1]) in message
     for folder in journal.iterdir():   # leave no half job for the other tests
         shutil.rmtree(folder)
+
+
+def test_workers_n_starts_a_local_cluster_for_the_job(tree, matrices):
+    code, document = regress(tree, matrices / "qemu.toml", workers="1",
+                             filter="selftest@cortex-m55/default")
+    assert code == 0 and document["cluster"]["scheduler"].startswith("tcp://127.0.0.1:")
+    [worker] = document["cluster"]["workers"]
+    assert worker["products"] == "shared" and worker["cells"] == 1

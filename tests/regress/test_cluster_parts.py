@@ -198,3 +198,18 @@ def test_simulators_are_found_by_owner_and_orphans_reaped(tmp_path):
     while orphan in simulator_owners():                # gone (a zombie has no environment)
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_an_address_without_a_scheduler_is_one_sentence(monkeypatch, tmp_path):
+    pytest.importorskip("distributed", reason="pip install -e '.[cluster]'")
+    from orchestrator.regress.cluster import connect
+
+    monkeypatch.setattr(connect, "CONNECT_TIMEOUT_S", 1)
+    with pytest.raises(OrchestratorError) as raised:
+        with connect.open_client("tcp://127.0.0.1:9", None, scratch(tmp_path / "s")):
+            pass
+    message = raised.value.message
+    assert message.startswith("no Dask scheduler answers at tcp://127.0.0.1:9 (")
+    assert message.endswith("next: start one (dask scheduler --host HOST) or pass its "
+                            "address: invoke regress --scheduler tcp://HOST:8786 ...")
+    assert "\n" not in message
