@@ -41,10 +41,10 @@ pytest.importorskip("distributed", reason="needs dask and distributed: "
 from loopback_cluster import REPO, LoopbackCluster  # noqa: E402
 from test_qemu_lane import (  # noqa: E402
     BUILD_SCRATCH_ENV,
-    GCC,
     MATRIX,
     SOURCES_ENV,
     record_sources,
+    require_lane_tools,
 )
 
 JOB_LIMIT_S = 240.0
@@ -73,9 +73,7 @@ reason = "hangs until the no-output watchdog stops it"
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
-    if not GCC.is_file() or not shutil.which("qemu-system-arm"):
-        pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm (apt-get install "
-                    "gcc-arm-none-eabi qemu-system-arm)")
+    require_lane_tools()
     root = os.environ.get(BUILD_SCRATCH_ENV) or tmp_path_factory.mktemp("cluster") / "scratch"
     made = scratch(root).ensure()
     adopt_system_toolchain(made)
