@@ -48,6 +48,7 @@ from test_qemu_lane import (  # noqa: E402
 )
 
 JOB_LIMIT_S = 240.0
+NPU_EXAMPLE = repo_root() / "examples" / "regress" / "qemu-npu.toml"
 HANGS = 4
 HANG_MATRIX = f"""
 name = "cluster-hang"
@@ -85,7 +86,8 @@ def tree(tmp_path_factory):
 def matrices(tmp_path_factory):
     folder = tmp_path_factory.mktemp("matrices")
     (folder / "qemu.toml").write_text(MATRIX)
-    shutil.copy(repo_root() / "examples" / "regress" / "qemu-npu.toml", folder / "qemu-npu.toml")
+    if NPU_EXAMPLE.is_file():
+        shutil.copy(NPU_EXAMPLE, folder / "qemu-npu.toml")
     (folder / "hang.toml").write_text(HANG_MATRIX)
     return folder
 
@@ -149,6 +151,9 @@ def test_cluster_report_equals_the_serial_report(tree, matrices, cluster, name):
     """test_qemu_lane's matrix, and the functional NPU model lane (examples/qemu-npu.toml:
     its runner cells run when sources are given, else both runs skip them alike)."""
     matrix = matrices / f"{name}.toml"
+    if not matrix.is_file():
+        pytest.skip(f"no {NPU_EXAMPLE.relative_to(repo_root())} in this checkout (regress runs "
+                    "Ethos-U targets on QEMU's functional model once the run plan is merged)")
     baselines = str(matrices / f"{name}.baselines.json")
     serial_code, serial = regress(tree, matrix, jobs=1, baselines=baselines,
                                   update_baselines=True)
