@@ -19,6 +19,7 @@ from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatch
 from orchestrator.aot.loading import load_calibration, load_model
 from orchestrator.aot.lowering import Lowered, emit, lower
 from orchestrator.aot.program_info import program_facts
+from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
@@ -109,6 +110,7 @@ class Saved:
     partitions: list[Partition]
     exact_outputs: list[Any] | None
     exact: ExactRecord
+    etrecord_problem: str | None = None   # why the product has no ETRecord (None: it has)
 
 
 def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | None,
@@ -128,9 +130,12 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
     exact_outputs, exact = _exact(lowered, partitions)
+    before_emit = edge_copy(lowered.edge)
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)
-    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact)
+    etrecord_problem = save_etrecord(staging / ETRECORD, before_emit, program)
+    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact,
+                 etrecord_problem)
 
 
 def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
@@ -201,7 +206,9 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                   "location": request.model.location, "digest": request.model.digest},
         "target": request.options.target,
         "options": request.options.to_json(),
-        "notes": list(request.options.notes) + version_mismatches(),
+        "notes": list(request.options.notes) + version_mismatches()
+        + ([saved.etrecord_problem] if saved.etrecord_problem else []),
+        "etrecord": None if saved.etrecord_problem else ETRECORD,
         "versions": tool_versions(),
         "identity": request.identity(),
         "pte_bytes": (staging / layout.PTE).stat().st_size,

@@ -74,7 +74,9 @@ def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
     mode = memory_mode_of(target, settings.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
                                          settings.fast_scratch),
-                         settings.kernel_set, request.build_type, settings.jobs)
+                         settings.kernel_set, request.build_type, settings.jobs,
+                         profile=settings.profile or settings.intermediates,
+                         intermediates=settings.intermediates)
 
 
 def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
