@@ -85,6 +85,13 @@ class Product:
         return path if path.is_file() else None
 
     @property
+    def etrecord(self) -> Path | None:
+        """The ETRecord the devtools Inspector reads an ETDump with (None: not kept)."""
+        name = self.manifest.get("etrecord")
+        path = self.directory / name if name else None
+        return path if path is not None and path.is_file() else None
+
+    @property
     def delegation_report(self) -> Path:
         return self.directory / DELEGATION_REPORT
 
@@ -110,6 +117,8 @@ class Product:
         }
         if self.vela_report:
             paths["vela_report"] = str(self.vela_report)
+        if self.etrecord:
+            paths["etrecord"] = str(self.etrecord)
         if self.tosa_files:
             paths["tosa"] = [str(p) for p in self.tosa_files]
         return paths
