@@ -1,4 +1,5 @@
-"""Atomic JSON (and text) files: written beside the target, then renamed over it (never half-written)."""
+"""Atomic JSON and text files: written beside the target, then renamed over it (never
+half-written)."""
 
 from __future__ import annotations
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.delegation import delegation_report
+from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.kernels import missing_kernels
 from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatches
 from orchestrator.aot.loading import load_calibration, load_model
 from orchestrator.aot.lowering import Lowered, emit, lower
 from orchestrator.aot.program_info import program_facts
-from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from orchestrator.errors import OrchestratorError
 from orchestrator.profile.events import inspector_version, read_events
 from orchestrator.profile.export import write_profile_files
 from orchestrator.profile.sources import npu_note, tick_source
@@ -40,8 +41,13 @@ def save_blobs(blobs: Mapping[str, bytes], run_dir: Path) -> dict[str, str]:
 def attach_profile(result: RunResult, etdump: bytes, run_dir: Path, *,
                    etrecord: Path | None, vela: Sequence[dict[str, Any]] = (),
                    source: str | None = None) -> RunResult:
-    """result.profile and its CSV / Chrome-trace files from one ETDump."""
-    events = read_events(etdump, etrecord)
+    """result.profile and its CSV / Chrome-trace files from one ETDump (an ETDump the
+    Inspector cannot read leaves the result as it is, with the reason in its details)."""
+    try:
+        events = read_events(etdump, etrecord)
+    except OrchestratorError as error:
+        result.classification.details["profile"] = str(error)
+        return result
     executor = result.npu.executor if result.npu else None
     result.profile = build_profile(
         events, tick_source(source or (result.cpu.source if result.cpu else None)),

@@ -39,13 +39,13 @@ def inspector_version() -> str:
 
 
 def _inspector(etdump: bytes, etrecord: Path | None) -> Any:
-    from executorch.devtools import Inspector
-    from executorch.devtools.inspector._inspector_utils import TimeScale
-
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet), \
             warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore")   # devtools' own deprecations are not the user's
+        from executorch.devtools import Inspector
+        from executorch.devtools.inspector._inspector_utils import TimeScale
+
         return Inspector(etdump_data=etdump, etrecord=str(etrecord) if etrecord else None,
                          source_time_scale=TimeScale.CYCLES,
                          target_time_scale=TimeScale.CYCLES)

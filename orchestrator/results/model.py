@@ -10,8 +10,8 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.4.0"   # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
-#                            1.4: profile (per-operator time from the ETDump)
+# 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model; 1.4: profile
+SCHEMA_VERSION = "1.4.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator.errors import OrchestratorError
 from orchestrator.profile.attach import attach_profile, save_blobs, vela_partitions
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import RunResult
@@ -26,9 +25,5 @@ def profile_run(result: RunResult, stream: ParsedStream, product: Product,
     if etdump is None:
         result.classification.details["profile"] = NO_ETDUMP
         return result
-    try:
-        return attach_profile(result, etdump, run_dir, etrecord=product.etrecord,
-                              vela=vela_partitions(product.vela_report))
-    except OrchestratorError as error:
-        result.classification.details["profile"] = str(error)
-        return result
+    return attach_profile(result, etdump, run_dir, etrecord=product.etrecord,
+                          vela=vela_partitions(product.vela_report))
