@@ -118,3 +118,19 @@ def test_a_damaged_etdump_is_a_reason_not_a_crash(tmp_path):
     result = parse_log(log, tmp_path / "out")
     assert result.profile is None
     assert "Inspector could not read the ETDump" in result.classification.details["profile"]
+
+
+def test_regress_html_shows_a_cell_profile(profile):
+    from orchestrator.regress.html import render_html
+    from orchestrator.results import RunResult
+    from orchestrator.results.model import Classification, Kind, Status
+
+    result = RunResult(Status.PASS, "ok", Classification(Kind.SUCCESS, "ok", ""))
+    result.profile = profile
+    cell = {"key": "add@ethos-u55-128/profile", "outcome": "pass", "mode": "run", "sim": "qemu",
+            "reason": "ok", "out_dir": "runs/x", "metrics": {}, "result": result.to_dict()}
+    document = {"matrix": {"name": "m", "path": "m.toml"}, "run_id": "R", "counts": {"pass": 1},
+                "verdict": "pass", "cells": [cell]}
+    text = render_html(document, plots=[])
+    assert "Per-operator profiles" in text and "EthosUBackend partition 0" in text
+    assert "not timing" in text and "ExecuTorch runtime (between operators)" in text
