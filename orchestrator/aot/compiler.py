@@ -113,13 +113,20 @@ class Saved:
     etrecord_problem: str | None = None   # why the product has no ETRecord (None: it has)
 
 
-def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | None,
-                                                                  ExactRecord]:
-    """The edge program run exactly on the host (before emitting rewrites it to out-ops)."""
+def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
+           ) -> tuple[list[Any] | None, ExactRecord]:
+    """The edge program run exactly on the host (before emitting rewrites it to out-ops);
+    every op's output is kept for an op-by-op comparison with a device's."""
+    from orchestrator.exact.intermediates import INTERMEDIATES, save_intermediates
     from orchestrator.exact.reference import exact_outputs
 
-    return exact_outputs(lowered.edge.exported_program(), partitions, lowered.inputs,
-                         lowered.quantized_model is not None)
+    intermediates: list[tuple[str, Any]] = []
+    outputs, record = exact_outputs(lowered.edge.exported_program(), partitions,
+                                    lowered.inputs, lowered.quantized_model is not None,
+                                    intermediates)
+    if outputs is not None:
+        save_intermediates(staging / INTERMEDIATES, intermediates)
+    return outputs, record
 
 
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
@@ -129,7 +136,7 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
-    exact_outputs, exact = _exact(lowered, partitions)
+    exact_outputs, exact = _exact(lowered, partitions, staging)
     before_emit = edge_copy(lowered.edge)
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)

@@ -270,6 +270,8 @@ class Profile:
     reader: str | None = None
     etdump_bytes: int | None = None
     etrecord: bool = False
+    # --intermediates: every operator's output vs the exact reference's, the first departure
+    intermediates: dict[str, Any] | None = None
 
 
 @dataclass
