@@ -83,3 +83,18 @@ def test_functional_model_delegate_row_has_vela_estimate(npu_model_run):
     assert delegate.operator == "EthosUBackend partition 0"
     assert delegate.vela_cycles and delegate.vela_operations
     assert "not NPU timing" in (profile.npu_note or "")
+
+
+def test_intermediates_of_an_exact_cpu_program_show_no_departure(runner_scratch,
+                                                                  runtime_sources):
+    settings = replace(from_cli(RunnerSettings, {"quantize": "int8", "intermediates": True}),
+                       sources=runtime_sources)
+    result = execute(RunRequest(target="cortex-m55", app="runner", sim="qemu", model="convnet",
+                                timeout_s=300.0, idle_timeout_s=120.0, runner=settings),
+                     runner_scratch)
+    assert result.status is Status.PASS, result.reason
+    assert result.profile is not None and result.profile.intermediates is not None
+    comparison = result.profile.intermediates
+    assert comparison["departure"] is None and comparison["compared"] >= 6
+    assert "equals the exact reference" in result.classification.details["intermediates"]
+    assert Path(result.artifacts["debug_buffer"]).stat().st_size > 0
