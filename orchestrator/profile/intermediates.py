@@ -121,4 +121,6 @@ def describe(comparison: dict[str, Any]) -> str:
             f"whose output departs from the exact reference ({departure['reference_op']}): "
             f"{departure['differing']}/{departure['count']} elements differ, first "
             f"{first['index']} device {first['device']:g} vs {first['reference']:g}, worst "
-            f"{worst['index']} device {worst['device']:g} vs {worst['reference']:g}")
+            f"{worst['index']} device {worst['device']:g} vs {worst['reference']:g}; next: "
+            f"compare the {departure['operator']} kernel with its host model "
+            "(orchestrator/exact/kernels.py) on that operator's inputs")
