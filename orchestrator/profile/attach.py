@@ -40,7 +40,7 @@ def save_blobs(blobs: Mapping[str, bytes], run_dir: Path) -> dict[str, str]:
 
 def attach_profile(result: RunResult, etdump: bytes, run_dir: Path, *,
                    etrecord: Path | None, vela: Sequence[dict[str, Any]] = (),
-                   source: str | None = None) -> RunResult:
+                   tosa: Sequence[bytes] = (), source: str | None = None) -> RunResult:
     """result.profile and its CSV / Chrome-trace files from one ETDump (an ETDump the
     Inspector cannot read leaves the result as it is, with the reason in its details)."""
     try:
@@ -51,7 +51,8 @@ def attach_profile(result: RunResult, etdump: bytes, run_dir: Path, *,
     executor = result.npu.executor if result.npu else None
     result.profile = build_profile(
         events, tick_source(source or (result.cpu.source if result.cpu else None)),
-        vela_partitions=vela, npu_note=npu_note(executor), reader=inspector_version(),
+        vela_partitions=vela, tosa=tosa,
+        npu_note=npu_note(executor), reader=inspector_version(),
         etdump_bytes=len(etdump), etrecord=etrecord is not None)
     result.artifacts.update(write_profile_files(run_dir, events, result.profile))
     return result

@@ -12,6 +12,7 @@ from typing import Any
 from orchestrator.profile.events import TracedEvent
 from orchestrator.profile.sources import TickSource
 from orchestrator.results import OperatorTime, Profile
+from orchestrator.tosa.graph import operators_behind
 
 EXECUTE = "Method::execute"
 OPERATOR_CALL = "OPERATOR_CALL"
@@ -65,14 +66,21 @@ def calls_of(execute: TracedEvent, events: Sequence[TracedEvent]) -> list[Call]:
     return calls
 
 
-def vela_partition(vela_partitions: Sequence[dict[str, Any]], index: int | None
+def vela_partition(vela_partitions: Sequence[dict[str, Any]], index: int | None,
+                   tosa: Sequence[bytes] = ()
                    ) -> tuple[int | None, list[dict[str, Any]]]:
     """Vela's estimated NPU cycles of partition `index` and its operations, each with the
-    TOSA tensor it writes, the source and Vela operator and the estimated cycles."""
+    TOSA tensor it writes and the TOSA operators it implements (from the partition's
+    flatbuffer), the source and Vela operator and the estimated cycles."""
     if index is None or index >= len(vela_partitions):
         return None, []
     block = vela_partitions[index]
-    operations = [{"name": row.get("name"), "original_operator": row.get("original_operator"),
+    rows = block.get("operators", [])
+    behind = operators_behind(tosa[index], [str(row.get("name")) for row in rows]) \
+        if index < len(tosa) else {}
+    operations = [{"name": row.get("name"),
+                   "tosa_operators": behind.get(str(row.get("name")), []),
+                   "original_operator": row.get("original_operator"),
                    "vela_operator": row.get("nng_operator"), "target": row.get("target"),
                    "estimated_cycles": row.get("op_cycles"), "macs": row.get("mac_count")}
                   for row in block.get("operators", [])]
@@ -80,15 +88,15 @@ def vela_partition(vela_partitions: Sequence[dict[str, Any]], index: int | None
     return (int(cycles) if cycles is not None else None), operations
 
 
-def _rows(calls: list[Call], total: int, vela_partitions: Sequence[dict[str, Any]]
-          ) -> list[OperatorTime]:
+def _rows(calls: list[Call], total: int, vela_partitions: Sequence[dict[str, Any]],
+          tosa: Sequence[bytes]) -> list[OperatorTime]:
     grouped: dict[tuple[str, str], list[Call]] = {}
     for call in calls:
         grouped.setdefault((call.operator, call.executor), []).append(call)
     rows = []
     for (operator, executor), group in grouped.items():
         spent = sum(call.duration for call in group)
-        cycles, operations = vela_partition(vela_partitions, group[0].partition)
+        cycles, operations = vela_partition(vela_partitions, group[0].partition, tosa)
         rows.append(OperatorTime(operator, executor, len(group), spent,
                                  round(spent / len(group), 1),
                                  round(100.0 * spent / total, 2) if total else 0.0,
@@ -97,16 +105,18 @@ def _rows(calls: list[Call], total: int, vela_partitions: Sequence[dict[str, Any
 
 
 def build_profile(events: Sequence[TracedEvent], source: TickSource, *,
-                  vela_partitions: Sequence[dict[str, Any]] = (), npu_note: str | None = None,
+                  vela_partitions: Sequence[dict[str, Any]] = (),
+                  tosa: Sequence[bytes] = (), npu_note: str | None = None,
                   reader: str | None = None, etdump_bytes: int | None = None,
                   etrecord: bool = False) -> Profile:
-    """The per-operator profile of every Method::execute in `events`."""
+    """The per-operator profile of every Method::execute in `events` (`tosa`: each delegated
+    partition's TOSA flatbuffer, to name the TOSA operators behind Vela's operations)."""
     executes = [e for e in events if e.name == EXECUTE]
     calls = [call for execute in executes for call in calls_of(execute, events)]
     total = sum(e.duration for e in executes)
     return Profile(source=source.name, unit=source.unit, timing=source.timing,
                    note=source.note, total=total, inferences=len(executes),
-                   operators=_rows(calls, total, vela_partitions),
+                   operators=_rows(calls, total, vela_partitions, tosa),
                    runtime_overhead=total - sum(call.duration for call in calls),
                    npu_note=npu_note, reader=reader, etdump_bytes=etdump_bytes,
                    etrecord=etrecord)

@@ -34,7 +34,8 @@ def profile_run(result: RunResult, stream: ParsedStream, product: Product,
         result.classification.details["profile"] = NO_ETDUMP
         return result
     result = attach_profile(result, etdump, run_dir, etrecord=product.etrecord,
-                            vela=vela_partitions(product.vela_report))
+                            vela=vela_partitions(product.vela_report),
+                            tosa=[partition.tosa for partition in product.partitions])
     if "debug_buffer" in stream.blobs and result.profile is not None:
         compare_intermediates(result, run_dir, product)
     return result

@@ -23,6 +23,7 @@ from orchestrator.results import validation_errors
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "etdump"
 ETDUMP = FIXTURES / "add-ethos-u55-128-qemu.etdump"
 VELA = json.loads((FIXTURES / "add-ethos-u55-128-vela-partitions.json").read_text())
+TOSA = (FIXTURES / "add-ethos-u55-128-partition0.tosa").read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def events():
 
 @pytest.fixture(scope="module")
 def profile(events):
-    return build_profile(events, tick_source("systick"), vela_partitions=VELA,
+    return build_profile(events, tick_source("systick"), vela_partitions=VELA, tosa=[TOSA],
                          npu_note=npu_note("functional-model"))
 
 
@@ -70,6 +71,8 @@ def test_delegate_row_carries_vela_estimate_beside_it(profile):
     (operation,) = delegate.vela_operations
     assert operation["estimated_cycles"] == VELA[0]["operators"][0]["op_cycles"]
     assert operation["name"] == "tosa_rescale_default_2"
+    # Vela's one Add implements the input rescales, the add and the output rescale
+    assert operation["tosa_operators"] == ["RESCALE", "RESCALE", "ADD", "RESCALE"]
     assert "not NPU timing" in (profile.npu_note or "")
 
 
