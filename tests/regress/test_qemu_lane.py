@@ -103,7 +103,7 @@ def record_sources(tree) -> bool:
 
 
 def require_lane_tools() -> None:
-    """Skip with the install command unless the cross compiler, QEMU and executorch exist."""
+    """Skip, naming the install, without the cross compiler, QEMU or executorch."""
     if not GCC.is_file() or not shutil.which("qemu-system-arm"):
         pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm (apt-get install "
                     "gcc-arm-none-eabi qemu-system-arm)")
