@@ -163,3 +163,14 @@ class Sample:
         return cls(seq=seq, index=seq if index is None else index, cycles=cycles,
                    unit=fields.get("unit", ""), source=fields.get("source", ""),
                    tensors=dict(tensors))
+
+
+@dataclass
+class PendingBlob:
+    """A blob header (an opaque named payload, e.g. an ETDump) whose chunks are arriving."""
+
+    name: str
+    nbytes: int
+    chunks: int
+    crc: int | None
+    parts: dict[int, bytes] = field(default_factory=dict)

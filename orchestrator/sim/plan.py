@@ -6,7 +6,7 @@ through it (orchestrator.sim.session.simulate)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
@@ -61,7 +61,6 @@ class RunPlan:
     options: SimOptions
     versions: Versions
     environment: dict[str, str] | None = None
-    kind: SimulatorKind = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     @property
     def target(self) -> Target:
@@ -75,9 +74,14 @@ class RunPlan:
     def npu_executor(self) -> str | None:
         return self.placement.npu_executor
 
+    @property
+    def kind(self) -> SimulatorKind:
+        """The implementation of the simulator's kind (its command line, its stops)."""
+        return kind_of(self.simulator)
+
     def versions_now(self) -> Versions:
         """A fresh copy of the plan's versions for one result (results are mutable)."""
-        return Versions(**{**self.versions.__dict__, "extra": dict(self.versions.extra)})
+        return replace(self.versions, extra=dict(self.versions.extra))
 
     def invocation(self, elf: Path, run_dir: Path, data: tuple[DataFile, ...] = ()
                    ) -> Invocation:
@@ -107,15 +111,14 @@ def plan_placed(work: Scratch | None, placement: Placement, options: SimOptions 
         binary = _binary(work, kind, placement, rerun)
     options = options or SimOptions()
     if options.macs is None and placement.target.macs is not None:
-        options = SimOptions(**{**options.__dict__, "macs": placement.target.macs})
+        options = replace(options, macs=placement.target.macs)
     extra = ({FUNCTIONAL_MODEL_VERSION: model_version()}
              if placement.npu_executor == EXECUTOR_MODEL else {})
     versions = Versions(simulator=placement.simulator.binary,
                         simulator_version=kind.version(work, placement.simulator, binary),
                         extra=extra)
     limits = run_limits(placement.simulator, options.timeout_s, options.idle_timeout_s)
-    return RunPlan(placement, binary, limits, options, versions,
-                   kind.environment(binary, work), kind)
+    return RunPlan(placement, binary, limits, options, versions, kind.environment(binary, work))
 
 
 def sim_options(request: RunRequest) -> SimOptions:

@@ -43,6 +43,8 @@ class RunnerData:
     regress_kernel_set: str
     default_build_type: str
     default_model: str
+    etdump_buffer_size: int      # [event_tracer] (invoke run --profile)
+    debug_buffer_size: int
 
 
 @lru_cache(maxsize=1)
@@ -56,9 +58,11 @@ def runner_data() -> RunnerData:
         if defaults[key] not in kernel_sets:
             raise OrchestratorError(f"runner.toml: defaults.{key} {defaults[key]} "
                                     "is not defined", f"fix {RUNNER_DATA}")
+    tracer = raw["event_tracer"]
     return RunnerData(int(raw["code"]["code_size"]), pools, kernel_sets,
                       str(defaults["kernel_set"]), str(defaults["regress_kernel_set"]),
-                      str(defaults["build_type"]), str(defaults["model"]))
+                      str(defaults["build_type"]), str(defaults["model"]),
+                      int(tracer["etdump_buffer_size"]), int(tracer["debug_buffer_size"]))
 
 
 def _pools(name: str, table: dict[str, Any]) -> Pools:

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_qemu_lane import BUILD_SCRATCH_ENV, GCC, record_sources
+from test_qemu_lane import BUILD_SCRATCH_ENV, record_sources, require_lane_tools
 
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import repo_root, scratch
@@ -28,10 +28,7 @@ APP_CELL = "npuselftest@ethos-u55-128/default"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    if not GCC.is_file() or not shutil.which("qemu-system-arm"):
-        pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm (apt-get install "
-                    "gcc-arm-none-eabi qemu-system-arm)")
-    pytest.importorskip("executorch", reason="needs executorch[ethos-u] (pip install -e .[aot])")
+    require_lane_tools()
     from orchestrator.setup.toolchain import adopt_system_toolchain
 
     root = tmp_path_factory.mktemp("qemu-npu")

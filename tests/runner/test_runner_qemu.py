@@ -22,8 +22,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 def run_model(work, sources, model: str, quantize: str, **extra):
     request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
                          timeout_s=120.0, idle_timeout_s=60.0,
-                         compile=from_cli(CompileChoices, {"quantize": quantize}),
-                         runner=replace(from_cli(RunnerSettings, extra), sources=sources))
+                         runner=replace(from_cli(RunnerSettings, extra), sources=sources),
+                         compile=from_cli(CompileChoices, {"quantize": quantize}))
     return execute(request, work)
 
 

@@ -13,6 +13,7 @@
 
 #include "eor/platform.h"
 #include "runner_areas.h"
+#include "runner_etdump.h"
 #include "runner_exit.h"
 #include "runner_npu.h"
 #include "runner_report.h"
@@ -269,7 +270,7 @@ int main() {
   HierarchicalAllocator planned({planned_spans, planned_count});
   MemoryManager memory(&method_allocator, &planned, &temp_allocator);
 
-  Result<Method> method = program->load_method(*name, &memory);
+  Result<Method> method = program->load_method(*name, &memory, runner_event_tracer());
   if (!method.ok()) {
     runner_report_pool("method_pool", method_allocator.used_size(), sizeof(method_pool));
     runner_report_pool("temp_pool", temp_allocator.peak(), sizeof(temp_pool));
@@ -294,6 +295,7 @@ int main() {
     cycles = run_samples(*method, *meta, inputs->samples, temp_allocator);
   }
 
+  runner_etdump_report();
   runner_report_cycles(cycles, runs, eor_cycles_source());
   runner_npu_pmu_report(runs);
   runner_report_pool("method_pool", method_allocator.used_size(), sizeof(method_pool));
