@@ -1,0 +1,72 @@
+/* Ethos-U85: the output stage from its registers (OFM, OFM_SCALE round mode, activation). The
+   values themselves go through the shared em_out_value (zero point, clamp, saturation). */
+#include "em_internal.h"
+
+#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
+#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
+
+unsigned em85_round_mode(unsigned ofm_mode) {
+    /* regor ethos_u85_register_cs_generator.cpp GetOfmRoundingMode maps its RoundMode to the
+       field; graphir_optimiser.cpp Scale() defines each (em_round_addend). */
+    switch (ofm_mode) {
+    case EM85_ROUND_MODE_OFM_DOUBLE_SYMMETRIC: return EM_ROUNDING_TFL;
+    case EM85_ROUND_MODE_OFM_NATURAL: return EM_ROUNDING_NATURAL;
+    case EM85_ROUND_MODE_OFM_DOUBLE_ASYMMETRIC: return EM_ROUND_DOUBLE_ASYMMETRIC;
+    case EM85_ROUND_MODE_OFM_SYMMETRIC: return EM_ROUND_SYMMETRIC;
+    case EM85_ROUND_MODE_OFM_TRUNCATE_TO_ZERO: return EM_ROUNDING_TRUNCATE;
+    case EM85_ROUND_MODE_OFM_TRUNCATE_TO_LOWER: return EM_ROUND_TRUNCATE_TO_LOWER;
+    default: return 0xffu;
+    }
+}
+
+static int load_activation(em_state *s, em_out *o) {
+    uint64_t act = R0(s, NPU_SET_ACTIVATION);
+    unsigned function = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_FUNCTION(act);
+    unsigned clip = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_CLIP_RANGE(act);
+    uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MIN));
+    uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MAX));
+    o->lut = NULL;
+    o->lut16 = 0;
+    if (function != EM85_ACTIVATION_FUNCTION_LUT_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION activation_function value %u on Ethos-U85 "
+                       "(not modelled)", function);
+    if (clip == EM85_ACTIVATION_CLIP_RANGE_NONE) {
+        o->act_min = o->type_min; /* regor GenerateActivation: NONE for > 16-bit or unbounded */
+        o->act_max = o->type_max;
+    } else if (clip == EM85_ACTIVATION_CLIP_RANGE_B16) {
+        /* 16-bit boundaries, signed or unsigned as the OFM (GenerateActivation clamps them to
+           int16 min .. uint16 max) */
+        o->act_min = o->fm.is_signed ? em_sext(lo, 16) : (int64_t)lo;
+        o->act_max = o->fm.is_signed ? em_sext(hi, 16) : (int64_t)hi;
+    } else {
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION activation_clip_range value %u", clip);
+    }
+    return 0;
+}
+
+int em85_load_out(em_state *s, em_out *o) {
+    uint64_t prec = R0(s, NPU_SET_OFM_PRECISION);
+    uint64_t scale = R1(s, NPU_SET_OFM_SCALE);
+    unsigned reverse = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_REVERSE(prec);
+    unsigned transpose = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec);
+    int rc = em_load_fmap(s, 2, &o->fm);
+    if (rc) return rc;
+    if (reverse != EM85_ACTIVATION_REVERSE_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
+                       "(not modelled)", reverse);
+    if (transpose != EM85_ACTIVATION_TRANSPOSE_HWC)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u on Ethos-U85 "
+                       "(not modelled)", transpose);
+    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
+    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
+    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    o->round_mode = em85_round_mode(EM85_F_NPU_SET_OFM_SCALE_ROUND_MODE(scale));
+    if (o->round_mode == 0xffu)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE round_mode value %u",
+                       EM85_F_NPU_SET_OFM_SCALE_ROUND_MODE(scale));
+    if (EM85_F_NPU_SET_OFM_SCALE_DBL_RND(scale) != 0)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE dbl_rnd value %u (regor writes 0 for the OFM)",
+                       EM85_F_NPU_SET_OFM_SCALE_DBL_RND(scale));
+    em_out_type_range(o);
+    return load_activation(s, o);
+}
