@@ -77,11 +77,11 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
     operand a, b;
     uint64_t ofm_scale = R1(s, NPU_SET_OFM_SCALE);
     int64_t scale = (int64_t)EM85_F_NPU_SET_OFM_SCALE_SCALE(ofm_scale), acc_min, acc_max;
-    int shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale), acc_bits, rc, y, x, c;
+    int shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale), acc_bits, from_ifm2, rc, y, x, c;
     if (!binary(mode))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE elementwise_mode value %u on Ethos-U85-%d "
                        "(not modelled)", mode, s->macs);
-    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", &acc_bits)) || (rc = em85_load_out(s, &o)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o)) ||
         (rc = load_operand(s, 0, R0(s, NPU_SET_IFM_BROADCAST), R1(s, NPU_SET_IFM_SCALE), &a)) ||
         (rc = load_operand(s, 1, R0(s, NPU_SET_IFM2_BROADCAST), R1(s, NPU_SET_IFM2_SCALE), &b)))
         return rc;

@@ -19,17 +19,44 @@ unsigned em85_round_mode(unsigned ofm_mode) {
     }
 }
 
+/* LUT_S8_S8 / LUT_U8_U8: a 256-byte table in slot `table`, indexed by the OFM value as on the
+   U55 (em_out_value); LUT_S16_S16: the 2048-byte interpolating table (table 0), the U55's
+   16-bit format (regor RewriteTable is shared). Other LUT functions stop. */
+static int load_lut(em_state *s, em_out *o, unsigned function, unsigned table) {
+    unsigned needed;
+    o->lut = NULL;
+    o->lut16 = 0;
+    if (function == EM85_ACTIVATION_FUNCTION_LUT_NONE) return 0;
+    if (function == EM85_ACTIVATION_FUNCTION_LUT_S8_S8 || function == EM85_ACTIVATION_FUNCTION_LUT_U8_U8) {
+        int is_signed = function == EM85_ACTIVATION_FUNCTION_LUT_S8_S8;
+        if (o->fm.bytes != 1 || o->fm.is_signed != is_signed)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION activation_function value %u with a %d-byte "
+                           "OFM", function, o->fm.bytes);
+        needed = 1u << table;
+        o->lut = s->lut85 + table * EM85_LUT_SLOT;
+    } else if (function == EM85_ACTIVATION_FUNCTION_LUT_S16_S16 && table == 0 && o->fm.bytes == 2 && o->fm.is_signed) {
+        if (o->round_mode != EM_ROUNDING_NATURAL)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "16-bit LUT with OFM round mode %u", o->round_mode);
+        needed = 0xffu;
+        o->lut = s->lut85;
+        o->lut16 = 1;
+    } else {
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION activation_function value %u table %u on "
+                       "Ethos-U85-%d (not modelled)", function, table, s->macs);
+    }
+    if ((s->lut_loaded & needed) != needed)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "LUT table %u read but no DMA loaded it in this stream", table);
+    return 0;
+}
+
 static int load_activation(em_state *s, em_out *o) {
     uint64_t act = R0(s, NPU_SET_ACTIVATION);
     unsigned function = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_FUNCTION(act);
     unsigned clip = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_CLIP_RANGE(act);
     uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MIN));
     uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MAX));
-    o->lut = NULL;
-    o->lut16 = 0;
-    if (function != EM85_ACTIVATION_FUNCTION_LUT_NONE)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION activation_function value %u on Ethos-U85 "
-                       "(not modelled)", function);
+    int rc = load_lut(s, o, function, EM85_F_NPU_SET_ACTIVATION_TABLE(act));
+    if (rc) return rc;
     if (clip == EM85_ACTIVATION_CLIP_RANGE_NONE) {
         o->act_min = o->type_min; /* regor GenerateActivation: NONE for > 16-bit or unbounded */
         o->act_max = o->type_max;

@@ -19,6 +19,10 @@
 #define EM_MLW_SLICE_MAX 32769u /* SLICELEN is 15 bits, +1 for the leading zero run */
 #define EM_SHRAM_BYTES (96u * 1024u)
 #define EM_MAX_REGIONS 8
+/* U85 LUT memory: 8 slots of 256 bytes, a 2048-byte table fills all (regor ethos_u85
+   register_cs_generator.cpp GenerateActivation, ArchEthosU85::LUT_SLOT_SIZE). */
+#define EM85_LUT_SLOT 256u
+#define EM85_LUT_BYTES 2048u
 
 typedef struct em_state {
     ethosu_model_status *status;
@@ -35,6 +39,7 @@ typedef struct em_state {
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
     unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
+    uint8_t lut85[EM85_LUT_BYTES]; /* U85: the LUT memory DMA writes (internal destination) */
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
     int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
@@ -286,13 +291,26 @@ int em_per_channel(em_state *s);
 /* Ethos-U85 (em85_*.c): the operations of a U85 stream; the output stage of its registers. */
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
-/* ACC_FORMAT of the current command: *bits = 32 or 48; refuses accumulator input/keep. */
-int em85_accumulator(em_state *s, const char *command, int *bits);
+int em85_op_pool(em_state *s, unsigned mode);
+int em85_dma_start(em_state *s);
+/* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
+int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
+/* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
+   IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
+int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
 int em85_load_out(em_state *s, em_out *o);
 /* The model's round mode of a U85 round_mode_ofm value, or 0xff when it has none. */
 unsigned em85_round_mode(unsigned ofm_mode);
 /* The type range of o->fm (OFM bytes and signedness) into o->type_min/type_max. */
 void em_out_type_range(em_out *o);
+
+/* A pooling window at output (oy, ox), channel c, zero point removed: its maximum, its sum, or
+   the sum over its taps of all `ifm_depth` channels; *count gets the taps inside the IFM. */
+#define EM_WINDOW_MAX 0
+#define EM_WINDOW_SUM 1
+#define EM_WINDOW_CHANNEL_SUM 2
+int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
+                       int *count);
 
 /* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);
