@@ -25,7 +25,8 @@ from orchestrator.vnpu.hostlib import Status, build_library
 from orchestrator.vnpu.listing import vela_listing_text
 
 FIELD = re.compile(r"(\w+) = (\w+)")
-LINE = re.compile(r"^0x[0-9a-f]+:\s+(?:([0-9a-f]{8}) )?\s*([0-9a-f]{4}) [0-9a-f]{4} - (\w+)\s+(.*)$")
+LINE = re.compile(
+    r"^0x[0-9a-f]+:\s+(?:([0-9a-f]{8}) )?\s*([0-9a-f]{4}) [0-9a-f]{4} - (\w+)\s+(.*)$")
 WEIGHT_REGION = 0
 
 
@@ -209,8 +210,9 @@ def decode_weights(encoded: Encoded, macs: int) -> tuple[int, str, np.ndarray[An
     fields = (ctypes.c_int * 16)(*kernel_fields(encoded))
     dense = np.zeros(encoded.weights.size, dtype=np.int16)
     status = Status()
-    code = probe().ethosu_model_probe_u85_weights(
-        fields, macs, pointers, lengths, dense.ctypes.data_as(ctypes.c_void_p), ctypes.byref(status))
+    code = probe().ethosu_model_probe_u85_weights(fields, macs, pointers, lengths,
+                                                  dense.ctypes.data_as(ctypes.c_void_p),
+                                                  ctypes.byref(status))
     return code, status.message.decode(), dense.reshape(encoded.weights.shape)
 
 
