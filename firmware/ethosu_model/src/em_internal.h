@@ -21,6 +21,7 @@
 
 typedef struct em_state {
     ethosu_model_status *status;
+    const ethosu_model_npu *npu; /* the target of the running invoke */
     const uint64_t *base;
     const size_t *size;
     int regions;
@@ -52,9 +53,31 @@ typedef struct em_fmap {
     int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
 } em_fmap;
 
+/* Messages (em_message.c): em_fail formats %s %d %u %x into the status and returns `code`. */
 int em_fail(em_state *s, int code, const char *fmt, ...);
+size_t em_put_str(char *out, size_t at, size_t cap, const char *text);
+size_t em_put_hex(char *out, size_t at, size_t cap, uint32_t value, int digits);
+
+/* The register file (em_regfile.c). */
 const char *em_opname(int kind, unsigned code);
+int em_known_command(int kind, unsigned code);
+/* The address a base register (cmd1 word | data << 32) holds. */
+uint64_t em_base_of(uint64_t word);
+/* Region `region` + offset when [offset, offset + length) lies inside it, else NULL (and fails). */
 uint8_t *em_address(em_state *s, unsigned region, uint64_t offset, uint64_t length, const char *what);
+
+/* The driver payload walked once (em_payload.c): config words and command streams in order,
+   `malformed` with a message (and one %u value) when the payload is not well formed. Returns 0
+   or the first non-zero a callback returned. */
+typedef struct em_payload_visitor {
+    int (*config)(void *ctx, uint32_t config);
+    int (*stream)(void *ctx, const uint32_t *words, size_t count);
+    int (*malformed)(void *ctx, const char *what, unsigned value);
+} em_payload_visitor;
+int em_walk_payload(const uint32_t *words, size_t count, const em_payload_visitor *visit, void *ctx);
+
+/* NPU_OP_DMA_START (em_dma.c). */
+int em_dma_start(em_state *s);
 
 static inline int32_t em_sext(uint32_t v, int bits) {
     uint32_t m = 1u << (bits - 1);
@@ -132,9 +155,12 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
     if (p != NULL) em_fm_put(f, p, v);
 }
 
-/* Feature maps from the registers: 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an error code. */
+/* Feature maps from the registers (em_fmap.c): 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an
+   error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
-/* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
+const char *em_fmap_name(int which);
+unsigned em_fmap_region(const em_state *s, int which);
+/* Scaling (em_scale.c): value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
 /* 1 for the round modes the hardware defines (TFL, TRUNCATE, NATURAL). */
