@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vnpu_support import needs_toolchain
+from vnpu_support import U85_TARGETS, needs_toolchain
 from vnpu_u85_weights import Encoded, Layer, decode_scales, decode_weights, encode
 
-U85_TARGETS = ("ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024",
-               "ethos-u85-2048")
 DEDICATED = ("--memory-mode=Dedicated_Sram_384KB",)
 SIZE = ("--optimise=Size",)
 
