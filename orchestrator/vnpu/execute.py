@@ -19,7 +19,6 @@ FAST_SCRATCH_BYTES = 4 << 20   # region 2 (Dedicated_Sram's fast scratch); zero-
 U65 = "ethos-u65"
 U85 = "ethos-u85"
 MODELLED = ("ethos-u55", U65, U85)
-ARCH = {"ethos-u55": 55, U65: 65, U85: 85}
 U65_DUAL_CORE_MACS = 512       # regor ethos_u65.cpp s_EthosU65Configs: 512 = 2 cores x 256
 
 
@@ -33,9 +32,11 @@ class Npu:
 
     @classmethod
     def for_target(cls, family: str, macs: int) -> Npu:
+        """U65-512 is two 256-MAC cores; a U85 is named by its total MACs (its COP1 config
+        word's MAC count), its weight decoders are the model's business."""
         if family == U65 and macs == U65_DUAL_CORE_MACS:
             return cls(arch=65, macs=macs // 2, cores=2)
-        return cls(arch=ARCH[family], macs=macs, cores=1)
+        return cls(arch=int(family.rsplit("-u", 1)[1]), macs=macs, cores=1)
 
     @classmethod
     def for_target_name(cls, name: str) -> Npu:

@@ -226,10 +226,27 @@ typedef struct em_kernel {
     int dil_x, dil_y;
     int ofm_depth, ifm_depth;
     int depthwise, part_kernel, ifm_bits, ofm_block_depth;
+    /* Ethos-U85 only: KERNEL_STRIDE strides (the U85 order groups taps by stride phase),
+       ACC_FORMAT microblock (width, height), WEIGHT_FORMAT (fast = FWD, sparse = 2:4) */
+    int stride_x, stride_y, ublock_w, ublock_h, fast, sparse;
 } em_kernel;
 /* Decodes the weight streams of the current command into dense [o][ky][kx][i], or [ky][kx][o]
    for depthwise (channels contiguous per tap). Returns 0 or an error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
+
+/* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
+   em_u85_weight_decoders(macs) of them; FWD: the first only) decoded into the same dense
+   layout as em_decode_weights. `macs` is the configuration's total (128..2048). */
+typedef struct em_weight_streams {
+    const uint8_t *data[4];
+    uint32_t length[4];
+} em_weight_streams;
+int em_u85_weight_decoders(int macs);
+int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_weight_streams *w, int16_t *dense);
+/* Ethos-U85 scale records (one stream at SCALE_BASE, channel order): 10 bytes, Acc32 (int32
+   bias, uint31 scale, 6-bit shift) or Acc48 (int48 bias, uint15 scale, 6-bit shift), for
+   `depth` output channels into s->bias/mult/shift. Returns 0 or an error code. */
+int em_load_scales_u85(em_state *s, const uint8_t *records, uint64_t length, int depth, int acc48);
 
 /* The output stage (em_output.c). */
 typedef struct em_out {
