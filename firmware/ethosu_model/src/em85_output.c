@@ -71,6 +71,53 @@ static int load_activation(em_state *s, em_out *o) {
     return 0;
 }
 
+/* OFM transposes: the operation computes the OFM in its own (y, x, c) and the hardware stores
+   it with its axes permuted (regor ethos_u85_register_cs_generator.cpp GenerateOFM: OFM size
+   "before transposition", tiles and strides "after"; common/transpose_type.hpp: NWCH stores
+   the W axis as H, C as W, H as C). The model gives the OFM view the strides of the stored
+   axes that hold each of its axes, so every store lands where the hardware puts it. Modelled
+   for OFMs in one tile (NHCWB16: when the stored C holds the op's C, or fits one brick). */
+static int transpose_view(em_state *s, em_out *o, unsigned transpose) {
+    enum { AXIS_H, AXIS_W, AXIS_C };
+    /* per transpose: the op's axis (H, W, C) that stored axis H, W, C holds */
+    static const struct { unsigned value; int held[3]; } table[] = {
+        {EM85_ACTIVATION_TRANSPOSE_WHC, {AXIS_W, AXIS_H, AXIS_C}}, {EM85_ACTIVATION_TRANSPOSE_HCW, {AXIS_H, AXIS_C, AXIS_W}},
+        {EM85_ACTIVATION_TRANSPOSE_WCH, {AXIS_W, AXIS_C, AXIS_H}}, {EM85_ACTIVATION_TRANSPOSE_CHW, {AXIS_C, AXIS_H, AXIS_W}},
+        {EM85_ACTIVATION_TRANSPOSE_CWH, {AXIS_C, AXIS_W, AXIS_H}},
+    };
+    int64_t stored_stride[3], view_stride[3];
+    int extent[3], stored_extent[3], i, axis;
+    if (transpose == EM85_ACTIVATION_TRANSPOSE_HWC) return 0;
+    for (i = 0; i < (int)(sizeof(table) / sizeof(table[0])) && table[i].value != transpose; i++) continue;
+    if (i == (int)(sizeof(table) / sizeof(table[0])))
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u on Ethos-U85-%d",
+                       transpose, s->macs);
+    extent[AXIS_H] = o->height; extent[AXIS_W] = o->width; extent[AXIS_C] = o->depth;
+    /* stored C: NHCWB16 bricks when it holds the op's C (channel addressing unchanged), else
+       linear, which an NHCWB16 OFM is only inside one 16-channel brick */
+    stored_stride[AXIS_H] = o->fm.stride_y; stored_stride[AXIS_W] = o->fm.stride_x;
+    stored_stride[AXIS_C] = table[i].held[AXIS_C] == AXIS_C ? o->fm.stride_c : o->fm.bytes;
+    for (axis = 0; axis < 3; axis++) {
+        stored_extent[axis] = extent[table[i].held[axis]];
+        view_stride[table[i].held[axis]] = stored_stride[axis];
+    }
+    if (o->fm.nhcwb16 && table[i].held[AXIS_C] != AXIS_C) {
+        if (stored_extent[AXIS_C] > 16)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u into an "
+                           "NHCWB16 OFM deeper than 16 on Ethos-U85-%d (not modelled)", transpose, s->macs);
+        o->fm.nhcwb16 = 0;
+    }
+    if (o->fm.height0 < stored_extent[AXIS_H] || o->fm.width0 < stored_extent[AXIS_W])
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u with a tiled "
+                       "OFM on Ethos-U85-%d (not modelled)", transpose, s->macs);
+    o->fm.stride_y = view_stride[AXIS_H];
+    o->fm.stride_x = view_stride[AXIS_W];
+    o->fm.stride_c = view_stride[AXIS_C];
+    o->fm.height0 = o->fm.height1 = o->height; /* one tile, in the op's coordinates */
+    o->fm.width0 = o->width;
+    return 0;
+}
+
 int em85_load_out(em_state *s, em_out *o) {
     uint64_t prec = R0(s, NPU_SET_OFM_PRECISION);
     uint64_t scale = R1(s, NPU_SET_OFM_SCALE);
@@ -81,9 +128,6 @@ int em85_load_out(em_state *s, em_out *o) {
     if (reverse != EM85_ACTIVATION_REVERSE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
                        "(not modelled)", reverse);
-    if (transpose != EM85_ACTIVATION_TRANSPOSE_HWC)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u on Ethos-U85 "
-                       "(not modelled)", transpose);
     o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
     o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
     o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
@@ -95,5 +139,6 @@ int em85_load_out(em_state *s, em_out *o) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE dbl_rnd value %u (regor writes 0 for the OFM)",
                        EM85_F_NPU_SET_OFM_SCALE_DBL_RND(scale));
     em_out_type_range(o);
+    if ((rc = transpose_view(s, o, transpose))) return rc;
     return load_activation(s, o);
 }

@@ -310,6 +310,15 @@ int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);
+/* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry and IFM depth into the
+   caller's structures, the decoded weights into `weights`, the scale records into s. */
+typedef struct em85_conv {
+    em_out *o;
+    em_fmap *in;
+    em_geom *g;
+    int ifm_depth;
+} em85_conv;
+int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
 /* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
 int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
