@@ -23,6 +23,15 @@
    register_cs_generator.cpp GenerateActivation, ArchEthosU85::LUT_SLOT_SIZE). */
 #define EM85_LUT_SLOT 256u
 #define EM85_LUT_BYTES 2048u
+/* U85 operation chaining: the chain buffers an OFM with CHAINED storage writes and a later
+   IFM/IFM2 reads (the REGION field names the buffer; regor ethos_u85.cpp EthosU85OpGroup). */
+#define EM85_CHAIN_BUFFERS 8
+#ifndef ETHOSU_MODEL_CHAIN_CAPACITY
+#define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 21) /* bytes of one chain buffer */
+#endif
+typedef struct em85_chain {
+    int height, width, depth, bytes; /* 0 bytes: not written in this stream */
+} em85_chain;
 
 typedef struct em_state {
     ethosu_model_status *status;
@@ -40,6 +49,8 @@ typedef struct em_state {
     uint8_t shram[EM_SHRAM_BYTES];
     unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
     uint8_t lut85[EM85_LUT_BYTES]; /* U85: the LUT memory DMA writes (internal destination) */
+    em85_chain chain[EM85_CHAIN_BUFFERS];
+    uint8_t chain_data[EM85_CHAIN_BUFFERS][ETHOSU_MODEL_CHAIN_CAPACITY];
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
     int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
@@ -171,8 +182,6 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
 int em_load_fmap(em_state *s, int which, em_fmap *f);
 const char *em_fmap_name(const em_state *s, int which);
 unsigned em_fmap_region(const em_state *s, int which);
-/* U85: the activation_storage field of a feature map's precision register (0 on U55/U65). */
-unsigned em_fmap_storage(const em_state *s, int which);
 /* Scaling (em_scale.c): value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
@@ -337,6 +346,8 @@ void em_out_type_range(em_out *o);
 #define EM_WINDOW_CHANNEL_SUM 2
 int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
                        int *count);
+/* The average the NPU computes itself: sum / count as TOSA AVG_POOL2D (reciprocal_scale). */
+int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err);
 
 /* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);
