@@ -70,7 +70,9 @@ int em85_run_operation(em_state *s, unsigned code, unsigned param) {
     case EM85_CMD0_NPU_OP_PMU_MASK: return 0; /* ordering/timing only: the model is sequential */
     case EM85_CMD0_NPU_OP_ELEMENTWISE:
         return em85_op_elementwise(s, EM85_F_NPU_OP_ELEMENTWISE_ELEMENTWISE_MODE((uint64_t)param << 16));
-    case EM85_CMD0_NPU_OP_CONV: return em_op_conv(s, 0);
+    case EM85_CMD0_NPU_OP_CONV:
+        if (EM85_F_NPU_OP_CONV_WEIGHTS_IFM2((uint64_t)param << 16)) return em85_op_matmul(s);
+        return em_op_conv(s, 0);
     case EM85_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
     case EM85_CMD0_NPU_OP_POOL: return em85_op_pool(s, EM85_F_NPU_OP_POOL_POOLING_MODE((uint64_t)param << 16));
     case EM85_CMD0_NPU_OP_DMA_START: return em85_dma_start(s);

@@ -328,6 +328,8 @@ typedef struct em85_conv {
     int ifm_depth;
 } em85_conv;
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
+/* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */
+int em85_op_matmul(em_state *s);
 /* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
 int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
