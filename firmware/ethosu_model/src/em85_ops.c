@@ -4,13 +4,11 @@
 
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 
 /* ACC_FORMAT: the accumulator a command uses (what is modelled: reset or, where the caller
    takes it, loaded from IFM2; output enabled; 32 or 48 bits). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2) {
-    uint64_t acc = R0(s, NPU_SET_ACC_FORMAT);
+    uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT);
     unsigned input = EM85_F_NPU_SET_ACC_FORMAT_ACC_INPUT(acc), output = EM85_F_NPU_SET_ACC_FORMAT_ACC_OUTPUT(acc);
     unsigned format = EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(acc);
     *from_ifm2 = input == EM85_ACC_INPUT_IFM2 && ifm2_allowed;
@@ -29,9 +27,9 @@ int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bi
 /* NPU_OP_DMA_START in 1-D mode: region to region (weight staging) or into the LUT memory
    (internal destination). 2-D/3-D and indexed (gather/scatter) DMA stop. */
 int em85_dma_start(em_state *s) {
-    uint64_t src_reg = R0(s, NPU_SET_DMA0_SRC_REGION), dst_reg = R0(s, NPU_SET_DMA0_DST_REGION);
-    uint64_t length = em_base_of(R1(s, NPU_SET_DMA0_LEN));
-    uint64_t src_off = em_base_of(R1(s, NPU_SET_DMA0_SRC)), dst_off = em_base_of(R1(s, NPU_SET_DMA0_DST));
+    uint64_t src_reg = EM85_R0(s, NPU_SET_DMA0_SRC_REGION), dst_reg = EM85_R0(s, NPU_SET_DMA0_DST_REGION);
+    uint64_t length = em_base_of(EM85_R1(s, NPU_SET_DMA0_LEN));
+    uint64_t src_off = em_base_of(EM85_R1(s, NPU_SET_DMA0_SRC)), dst_off = em_base_of(EM85_R1(s, NPU_SET_DMA0_DST));
     const uint8_t *src;
     uint8_t *dst;
     if (EM85_F_NPU_SET_DMA0_SRC_REGION_STRIDE_MODE(src_reg) != EM85_DMA_STRIDE_MODE_D1)

@@ -2,8 +2,6 @@
    values themselves go through the shared em_out_value (zero point, clamp, saturation). */
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 
 unsigned em85_round_mode(unsigned ofm_mode) {
     /* regor ethos_u85_register_cs_generator.cpp GetOfmRoundingMode maps its RoundMode to the
@@ -50,11 +48,11 @@ static int load_lut(em_state *s, em_out *o, unsigned function, unsigned table) {
 }
 
 static int load_activation(em_state *s, em_out *o) {
-    uint64_t act = R0(s, NPU_SET_ACTIVATION);
+    uint64_t act = EM85_R0(s, NPU_SET_ACTIVATION);
     unsigned function = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_FUNCTION(act);
     unsigned clip = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_CLIP_RANGE(act);
-    uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MIN));
-    uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MAX));
+    uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(EM85_R0(s, NPU_SET_ACTIVATION_MIN));
+    uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(EM85_R0(s, NPU_SET_ACTIVATION_MAX));
     int rc = load_lut(s, o, function, EM85_F_NPU_SET_ACTIVATION_TABLE(act));
     if (rc) return rc;
     if (clip == EM85_ACTIVATION_CLIP_RANGE_NONE) {
@@ -119,8 +117,8 @@ static int transpose_view(em_state *s, em_out *o, unsigned transpose) {
 }
 
 int em85_load_out(em_state *s, em_out *o) {
-    uint64_t prec = R0(s, NPU_SET_OFM_PRECISION);
-    uint64_t scale = R1(s, NPU_SET_OFM_SCALE);
+    uint64_t prec = EM85_R0(s, NPU_SET_OFM_PRECISION);
+    uint64_t scale = EM85_R1(s, NPU_SET_OFM_SCALE);
     unsigned reverse = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_REVERSE(prec);
     unsigned transpose = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec);
     int rc = em_load_fmap(s, 2, &o->fm);
@@ -128,9 +126,9 @@ int em85_load_out(em_state *s, em_out *o) {
     if (reverse != EM85_ACTIVATION_REVERSE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
                        "(not modelled)", reverse);
-    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
-    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
-    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
+    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
+    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
     o->round_mode = em85_round_mode(EM85_F_NPU_SET_OFM_SCALE_ROUND_MODE(scale));
     if (o->round_mode == 0xffu)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE round_mode value %u",
@@ -141,4 +139,20 @@ int em85_load_out(em_state *s, em_out *o) {
     em_out_type_range(o);
     if ((rc = transpose_view(s, o, transpose))) return rc;
     return load_activation(s, o);
+}
+
+int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift) {
+    uint64_t ofm_scale = EM85_R1(s, NPU_SET_OFM_SCALE);
+    if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_GLOBAL)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with per-channel OFM scaling on Ethos-U85-%d", command, s->macs);
+    *scale = (int64_t)EM85_F_NPU_SET_OFM_SCALE_SCALE(ofm_scale);
+    *shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale);
+    return 0;
+}
+
+int em85_acc_check(em_state *s, const char *command, int64_t value, int bits) {
+    if (value >= -((int64_t)1 << (bits - 1)) && value < ((int64_t)1 << (bits - 1))) return 0;
+    /* what the accumulator does past its range is nowhere in regor: stop */
+    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s: a %d-bit accumulator value out of range (overflow not modelled)",
+                   command, bits);
 }

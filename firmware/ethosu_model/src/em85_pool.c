@@ -3,13 +3,11 @@
    ethos_u85_register_cs_generator.cpp GenerateOFMScalingForPooling). */
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
-#define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(R0(s, NPU_SET_##op)))
+#define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(EM85_R0(s, NPU_SET_##op)))
 
 int em85_load_geom(em_state *s, const em_out *o, em_geom *g) {
-    uint64_t st = R0(s, NPU_SET_KERNEL_STRIDE);
-    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(R0(s, NPU_SET_IFM_UPSCALE));
+    uint64_t st = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
+    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE));
     g->kh_dil = P0(s, KERNEL_HEIGHT_M1, HEIGHT_M1) + 1;
     g->kw_dil = P0(s, KERNEL_WIDTH_M1, WIDTH_M1) + 1;
     g->stride_x = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_MSB(st) << 1)) + 1;
@@ -57,8 +55,6 @@ static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom
     if (mode == EM85_POOLING_MODE_REDUCE_SUM && o->depth != 1)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL REDUCE_SUM with OFM depth %d (not 1)", o->depth);
     if (g->dil_x != 1 || g->dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
-    if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_GLOBAL)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with per-channel OFM scaling on Ethos-U85-%d", s->macs);
     return 0;
 }
 
@@ -66,12 +62,12 @@ int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
     em_geom g;
-    uint64_t ofm_scale = R1(s, NPU_SET_OFM_SCALE);
-    int64_t scale = (int64_t)EM85_F_NPU_SET_OFM_SCALE_SCALE(ofm_scale);
-    int shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale);
+    int64_t scale;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
-    int rc, oy, ox, c, acc_bits, from_ifm2;
-    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2))) return rc;
+    int rc, oy, ox, c, shift, acc_bits, from_ifm2;
+    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2)) ||
+        (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift)))
+        return rc;
     if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
     if (from_ifm2 && (rc = em_load_fmap(s, 1, &acc_fm))) return rc;

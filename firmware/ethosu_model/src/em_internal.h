@@ -27,7 +27,7 @@
    IFM/IFM2 reads (the REGION field names the buffer; regor ethos_u85.cpp EthosU85OpGroup). */
 #define EM85_CHAIN_BUFFERS 8
 #ifndef ETHOSU_MODEL_CHAIN_CAPACITY
-#define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 21) /* bytes of one chain buffer */
+#define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 18) /* bytes of one chain buffer (mv2 on U85-128 needs 75264) */
 #endif
 typedef struct em85_chain {
     int height, width, depth, bytes; /* 0 bytes: not written in this stream */
@@ -336,6 +336,10 @@ int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
    IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
 int em85_load_out(em_state *s, em_out *o);
+/* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */
+int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift);
+/* 0 when `value` fits a `bits`-bit accumulator, else a one-line refusal. */
+int em85_acc_check(em_state *s, const char *command, int64_t value, int bits);
 /* The model's round mode of a U85 round_mode_ofm value, or 0xff when it has none. */
 unsigned em85_round_mode(unsigned ofm_mode);
 /* The type range of o->fm (OFM bytes and signedness) into o->type_min/type_max. */
@@ -356,6 +360,8 @@ int em_op_conv(em_state *s, int depthwise);
 int em_op_pool(em_state *s, unsigned mode);
 int em_op_elementwise(em_state *s, unsigned mode);
 
+#define EM85_R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu]) /* the U85's, by its names */
+#define EM85_R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 #define EM_R0(s, op) ((s)->reg0[(EM_CMD0_##op) & 0x1ff])
 #define EM_R1(s, op) ((s)->reg1[(EM_CMD1_##op) & 0xff])
 #define EM_P0(s, op) ((uint32_t)((EM_R0(s, op) >> 16) & 0xffffu)) /* cmd0 16-bit param */
