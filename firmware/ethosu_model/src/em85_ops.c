@@ -59,7 +59,7 @@ int em85_dma_start(em_state *s) {
     return 0;
 }
 
-int em85_run_operation(em_state *s, unsigned code, unsigned param) {
+static int run_operation(em_state *s, unsigned code, unsigned param) {
     switch (code) {
     case EM85_CMD0_NPU_OP_STOP: return 0;
     case EM85_CMD0_NPU_OP_IRQ:
@@ -78,4 +78,10 @@ int em85_run_operation(em_state *s, unsigned code, unsigned param) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x) on Ethos-U85-%d (not modelled)",
                        em_opname(85, 0, code), code, s->macs);
     }
+}
+
+int em85_run_operation(em_state *s, unsigned code, unsigned param) {
+    int rc = run_operation(s, code, param);
+    if (rc == 0) em85_store_transposed(s);
+    return rc;
 }

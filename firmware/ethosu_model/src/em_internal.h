@@ -29,9 +29,34 @@
 #ifndef ETHOSU_MODEL_CHAIN_CAPACITY
 #define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 18) /* bytes of one chain buffer (mv2 on U85-128 needs 75264) */
 #endif
+#ifndef ETHOSU_MODEL_TRANSPOSE_CAPACITY
+#define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 18) /* bytes of a transposed OFM, staged */
+#endif
 typedef struct em85_chain {
     int height, width, depth, bytes; /* 0 bytes: not written in this stream */
 } em85_chain;
+
+/* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
+typedef struct em_fmap {
+    uint8_t *tile[4];
+    int height0, height1, width0;
+    int64_t stride_x, stride_y, stride_c;
+    int nhcwb16;
+    int bytes;     /* element size */
+    int is_signed;
+    int32_t zero_point;
+    const uint8_t *lo, *hi; /* the region: every access is checked against it */
+    int *fault;             /* which + 1 of the first access outside; the op then fails */
+    int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
+} em_fmap;
+
+/* U85: a transposed OFM staged densely in the op's coordinates, then stored permuted. */
+typedef struct em85_staged {
+    int active;
+    em_fmap stored;             /* the OFM as its registers describe it (after transposition) */
+    int height, width, depth;   /* the operation's OFM */
+    int held[3];                /* the op's axis (0 H, 1 W, 2 C) each stored axis H, W, C holds */
+} em85_staged;
 
 typedef struct em_state {
     ethosu_model_status *status;
@@ -50,6 +75,8 @@ typedef struct em_state {
     unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
     uint8_t lut85[EM85_LUT_BYTES]; /* U85: the LUT memory DMA writes (internal destination) */
     em85_chain chain[EM85_CHAIN_BUFFERS];
+    em85_staged staged; /* a transposed OFM waiting in `staging` for em85_store_transposed */
+    uint8_t staging[ETHOSU_MODEL_TRANSPOSE_CAPACITY];
     uint8_t chain_data[EM85_CHAIN_BUFFERS][ETHOSU_MODEL_CHAIN_CAPACITY];
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
@@ -57,19 +84,6 @@ typedef struct em_state {
     uint8_t shift[ETHOSU_MODEL_MAX_DEPTH];
 } em_state;
 
-/* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
-typedef struct em_fmap {
-    uint8_t *tile[4];
-    int height0, height1, width0;
-    int64_t stride_x, stride_y, stride_c;
-    int nhcwb16;
-    int bytes;     /* element size */
-    int is_signed;
-    int32_t zero_point;
-    const uint8_t *lo, *hi; /* the region: every access is checked against it */
-    int *fault;             /* which + 1 of the first access outside; the op then fails */
-    int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
-} em_fmap;
 
 /* Messages (em_message.c): em_fail formats %s %d %u %x into the status and returns `code`. */
 int em_fail(em_state *s, int code, const char *fmt, ...);
@@ -336,6 +350,8 @@ int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
    IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
 int em85_load_out(em_state *s, em_out *o);
+/* After a U85 operation: a staged transposed OFM to its stored layout. */
+void em85_store_transposed(em_state *s);
 /* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */
 int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift);
 /* 0 when `value` fits a `bits`-bit accumulator, else a one-line refusal. */
