@@ -33,12 +33,9 @@ static int weight_streams(em_state *s, em_weight_streams *w) {
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT), format = EM85_R0(s, NPU_SET_WEIGHT_FORMAT);
-    unsigned scale_region = EM85_F_NPU_SET_SCALE_REGION_REGION(EM85_R0(s, NPU_SET_SCALE_REGION));
-    uint64_t scale_base = em_base_of(EM85_R1(s, NPU_SET_SCALE_BASE)), scale_length = em_base_of(EM85_R1(s, NPU_SET_SCALE_LENGTH));
     uint64_t stride = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
     em_weight_streams w;
     em_kernel k;
-    const uint8_t *records;
     int rc, acc_bits, from_ifm2;
     if ((rc = em85_accumulator(s, name, 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, c->o)) ||
         (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)))
@@ -57,9 +54,15 @@ int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     k.fast = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_FORMAT(format) == EM85_WEIGHT_FORMAT_FWD;
     k.sparse = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_SPARSITY(format) == EM85_WEIGHT_SPARSITY_SPARSE_2_4;
     if ((rc = weight_streams(s, &w)) || (rc = em_decode_weights_u85(s, &k, s->macs, &w, weights))) return rc;
-    records = em_address(s, scale_region, scale_base, scale_length, "scale stream");
+    return em85_load_scales(s, c->o->depth, acc_bits);
+}
+
+int em85_load_scales(em_state *s, int depth, int acc_bits) {
+    unsigned region = EM85_F_NPU_SET_SCALE_REGION_REGION(EM85_R0(s, NPU_SET_SCALE_REGION));
+    uint64_t base = em_base_of(EM85_R1(s, NPU_SET_SCALE_BASE)), length = (uint64_t)depth * 10u;
+    const uint8_t *records = em_address(s, region, base, length, "scale stream");
     if (records == NULL) return s->status->code;
-    return em_load_scales_u85(s, records, scale_length, c->o->depth, acc_bits == 48);
+    return em_load_scales_u85(s, records, length, depth, acc_bits == 48);
 }
 
 /* NPU_OP_CONV with weights_ifm2 (regor ethos_u85_register_cs_generator.cpp

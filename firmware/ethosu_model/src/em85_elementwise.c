@@ -60,12 +60,17 @@ static int binary(unsigned mode) {
            mode == EM85_ELEMENTWISE_MODE_MUL || mode == EM85_ELEMENTWISE_MODE_MIN || mode == EM85_ELEMENTWISE_MODE_MAX;
 }
 
+/* The unary modes modelled: ABS (IFM scaled, then |.|, then OFM_SCALE: regor
+   GenerateScalingForElementwise scales a unary op's one input like a binary op's). */
+static int unary(unsigned mode) { return mode == EM85_ELEMENTWISE_MODE_ABS; }
+
 static int64_t combine(unsigned mode, int64_t a, int64_t b) {
     switch (mode) {
     case EM85_ELEMENTWISE_MODE_ADD: return a + b;
     case EM85_ELEMENTWISE_MODE_SUB: return a - b;
     case EM85_ELEMENTWISE_MODE_MUL: return a * b;
     case EM85_ELEMENTWISE_MODE_MIN: return a < b ? a : b;
+    case EM85_ELEMENTWISE_MODE_ABS: return a < 0 ? -a : a;
     default: return a > b ? a : b;
     }
 }
@@ -75,19 +80,21 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
     operand a, b;
     int64_t scale;
     int shift, acc_bits, from_ifm2, rc, y, x, c;
-    if (!binary(mode))
+    if (!binary(mode) && !unary(mode))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE elementwise_mode value %u on Ethos-U85-%d "
                        "(not modelled)", mode, s->macs);
     if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o)) ||
         (rc = load_operand(s, 0, EM85_R0(s, NPU_SET_IFM_BROADCAST), EM85_R1(s, NPU_SET_IFM_SCALE), &a)) ||
-        (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b)) ||
+        (binary(mode) &&
+         (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
         (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift)))
         return rc;
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {
                 int err = 0;
-                int64_t va = operand_value(s, &a, y, x, c, &err), vb = operand_value(s, &b, y, x, c, &err), v;
+                int64_t va = operand_value(s, &a, y, x, c, &err), v;
+                int64_t vb = binary(mode) ? operand_value(s, &b, y, x, c, &err) : 0;
                 if (err) return err;
                 v = combine(mode, va, vb);
                 if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc_bits))) return rc;

@@ -62,25 +62,32 @@ int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
     em_geom g;
-    int64_t scale;
+    int64_t scale = 1;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
-    int rc, oy, ox, c, shift, acc_bits, from_ifm2;
+    int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
+    int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
+                      EM85_OFM_SCALE_MODE_PER_CHANNEL;
     if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2)) ||
-        (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift)))
+        (!per_channel && (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift))))
         return rc;
     if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
     if (from_ifm2 && (rc = em_load_fmap(s, 1, &acc_fm))) return rc;
     if ((rc = em85_load_out(s, &o)) || (rc = em85_load_geom(s, &o, &g)) || (rc = check_pool(s, mode, &o, &g, scale, shift))) return rc;
     if (!from_ifm2 && (rc = em_load_fmap(s, 0, &in))) return rc;
+    if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
+        return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
+                                 "Ethos-U85-%d (not modelled)", s->macs);
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
                 int err = 0, count = 0;
                 int64_t acc = from_ifm2 ? (int64_t)em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
                                         : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
+                /* per-channel records as the U55's pool applies them: bias, then scale */
                 int64_t v = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o.round_mode, &err)
-                                                              : em_scale(s, acc, scale, shift, o.round_mode, &err);
+                            : per_channel ? em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err)
+                                          : em_scale(s, acc, scale, shift, o.round_mode, &err);
                 if (err) return err;
                 em_store(&o, oy, ox, c, v);
             }

@@ -342,6 +342,8 @@ typedef struct em85_conv {
     int ifm_depth;
 } em85_conv;
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
+/* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
+int em85_load_scales(em_state *s, int depth, int acc_bits);
 /* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */
 int em85_op_matmul(em_state *s);
 /* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
