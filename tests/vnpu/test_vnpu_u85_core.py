@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from test_vnpu_rounding import INT32_MAX, INT32_MIN, probe_values
 from vnpu_stream85 import Elementwise85, Stream85, enum, nhwc_strides, run85
+from vnpu_support import check_case
 
 ROUND_MODES = ("DOUBLE_SYMMETRIC", "NATURAL", "DOUBLE_ASYMMETRIC", "SYMMETRIC",
                "TRUNCATE_TO_ZERO", "TRUNCATE_TO_LOWER")
@@ -119,3 +120,11 @@ def test_a_branch_stops_naming_it() -> None:
     code, message = run85(stream, scratch)
     assert code != 0
     assert message == "command NPU_OP_BRANCH at word 0 on Ethos-U85 (not modelled)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "target"), [("vnpu_cases_u85:matmul", "ethos-u85-128")])
+def test_a_matmul_with_weights_from_ifm2_is_exact(model: str, target: str) -> None:
+    """A real Vela stream of NPU_OP_CONV weights_ifm2 (a MatMul, regor GenerateConvolutionOp
+    "Dynamic weights"), decoded as Vela lists it and bit-exact against the TOSA reference."""
+    check_case(model, target, "int8")
