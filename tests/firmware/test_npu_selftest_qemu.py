@@ -80,3 +80,33 @@ def test_stream_for_another_npu_config_is_refused_on_the_device(
     assert result.reason.startswith("functional NPU model (ethos-u65-256): ")
     assert "55" in result.reason and "65" in result.reason
     assert "output0_exact" not in result.target.options["checks"]
+
+
+U85_TARGET = "ethos-u85-128"
+U85_DECODER = ("the functional model has no Ethos-U85 command decoder and operations yet "
+               "(only the U85 weight codec, em_decode_weights_u85)")
+
+
+@pytest.fixture(scope="module")
+def u85_run(fw_scratch: Scratch, qemu: tuple[Simulator, Path]) -> RunResult:
+    """A U85 command stream in the self-test: QEMU has no Corstone-320, so it runs on
+    mps3-an547's Cortex-M55 with the model built for Ethos-U85-128."""
+    return execute(RunRequest(target=U85_TARGET, app="npuselftest", sim="qemu", model=MODEL),
+                   fw_scratch)
+
+
+def test_u85_selftest_names_the_m55_that_ran_it(u85_run: RunResult) -> None:
+    document: dict[str, Any] = u85_run.to_dict()
+    assert validation_errors(document) == []
+    assert document["npu"]["executor"] == "functional-model"
+    assert document["npu"]["cycles"] is None and document["npu"]["counters"] == []
+    options = document["target"]["options"]
+    assert options["compiled_for"] == U85_TARGET
+    assert options["cpu"] == "cortex-m55"
+    assert "not ethos-u85-128's own cortex-m85" in options["cpu_note"]
+
+
+@pytest.mark.xfail(strict=True, reason=U85_DECODER)
+def test_u85_selftest_reproduces_the_tosa_reference(u85_run: RunResult) -> None:
+    assert u85_run.status is Status.PASS, u85_run.reason
+    assert u85_run.target.options["checks"]["output0_exact"] is True

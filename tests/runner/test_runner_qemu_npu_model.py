@@ -1,4 +1,4 @@
-"""The ExecuTorch runner for an Ethos-U55 target on QEMU, the NPU being the functional NPU
+"""The ExecuTorch runner for Ethos-U55/U65/U85 targets on QEMU, the NPU being the functional NPU
 model behind the driver API (real compiles, real runtime + runner builds, real QEMU runs):
 the real Ethos-U delegate runs add, convnet and mv2 (and mv2 on the dual-core Ethos-U65-512).
 The delegate's int8 outputs must equal
@@ -113,3 +113,33 @@ def test_mv2_on_the_dual_core_u65_512_is_exact(dual_core_run: RunResult) -> None
     assert result.status is Status.PASS, result.reason
     assert result.comparison is not None and result.comparison.reference == "exact"
     assert result.comparison.exact is True and result.comparison.mismatches == 0
+
+
+U85_TARGET = "ethos-u85-128"
+U85_DECODER = ("the functional model has no Ethos-U85 command decoder and operations yet "
+               "(only the U85 weight codec, em_decode_weights_u85)")
+
+
+@pytest.fixture(scope="module", params=["add", "convnet", "mv2"])
+def u85_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
+            runtime_sources: dict[str, Any]) -> tuple[str, RunResult]:
+    """An Ethos-U85-128 program through the real delegate on QEMU: mps3-an547's Cortex-M55
+    runs it (QEMU has no Corstone-320), the functional model built for U85-128."""
+    return request.param, run_on_model(runner_scratch, runtime_sources, request.param,
+                                       target=U85_TARGET)
+
+
+def test_u85_run_is_placed_on_the_m55_and_says_so(u85_run: tuple[str, RunResult]) -> None:
+    model, result = u85_run
+    assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u85-128-")
+    assert result.npu is not None and result.npu.executor == "functional-model", model
+    assert result.npu.cycles is None and result.npu.counters == []
+    assert result.target.options["cpu"] == "cortex-m55"
+    assert "not ethos-u85-128's own cortex-m85" in result.target.options["cpu_note"]
+
+
+@pytest.mark.xfail(strict=True, reason=U85_DECODER)
+def test_u85_outputs_are_exact(u85_run: tuple[str, RunResult]) -> None:
+    model, result = u85_run
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.exact is True, model
