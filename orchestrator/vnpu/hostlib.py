@@ -20,7 +20,7 @@ STATUS_MESSAGE_BYTES = 192
 
 
 class NpuConfig(ctypes.Structure):
-    """ethosu_model_npu: arch (55/65), MACs per core, cores."""
+    """ethosu_model_npu: arch (55/65/85), MACs per core, cores."""
 
     _fields_ = [("arch", ctypes.c_uint8), ("macs", ctypes.c_uint16), ("cores", ctypes.c_uint8)]
 

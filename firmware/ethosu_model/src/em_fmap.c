@@ -10,14 +10,18 @@ typedef struct fmap_regs {
     unsigned height0, height1, width0;        /* cmd0, value - 1 */
     unsigned base[4], stride[3];              /* cmd1: BASE0..3, STRIDE_X/Y/C */
     int signed_xy;                            /* X/Y strides are signed (the OFM's may be negative) */
-    /* bytes and signedness of the precision register's PRECISION field, -1 when not modelled */
-    int (*element)(unsigned precision, int *bytes, int *is_signed);
+    /* bytes and signedness the precision register names, -1 when not modelled */
+    int (*element)(uint64_t word, int *bytes, int *is_signed);
     unsigned (*precision_field)(uint64_t word);
     unsigned (*format_field)(uint64_t word);
+    unsigned nhwc, nhcwb16;                   /* the format field's values */
+    /* U85: the storage field and its value for a feature map in memory; NULL on U55/U65 */
+    unsigned (*storage_field)(uint64_t word);
+    unsigned in_memory;
 } fmap_regs;
 
-static int ifm_element(unsigned precision, int *bytes, int *is_signed) {
-    switch (precision) {
+static int ifm_element(uint64_t word, int *bytes, int *is_signed) {
+    switch (EM_F_NPU_SET_IFM_PRECISION_PRECISION(word)) {
     case EM_IFM_PRECISION_U8: *bytes = 1; *is_signed = 0; return 0;
     case EM_IFM_PRECISION_S8: *bytes = 1; *is_signed = 1; return 0;
     case EM_IFM_PRECISION_U16: *bytes = 2; *is_signed = 0; return 0;
@@ -27,8 +31,8 @@ static int ifm_element(unsigned precision, int *bytes, int *is_signed) {
     }
 }
 
-static int ofm_element(unsigned precision, int *bytes, int *is_signed) {
-    switch (precision) {
+static int ofm_element(uint64_t word, int *bytes, int *is_signed) {
+    switch (EM_F_NPU_SET_OFM_PRECISION_PRECISION(word)) {
     case EM_OFM_PRECISION_U8: *bytes = 1; *is_signed = 0; return 0;
     case EM_OFM_PRECISION_S8: *bytes = 1; *is_signed = 1; return 0;
     case EM_OFM_PRECISION_U16: *bytes = 2; *is_signed = 0; return 0;
@@ -45,19 +49,58 @@ static unsigned ifm2_format(uint64_t w) { return EM_F_NPU_SET_IFM2_PRECISION_FOR
 static unsigned ofm_precision(uint64_t w) { return EM_F_NPU_SET_OFM_PRECISION_PRECISION(w); }
 static unsigned ofm_format(uint64_t w) { return EM_F_NPU_SET_OFM_PRECISION_FORMAT(w); }
 
-#define EM_FMAP_ROW(NAME, P, SIGNED_XY, ELEMENT, PREC, FORMAT)                                              \
-    {#NAME, EM_CMD0_NPU_SET_##P##_PRECISION, EM_CMD0_NPU_SET_##P##_REGION, EM_CMD0_NPU_SET_##P##_ZERO_POINT, \
-     EM_CMD0_NPU_SET_##P##_HEIGHT0_M1, EM_CMD0_NPU_SET_##P##_HEIGHT1_M1, EM_CMD0_NPU_SET_##P##_WIDTH0_M1,     \
-     {EM_CMD1_NPU_SET_##P##_BASE0, EM_CMD1_NPU_SET_##P##_BASE1, EM_CMD1_NPU_SET_##P##_BASE2,                 \
-      EM_CMD1_NPU_SET_##P##_BASE3},                                                                          \
-     {EM_CMD1_NPU_SET_##P##_STRIDE_X, EM_CMD1_NPU_SET_##P##_STRIDE_Y, EM_CMD1_NPU_SET_##P##_STRIDE_C},       \
-     SIGNED_XY, ELEMENT, PREC, FORMAT}
+/* U85: signedness is its own field (activation_type); activation_precision gives the size
+   (B8/B16/B32; B64 is not modelled). The IFM, IFM2 and OFM registers place them differently. */
+static int u85_element(unsigned type, unsigned precision, int *bytes, int *is_signed) {
+    switch (precision) {
+    case EM85_ACTIVATION_PRECISION_B8: *bytes = 1; break;
+    case EM85_ACTIVATION_PRECISION_B16: *bytes = 2; break;
+    case EM85_ACTIVATION_PRECISION_B32: *bytes = 4; break;
+    default: return -1;
+    }
+    *is_signed = type == EM85_ACTIVATION_TYPE_SIGNED;
+    return (*bytes == 4 && !*is_signed) ? -1 : 0;
+}
+
+#define EM85_PRECISION_FIELDS(LOWER, UPPER)                                                                       \
+    static int LOWER##_element85(uint64_t w, int *bytes, int *is_signed) {                                        \
+        return u85_element(EM85_F_NPU_SET_##UPPER##_PRECISION_ACTIVATION_TYPE(w),                                   \
+                           EM85_F_NPU_SET_##UPPER##_PRECISION_ACTIVATION_PRECISION(w), bytes, is_signed);           \
+    }                                                                                                             \
+    static unsigned LOWER##_precision85(uint64_t w) { return EM85_F_NPU_SET_##UPPER##_PRECISION_ACTIVATION_PRECISION(w); } \
+    static unsigned LOWER##_format85(uint64_t w) { return EM85_F_NPU_SET_##UPPER##_PRECISION_ACTIVATION_FORMAT(w); }     \
+    static unsigned LOWER##_storage85(uint64_t w) { return EM85_F_NPU_SET_##UPPER##_PRECISION_ACTIVATION_STORAGE(w); }
+EM85_PRECISION_FIELDS(ifm, IFM)
+EM85_PRECISION_FIELDS(ifm2, IFM2)
+EM85_PRECISION_FIELDS(ofm, OFM)
+
+#define EM_FMAP_ROW(PFX, NAME, SIGNED_XY, ELEMENT, PREC, FORMAT, NHWC, NHCWB16, STORAGE, IN_MEMORY)                  \
+    {#NAME, PFX##_CMD0_NPU_SET_##NAME##_PRECISION, PFX##_CMD0_NPU_SET_##NAME##_REGION,                                 \
+     PFX##_CMD0_NPU_SET_##NAME##_ZERO_POINT, PFX##_CMD0_NPU_SET_##NAME##_HEIGHT0_M1,                                   \
+     PFX##_CMD0_NPU_SET_##NAME##_HEIGHT1_M1, PFX##_CMD0_NPU_SET_##NAME##_WIDTH0_M1,                                    \
+     {PFX##_CMD1_NPU_SET_##NAME##_BASE0, PFX##_CMD1_NPU_SET_##NAME##_BASE1, PFX##_CMD1_NPU_SET_##NAME##_BASE2,         \
+      PFX##_CMD1_NPU_SET_##NAME##_BASE3},                                                                            \
+     {PFX##_CMD1_NPU_SET_##NAME##_STRIDE_X, PFX##_CMD1_NPU_SET_##NAME##_STRIDE_Y, PFX##_CMD1_NPU_SET_##NAME##_STRIDE_C}, \
+     SIGNED_XY, ELEMENT, PREC, FORMAT, NHWC, NHCWB16, STORAGE, IN_MEMORY}
 
 static const fmap_regs fmap_table[3] = {
-    EM_FMAP_ROW(IFM, IFM, 0, ifm_element, ifm_precision, ifm_format),
-    EM_FMAP_ROW(IFM2, IFM2, 0, ifm_element, ifm2_precision, ifm2_format),
-    EM_FMAP_ROW(OFM, OFM, 1, ofm_element, ofm_precision, ofm_format),
+    EM_FMAP_ROW(EM, IFM, 0, ifm_element, ifm_precision, ifm_format, EM_DATA_FORMAT_NHWC, EM_DATA_FORMAT_NHCWB16, NULL, 0),
+    EM_FMAP_ROW(EM, IFM2, 0, ifm_element, ifm2_precision, ifm2_format, EM_DATA_FORMAT_NHWC, EM_DATA_FORMAT_NHCWB16, NULL, 0),
+    EM_FMAP_ROW(EM, OFM, 1, ofm_element, ofm_precision, ofm_format, EM_DATA_FORMAT_NHWC, EM_DATA_FORMAT_NHCWB16, NULL, 0),
 };
+
+static const fmap_regs fmap_table85[3] = {
+    EM_FMAP_ROW(EM85, IFM, 0, ifm_element85, ifm_precision85, ifm_format85, EM85_ACTIVATION_FORMAT_NHWC,
+                EM85_ACTIVATION_FORMAT_NHCWB16, ifm_storage85, EM85_ACTIVATION_STORAGE_TILE2X2),
+    EM_FMAP_ROW(EM85, IFM2, 0, ifm2_element85, ifm2_precision85, ifm2_format85, EM85_ACTIVATION_FORMAT_NHWC,
+                EM85_ACTIVATION_FORMAT_NHCWB16, ifm2_storage85, EM85_ACTIVATION_STORAGE_TILE2X2),
+    EM_FMAP_ROW(EM85, OFM, 1, ofm_element85, ofm_precision85, ofm_format85, EM85_ACTIVATION_FORMAT_NHWC,
+                EM85_ACTIVATION_FORMAT_NHCWB16, ofm_storage85, EM85_ACTIVATION_STORAGE_TILE2X2),
+};
+
+static const fmap_regs *row(const em_state *s, int which) {
+    return s->arch == 85 ? &fmap_table85[which] : &fmap_table[which];
+}
 
 static uint64_t reg0(const em_state *s, unsigned code) { return s->reg0[code & 0x1ffu]; }
 static uint64_t reg1(const em_state *s, unsigned code) { return s->reg1[code & 0xffu]; }
@@ -68,14 +111,20 @@ static int64_t stride(const em_state *s, const fmap_regs *r, int axis) {
     return (r->signed_xy && axis < 2) ? (int64_t)(int32_t)data : (int64_t)data;
 }
 
-const char *em_fmap_name(int which) { return fmap_table[which].name; }
+const char *em_fmap_name(const em_state *s, int which) { return row(s, which)->name; }
 
 unsigned em_fmap_region(const em_state *s, int which) {
-    return (unsigned)((reg0(s, fmap_table[which].region) >> 16) & 0xffffu);
+    uint64_t word = reg0(s, row(s, which)->region); /* IFM/IFM2/OFM_REGION share one layout */
+    return s->arch == 85 ? EM85_F_NPU_SET_IFM_REGION_REGION(word) : EM_F_NPU_SET_IFM_REGION_PARAM(word);
+}
+
+unsigned em_fmap_storage(const em_state *s, int which) {
+    const fmap_regs *r = row(s, which);
+    return r->storage_field ? r->storage_field(reg0(s, r->precision)) : 0u;
 }
 
 int em_load_fmap(em_state *s, int which, em_fmap *f) {
-    const fmap_regs *r = &fmap_table[which];
+    const fmap_regs *r = row(s, which);
     uint64_t prec = reg0(s, r->precision);
     unsigned region = em_fmap_region(s, which), format = r->format_field(prec), precision = r->precision_field(prec);
     uint32_t zp = (uint32_t)((reg0(s, r->zero_point) >> 16) & 0xffffu);
@@ -87,10 +136,14 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     f->stride_x = stride(s, r, 0);
     f->stride_y = stride(s, r, 1);
     f->stride_c = stride(s, r, 2);
-    if (r->element(precision, &f->bytes, &f->is_signed) != 0)
+    if (r->element(prec, &f->bytes, &f->is_signed) != 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
-    if (format == EM_DATA_FORMAT_NHCWB16) f->nhcwb16 = 1;
-    else if (format != EM_DATA_FORMAT_NHWC)
+    if (r->storage_field && r->storage_field(prec) != r->in_memory)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s activation_storage value %u on Ethos-U85 (only TILE2X2 "
+                       "feature maps in memory are modelled; CHAINED is operation chaining)", r->name,
+                       r->storage_field(prec));
+    if (format == r->nhcwb16) f->nhcwb16 = 1;
+    else if (format != r->nhwc)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s format value %u", r->name, format);
     else f->stride_c = f->bytes; /* NHWC channels are contiguous: the hardware ignores STRIDE_C
                                     (regor ethos_u55_register_cs_generator.cpp

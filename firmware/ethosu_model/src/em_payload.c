@@ -7,6 +7,14 @@
 #define EM_DA_COMMAND_STREAM 2u
 #define EM_DA_NOP 5u
 
+int em_config_arch(uint32_t config) {
+    static const int arch_of_product[3] = {55, 65, 85}; /* regor ConfigRegister: product 0/1/2 */
+    unsigned product = (config >> 28) & 0xfu;
+    return product < 3 ? arch_of_product[product] : 0;
+}
+
+unsigned em_config_macs(uint32_t config) { return 1u << (config & 0xfu); }
+
 int em_walk_payload(const uint32_t *words, size_t count, const em_payload_visitor *visit, void *ctx) {
     size_t i = 1;
     int seen_config = 0, rc;

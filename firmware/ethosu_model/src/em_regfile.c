@@ -2,19 +2,21 @@
    the regions those addresses fall in. */
 #include "em_internal.h"
 
-static const em_opname_entry *find_command(int kind, unsigned code) {
-    size_t i;
-    for (i = 0; i < sizeof(em_cmd_names) / sizeof(em_cmd_names[0]); i++)
-        if (em_cmd_names[i].kind == kind && em_cmd_names[i].code == code) return &em_cmd_names[i];
+static const em_opname_entry *find_command(int arch, int kind, unsigned code) {
+    const em_opname_entry *table = arch == 85 ? em85_cmd_names : em_cmd_names;
+    size_t i, count = arch == 85 ? sizeof(em85_cmd_names) / sizeof(em85_cmd_names[0])
+                                 : sizeof(em_cmd_names) / sizeof(em_cmd_names[0]);
+    for (i = 0; i < count; i++)
+        if (table[i].kind == kind && table[i].code == code) return &table[i];
     return NULL;
 }
 
-const char *em_opname(int kind, unsigned code) {
-    const em_opname_entry *entry = find_command(kind, code);
+const char *em_opname(int arch, int kind, unsigned code) {
+    const em_opname_entry *entry = find_command(arch, kind, code);
     return entry ? entry->name : "unknown command";
 }
 
-int em_known_command(int kind, unsigned code) { return find_command(kind, code) != NULL; }
+int em_known_command(int arch, int kind, unsigned code) { return find_command(arch, kind, code) != NULL; }
 
 uint64_t em_base_of(uint64_t word) {
     /* 32-bit data plus the upper address bits U65 keeps in the param (40-bit addresses). */

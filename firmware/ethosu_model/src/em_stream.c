@@ -19,6 +19,7 @@ static int run_compute(em_state *s, unsigned code, unsigned param) {
 }
 
 static int run_operation(em_state *s, unsigned code, unsigned param) {
+    if (s->arch == 85) return em85_run_operation(s, code, param);
     switch (code) {
     case EM_CMD0_NPU_OP_STOP: return 0;
     case EM_CMD0_NPU_OP_IRQ:
@@ -30,7 +31,7 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
     case EM_CMD0_NPU_OP_POOL:
     case EM_CMD0_NPU_OP_ELEMENTWISE: return run_compute(s, code, param);
     case EM_CMD0_NPU_OP_DMA_START: return em_dma_start(s);
-    default: return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x)", em_opname(0, code), code);
+    default: return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x)", em_opname(s->arch, 0, code), code);
     }
 }
 
@@ -41,7 +42,7 @@ static int fault(em_state *s, unsigned code, size_t word) {
     int which = s->fault - 1;
     unsigned region = em_fmap_region(s, which);
     return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "%s at word %u: its %s registers address bytes beyond region %u (%u bytes)",
-                   em_opname(0, code), (unsigned)word, em_fmap_name(which), region, (unsigned)s->size[region]);
+                   em_opname(s->arch, 0, code), (unsigned)word, em_fmap_name(s, which), region, (unsigned)s->size[region]);
 }
 
 static int run_stream(void *ctx, const uint32_t *words, size_t count) {
@@ -52,7 +53,7 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
         unsigned code = w & 0x3ffu;
         unsigned control = (w >> 14) & 3u;
         if (control == 0) {
-            if (!em_known_command(0, code))
+            if (!em_known_command(s->arch, 0, code))
                 return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "unknown cmd0 opcode %x at word %u", code, (unsigned)i);
             if (code < 0x100u) {
                 int rc;
@@ -67,8 +68,11 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
             i += 1;
         } else {
             if (i + 1 >= count) return em_fail(s, ETHOSU_MODEL_BAD_PAYLOAD, "command stream ends inside a cmd1");
-            if (!em_known_command(1, code))
+            if (!em_known_command(s->arch, 1, code))
                 return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "unknown cmd1 opcode %x at word %u", code, (unsigned)i);
+            if (code >= 0x100u) /* a cmd1 operation: the U85's NPU_OP_BRANCH */
+                return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s at word %u on Ethos-U%d (not modelled)",
+                               em_opname(s->arch, 1, code), (unsigned)i, s->arch);
             s->reg1[code & 0xffu] = (uint64_t)w | ((uint64_t)words[i + 1] << 32);
             i += 2;
         }
@@ -83,16 +87,15 @@ static int shram_banks(int macs) { return macs <= 64 ? 16 : (macs == 128 ? 24 : 
 static int check_config(void *ctx, uint32_t cfg) {
     em_state *s = (em_state *)ctx;
     const ethosu_model_npu *npu = s->npu;
-    unsigned macs_log2 = cfg & 0xfu, product = (cfg >> 28) & 0xfu;
-    unsigned want_product = npu->arch == 65 ? 1u : 0u;
-    unsigned want_log2 = 0, total = (unsigned)npu->macs * (npu->cores ? npu->cores : 1u);
-    while ((1u << (want_log2 + 1)) <= total) want_log2++;
-    if (npu->arch != 55 && npu->arch != 65)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU arch U%u (the model runs U55 and U65)", npu->arch);
-    if (product != want_product || macs_log2 != want_log2)
+    unsigned total = (unsigned)npu->macs * (npu->cores ? npu->cores : 1u);
+    int arch = em_config_arch(cfg);
+    if (npu->arch != 55 && npu->arch != 65 && npu->arch != 85)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU arch U%u (the model runs U55, U65 and U85)", npu->arch);
+    if (arch != (int)npu->arch || em_config_macs(cfg) != total)
         return em_fail(s, ETHOSU_MODEL_CONFIG_MISMATCH,
-                       "payload compiled for Ethos-U%u with %u MACs, target is Ethos-U%u-%u (recompile for the target)",
-                       product ? 65u : 55u, 1u << macs_log2, (unsigned)npu->arch, total);
+                       "payload compiled for Ethos-U%d with %u MACs, target is Ethos-U%u-%u (recompile for the target)",
+                       arch, em_config_macs(cfg), (unsigned)npu->arch, total);
+    s->arch = arch;
     return 0;
 }
 
@@ -116,6 +119,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->regions = num_base_addr;
     s->cores = npu->cores ? npu->cores : 1;
     s->macs = npu->macs;
+    s->arch = npu->arch == 85 ? 85 : 55; /* the register layout (U65 streams use the U55's) */
     s->shram_banks = shram_banks(npu->macs);
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     if (custom_data_size % 4 != 0) return malformed(s, "custom data is not a COP1 driver payload", 0);
