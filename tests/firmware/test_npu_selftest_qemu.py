@@ -83,8 +83,6 @@ def test_stream_for_another_npu_config_is_refused_on_the_device(
 
 
 U85_TARGET = "ethos-u85-128"
-U85_DECODER = ("the functional model has no Ethos-U85 command decoder and operations yet "
-               "(only the U85 weight codec, em_decode_weights_u85)")
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +104,8 @@ def test_u85_selftest_names_the_m55_that_ran_it(u85_run: RunResult) -> None:
     assert "not ethos-u85-128's own cortex-m85" in options["cpu_note"]
 
 
-@pytest.mark.xfail(strict=True, reason=U85_DECODER)
 def test_u85_selftest_reproduces_the_tosa_reference(u85_run: RunResult) -> None:
     assert u85_run.status is Status.PASS, u85_run.reason
-    assert u85_run.target.options["checks"]["output0_exact"] is True
+    assert u85_run.target.options["checks"] == {"driver_init": True, "driver_reserved": True,
+                                                "npu_invoke": True, "output0_exact": True}
+    assert u85_run.simulation.exit_code == 0
