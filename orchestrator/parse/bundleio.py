@@ -51,7 +51,12 @@ def _result(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 
 @rule(r"^Bundle verification failed with status (0x[0-9a-fA-F]+)")
 def _verification_failed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    facts.runner.update(status_details(int(match[1], 16)))
+    """The status names why verification failed: it belongs to the mismatch it explains."""
+    details = status_details(int(match[1], 16))
+    facts.runner.update(details)
+    for problem in facts.problems:
+        if problem.kind is Kind.OUTPUT_MISMATCH:
+            problem.details.update(details)
 
 
 class BundleIO(RuleConsumer):

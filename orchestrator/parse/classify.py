@@ -7,17 +7,13 @@ from functools import cache
 from typing import Any
 
 from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.parse.facts import LogFacts, Problem
+from orchestrator.parse.facts import COMPLETION_MARKERS, FIRMWARE_MARKERS, LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
 from orchestrator.parse.memory import pool_advice
 from orchestrator.parse.platform import PLATFORM
 from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
-# Positive evidence that the firmware finished; nothing else makes a log a pass.
-COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot", "tests_passed")
-# Evidence that firmware printed something (as opposed to a simulator, wrapper or report).
-FIRMWARE_MARKERS = ("runner", "outputs", "firmware", "protocol")
 # Evidence that the run ended (so silence from the firmware is real, not a cut log).
 ENDED_MARKERS = ("stopped", "wrapper_done", "exit_the_sim")
 NEWLIB_ZU = "newlib-zu"
@@ -28,6 +24,10 @@ NEWLIB_ZU_NOTE = (
 NEWLIB_ZU_STEP = (
     "; to see the numbers, rebuild with a runner that logs sizes with %lu (ExecuTorch PR "
     "#17091 / #22946) or link full newlib instead of --specs=nano.specs"
+)
+OVERRULED_NOTE = (
+    "not why the run ended: the firmware printed, so the simulator did start (kept as a "
+    "secondary finding)"
 )
 WRAPPER_PASS = "No problems found!"
 FALSE_GREEN = f" (run_fvp.sh still printed '{WRAPPER_PASS}': its verdict is not a pass)"
@@ -121,16 +121,41 @@ def _root_problem(problems: list[Problem]) -> Problem | None:
     return ranked[0] if ranked else None
 
 
-def _from_problems(facts: LogFacts) -> Classification | None:
+def deciding_problems(facts: LogFacts) -> tuple[list[Problem], list[Problem]]:
+    """(problems that may decide the verdict, pre-run lines the firmware's output overrules).
+
+    Once the firmware has printed, no launcher, simulator start-up or build line can mean the
+    run never started: such lines become secondary findings, wherever they stand in the log.
+    """
+    if not facts.firmware_printed():
+        return facts.problems, []
+    return ([p for p in facts.problems if not p.pre_run],
+            [p for p in facts.problems if p.pre_run])
+
+
+def secondary_finding(problem: Problem) -> dict[str, Any]:
+    """A pre-run line kept beside the verdict it did not decide."""
+    finding: dict[str, Any] = {
+        "kind": problem.kind.value,
+        "line": problem.line,
+        "line_number": problem.number,
+        "note": OVERRULED_NOTE,
+    }
+    if "cause" in problem.details:
+        finding["cause"] = problem.details["cause"]
+    return finding
+
+
+def _from_problems(facts: LogFacts, problems: list[Problem]) -> Classification | None:
     """Classify by the most telling failure line, if any."""
-    root = _root_problem(facts.problems)
+    root = _root_problem(problems)
     if root is None:
         return None
-    evidence = [root.line] + [p.line for p in facts.problems if p is not root]
+    evidence = [root.line] + [p.line for p in problems if p is not root]
     details = dict(root.details)
     if "pool" in details:
         details["pool_advice"] = pool_advice(details["pool"], facts.runner.get(PLATFORM))
-    others = sorted({p.kind.value for p in facts.problems if p.kind is not root.kind})
+    others = sorted({p.kind.value for p in problems if p.kind is not root.kind})
     if others:
         details["also"] = others
     return make_classification(root.kind, root.summary, evidence, details, root.next_step)
@@ -250,7 +275,8 @@ def _explain_formats(facts: LogFacts, found: Classification) -> None:
 
 def classify(facts: LogFacts) -> Classification:
     """The cause of the run's end: failures first, then limits, then how far the runner got."""
-    found = _from_problems(facts)
+    problems, overruled = deciding_problems(facts)
+    found = _from_problems(facts, problems)
     if found is None and facts.log.errors:
         first = facts.log.errors[0]
         found = make_classification(
@@ -261,6 +287,8 @@ def classify(facts: LogFacts) -> Classification:
             Kind.EXECUTION_FAILURE, "the runner reported `Model run: 0`", []
         )
     found = found or _from_stop(facts) or _from_progress(facts)
+    if overruled:
+        found.details["secondary"] = [secondary_finding(problem) for problem in overruled]
     _explain_formats(facts, found)
     if (
         facts.simulation.wrapper_verdict == WRAPPER_PASS

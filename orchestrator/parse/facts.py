@@ -24,6 +24,10 @@ from orchestrator.results.model import (
 
 MAX_KEPT_LINES = 200
 MAX_KEPT_CHARS = 500
+# Positive evidence that the firmware finished; nothing else makes a log a pass.
+COMPLETION_MARKERS = ("complete", "app_exit", "bundle_pass", "eot", "tests_passed")
+# Evidence that firmware printed something (as opposed to a simulator, wrapper or report).
+FIRMWARE_MARKERS = ("runner", "outputs", "firmware", "protocol")
 
 
 def shorten(text: str) -> str:
@@ -41,6 +45,9 @@ class Problem:
     number: int
     details: dict[str, Any] = field(default_factory=dict)
     next_step: str | None = None
+    # Said by a launcher, simulator start-up or build line: "the firmware never ran". Firmware
+    # output anywhere in the log overrules it (see LogFacts.firmware_printed).
+    pre_run: bool = False
 
 
 @dataclass
@@ -72,6 +79,13 @@ class LogFacts:
         """Record a failure seen on `line` (a LogLine)."""
         found = Problem(kind, summary, shorten(line.text), line.number, details)
         self.problems.append(found)
+        return found
+
+    def pre_run_problem(self, kind: Kind, summary: str, line: Any, **details: Any) -> Problem:
+        """Record a launcher, simulator start-up or build line meaning the firmware never ran
+        (firmware output anywhere in the log overrules it)."""
+        found = self.problem(kind, summary, line, **details)
+        found.pre_run = True
         return found
 
     def add_problem(self, kind: Kind, summary: str, evidence: str, **details: Any) -> Problem:
@@ -130,6 +144,14 @@ class LogFacts:
         if self.delegation is None:
             self.delegation = Delegation()
         return self.delegation
+
+    def firmware_printed(self) -> bool:
+        """True once the firmware printed anything: a runner, Zephyr, driver or protocol line,
+        an output, a completion marker or a failure only firmware reports (a fault, an
+        allocation failure, ...). Then the simulator did start, whatever a launcher said."""
+        if any(name in self.markers for name in FIRMWARE_MARKERS + COMPLETION_MARKERS):
+            return True
+        return bool(self.outputs) or any(not problem.pre_run for problem in self.problems)
 
     def first(self, *names: str) -> int | None:
         """The earliest line number among the given markers (None if none happened)."""

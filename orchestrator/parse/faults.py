@@ -15,6 +15,11 @@ REGISTER = re.compile(
 # Error lines that are not ET_LOG: our runner's `F [runner] ...`, Ethos-U driver / Zephyr
 # `E: ...`, Zephyr `[time] <err> ...`, FVP `[critical]`, core_platform hard faults.
 ERROR_LINE = re.compile(r"^(?:[EF] \[[\w.-]+\] |E: |\[critical\]|Hard fault|\[[\d:.,]+\] <err> )")
+# Those only firmware prints: `E: ` alone is also apt's, so the Ethos-U driver's LOG_ERR is
+# told by the `(file.c:line)` it ends with (ethos-u-core-driver src/ethosu_log.h).
+FIRMWARE_ERROR_LINE = re.compile(
+    r"^(?:[EF] \[[\w.-]+\] |Hard fault|\[[\d:.,]+\] <err> |E: .* \([\w.-]+\.c(?:pp)?:\d+\)$)"
+)
 ZEPHYR_PC = re.compile(r"Faulting instruction address \(r15/pc\):\s*(0x[0-9a-fA-F]+)")
 # Vendor / CMSIS fault handlers print one register per `NAME : value` pair, the value in hex
 # with or without 0x (`IPSR : 0x00000005`, `PC   : 00005276`, `PC: 0x0809EB58(0x5018E8B1)`).
@@ -131,16 +136,30 @@ def _missing_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None
 @rule(
     r"Ethos-U invocation failed error \((-?\d+)\)|ethosu_reserve_driver_ex failed|"
     r"Malformed vela_bin_stream|vela_read: error|Ethos-U Linux driver invocation failed|"
-    r"(?i:NPU config mismatch|command stream)"
+    r"(?i:NPU config mismatch|NPU arch mismatch|command stream)|"
+    r"NPU error\(s\) occured during inference|NPU inference timed out"
 )
 def _npu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    generic = match[0].lower() in ("npu config mismatch", "command stream")
+    generic = match[0].lower() in ("npu config mismatch", "npu arch mismatch", "command stream")
     if generic and not (line.is_problem_level or line.text.startswith("E:")):
         return
     details = {"driver_status": int(match[1])} if match[1] else {}
     facts.problem(
         Kind.NPU_ERROR, f"the Ethos-U NPU rejected the work: {line.message}", line, **details
     )
+
+
+@rule(r"NPU status=(0x[0-9a-fA-F]+), qread=(\d+), cmd_end_reached=(\d+)")
+def _npu_status(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    """The driver's dump after an NPU error (ethosu_device_*.c): kept with that error."""
+    found = {"npu_status": int(match[1], 16), "qread": int(match[2]),
+             "cmd_end_reached": int(match[3])}
+    errors = [p for p in facts.problems if p.kind is Kind.NPU_ERROR]
+    if errors:
+        errors[-1].details.update(found)
+    else:
+        facts.problem(Kind.NPU_ERROR, f"the Ethos-U NPU stopped with status {match[1]}", line,
+                      **found)
 
 
 def vendor_registers(line: LogLine, facts: LogFacts) -> bool:
@@ -175,11 +194,14 @@ class FaultLines(RuleConsumer):
         _missing_kernel,
         _missing_count,
         _npu_error,
+        _npu_status,
     )
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Keep error-level lines, then apply the fault rules."""
         if line.is_problem_level or ERROR_LINE.match(line.text):
             facts.error_line(line.text)
+            if FIRMWARE_ERROR_LINE.match(line.text):
+                facts.mark("firmware", line.number)
             return super().feed(line, facts) or not line.is_et
         return super().feed(line, facts) or vendor_registers(line, facts)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Every ET_LOG prefix generation (see tests/fixtures/transcripts/INDEX.md):
+# Every ET_LOG prefix generation (see tests/fixtures/transcripts/INDEX.md), and Zephyr's own
+# log prefix (ZEPHYR_LOG below):
 #   I executorch:runner.cpp:64] msg                      v0.1-v0.4, no bracket
 #   I [executorch:arm_executor_runner.cpp:364] msg        late 2024 - early 2025
 #   I [executorch:arm_executor_runner.cpp:489 main()] msg v0.6+
@@ -17,6 +18,12 @@ ET_PREFIX = re.compile(
     r"(?: ?(?P<message>.*))?$",
     re.IGNORECASE,
 )
+# Zephyr's logging subsystem: `[00:00:00.123,456] <inf> module: message` (firmware output; the
+# message is what the application logged, so the runner rules read it like a plain line).
+ZEPHYR_LOG = re.compile(
+    r"^\[[\d:.,]+\] <(?:inf|wrn|err|dbg)> (?P<module>[\w.-]+): (?P<message>.*)$"
+)
+ZEPHYR_LOG_FORMAT = "zephyr-log"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # A serial terminal's own time stamp in front of every line (`[2019-09-04 17:37:27.873] `,
 # `10:32:33.479> `); Zephyr's `[00:00:00.123,456] <inf>` stamps are firmware output and stay.
@@ -74,6 +81,10 @@ def split_line(number: int, raw: str) -> LogLine:
     text = clean(raw)
     match = ET_PREFIX.match(text)
     if match is None:
+        zephyr = ZEPHYR_LOG.match(text)
+        if zephyr is not None:
+            return LogLine(number=number, text=text, message=zephyr["message"].rstrip(),
+                           source=zephyr["module"], format=ZEPHYR_LOG_FORMAT)
         return LogLine(number=number, text=text, message=text)
     line = match["line"]
     return LogLine(

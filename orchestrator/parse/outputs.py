@@ -5,7 +5,12 @@ Formats (all seen in tests/fixtures/transcripts):
   Output[0][1]: 2                   %d for ScalarType::Int (a value without '.' is an int32)
   Output[0][1]: (int) 2             typed prints: (int|char|bool|float)
   output[0]: tensor scalar_type=Float numel=5   then  [0] = 4.000000      Zephyr samples
+      (`(Half tensor dump skipped)` for a dtype it does not print, `output[1]: non-tensor value`)
   Output[0]: dtype=6, numel=1000, nbytes=4000   then  [1]=1058744595 (float raw)   vendor port
+      (`... (968 more elements)` after the first 32, `Output[1]: not a tensor`)
+
+A header's facts (dtype, element count, byte size) are kept whether or not values follow, and
+an output the runner announced (`2 outputs:`) but printed nothing of is still listed.
 """
 
 from __future__ import annotations
@@ -21,12 +26,19 @@ OUTPUT_VALUE = re.compile(
     r"^Output\[(?P<i>\d+)\]\[(?P<j>\d+)\]:\s*"
     r"(?:\((?P<type>int|float|char|bool)\)\s*)?(?P<value>\S+)"
 )
-NOT_TENSOR = re.compile(r"^Output\[(\d+)\]: Not Tensor")
+NOT_TENSOR = re.compile(
+    r"^\s*output\[(\d+)\]: (?:Not Tensor|not a tensor|non-tensor value)", re.IGNORECASE
+)
 INPUT_DUMP = re.compile(r"^Input\[\d+\](?:\[\d+\])?: ")
-ELISION = re.compile(r"^\s*\.\.\.\s*(?:\(Skipped\)|\(\d+ total values\))?\s*$")
+# `...`, `...(Skipped)`, `... (1000 total values)`, `... (968 more elements)` (both after a
+# header that already gave numel) and the Zephyr sample's `(Half tensor dump skipped)`.
+ELISION = re.compile(
+    r"^\s*(?:\.\.\.\s*(?:\(Skipped\)|\(\d+ total values\)|\(\d+ more elements\))?"
+    r"|\(\w+ tensor dump skipped\))\s*$"
+)
 TENSOR_HEADER = re.compile(
     r"^\s*output\[(?P<i>\d+)\]: (?:tensor scalar_type=(?P<name>\w+)|dtype=(?P<code>\d+),) "
-    r"numel=(?P<numel>\d+)",
+    r"numel=(?P<numel>\d+)(?:,? nbytes=(?P<nbytes>\d+))?",
     re.IGNORECASE,
 )
 ELEMENT = re.compile(
@@ -95,7 +107,6 @@ class OutputLines:
     def __init__(self) -> None:
         self._last_index: dict[int, int] = {}
         self._dump: OutputTensor | None = None
-        self._numel: dict[int, int] = {}
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Consume an output value, tensor dump, Not Tensor, elision or input dump line."""
@@ -117,10 +128,18 @@ class OutputLines:
         return bool(INPUT_DUMP.match(text))
 
     def finish(self, facts: LogFacts) -> None:
-        """A dump that printed fewer elements than its numel is elided."""
+        """A tensor that printed fewer elements than its header's numel is elided; one that
+        printed none makes no claim about how values print; an announced output the log
+        printed nothing of is listed without values."""
+        for index in range(facts.expected_outputs or 0):
+            if not any(tensor.index == index for tensor in facts.outputs):
+                facts.outputs.append(OutputTensor(index=index, elided=True))
+        facts.outputs.sort(key=lambda tensor: tensor.index)
         for tensor in facts.outputs:
-            if len(tensor.values) < self._numel.get(tensor.index, 0):
+            if len(tensor.values) < (tensor.numel or 0):
                 tensor.elided = True
+            if not tensor.values and tensor.shape is None:  # printed text, not a record
+                tensor.exact, tensor.precision = False, None
 
     def _dump_line(self, text: str, facts: LogFacts, number: int) -> bool:
         """A tensor dump header, or one `[j] = value` element of the current dump."""
@@ -130,7 +149,8 @@ class OutputLines:
             exact = dtype in INTEGER_DTYPES or dtype == "bool"
             precision = "printed as an integer: exact" if exact else PRINTED_FLOAT_PRECISION
             self._dump = self._tensor(facts, index, (dtype, exact, precision))
-            self._numel[index] = int(header["numel"])
+            self._dump.numel = int(header["numel"])
+            self._dump.nbytes = int(header["nbytes"]) if header["nbytes"] else None
             facts.mark("outputs", number)
             return True
         element = ELEMENT.match(text) if self._dump is not None else None

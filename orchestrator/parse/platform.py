@@ -1,12 +1,13 @@
-"""Which platform the firmware ran on, from the lines it and its build print (Zephyr, west)."""
+"""Which platform the firmware ran on, from the lines it and its build print (Zephyr, west),
+and the Ethos-U driver's own log lines (firmware output on any platform)."""
 
 from __future__ import annotations
 
 import re
 
-from orchestrator.parse.consumer import RuleConsumer, rule
+from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
-from orchestrator.parse.lines import LogLine
+from orchestrator.parse.lines import ZEPHYR_LOG_FORMAT, LogLine
 from orchestrator.parse.memory import ZEPHYR
 
 PLATFORM = "platform"
@@ -24,10 +25,11 @@ def _booting(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("firmware", line.number)
 
 
-@rule(r"^\[[\d:.,]+\] <(?:inf|wrn|dbg)> \w+: ")
-def _zephyr_log(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    zephyr(facts)
-    facts.mark("firmware", line.number)
+def zephyr_log_line(line: LogLine, facts: LogFacts) -> None:
+    """A Zephyr LOG_* line is Zephyr firmware output, whichever consumer reads its message."""
+    if line.format == ZEPHYR_LOG_FORMAT:
+        zephyr(facts)
+        facts.mark("firmware", line.number)
 
 
 @rule(r"^Generating files from (\S+zephyr\.elf) for board: (\S+)")
@@ -38,7 +40,16 @@ def _west_build(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("build", line.number)
 
 
-class PlatformLines(RuleConsumer):
-    """Zephyr's boot banner and log lines, and west's build output."""
+# ethos-u-core-driver src/ethosu_log.h: LOG_INFO "I: ", LOG_DEBUG "D: %s(): " (LOG_WARN's "W: "
+# is also apt's, so it is left out; LOG_ERR's "E: " is an error line, see faults.ERROR_LINE).
+ETHOSU_DRIVER_LOG = r"^[ID]: \S"
 
-    rules = (_booting, _zephyr_log, _west_build)
+
+class PlatformLines(RuleConsumer):
+    """Zephyr's boot banner and log lines, the Ethos-U driver's log, west's build output."""
+
+    rules = (_booting, _west_build, flag(ETHOSU_DRIVER_LOG, "firmware"))
+
+    def feed(self, line: LogLine, facts: LogFacts) -> bool:
+        """The rules; a Zephyr log line no other consumer read is still known firmware output."""
+        return super().feed(line, facts) or line.format == ZEPHYR_LOG_FORMAT

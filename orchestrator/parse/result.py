@@ -52,6 +52,7 @@ def result_from_facts(
     label_from_catalogue(facts, pmu_events)
     classification = classify(facts)
     facts.simulation.completed = completed_at(facts) is not None
+    facts.log.stated = dict(facts.runner)
     facts.target.name = target or facts.target.name
     if facts.target.simulator is None:
         facts.target.simulator = facts.versions.simulator

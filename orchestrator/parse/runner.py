@@ -44,6 +44,13 @@ def _method_name(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["method"] = match[1]
 
 
+@rule(r"^Method (?:'(\S+)' )?loaded\b")
+def _method_loaded(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    if match[1]:
+        facts.runner.setdefault("method", match[1])
+    facts.mark("method_loaded", line.number)
+
+
 @rule(r"^(?:Setup Method allocator pool\. Size|Method allocator pool size): (\d+) bytes")
 def _method_pool(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.pool("method_allocator").size = int(match[1])
@@ -107,7 +114,7 @@ def _model_run(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.mark("executed" if match[1] != "0" else "run_failed", line.number)
 
 
-@rule(r"^(\d+) outputs:")
+@rule(r"^(?:\w+: )?(\d+) output(?:s|\(s\)):")  # `1 outputs:`, a vendor port's `CM33: 1 output(s):`
 def _output_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.expected_outputs = int(match[1])
 
@@ -116,6 +123,22 @@ def _output_count(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 def _inferences(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     facts.runner["inferences"] = int(match[1])
     facts.mark("started", line.number)
+
+
+@rule(
+    r"^(?:Model executed successfully|(?P<count>\d+) inferences finished"
+    r"|Inference completed(?: in (?P<time>\d+(?:\.\d+)? ?\w+)"
+    r"|, output size: (?P<elements>\d+) elements))"
+)
+def _executed(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
+    """The model ran; vendor ports and samples also say how often or how long (as printed)."""
+    if match["count"]:
+        facts.runner["inferences_finished"] = int(match["count"])
+    if match["time"]:
+        facts.runner["inference_time"] = match["time"]
+    if match["elements"]:
+        facts.runner["output_elements"] = int(match["elements"])
+    facts.mark("executed", line.number)
 
 
 @rule(r"^(?:Writing output to file|Reading (input tensor \d+|pte model) from file):? (\S+)")
@@ -162,14 +185,11 @@ class RunnerLifecycle(RuleConsumer):
         _model_run,
         _output_count,
         _inferences,
-        flag(r"^Method (?:'\S+' )?loaded\b", "method_loaded"),
+        _method_loaded,
         flag(r"^(?:Preparing inputs?|Input prepared|Input testset|Input tensor:)", "inputs"),
         flag(r"^(?:Loading method|Computed planned buffer size=|Beginning output verif)", "runner"),
         flag(r"^Starting the model execution", "started"),
-        flag(
-            r"^(?:Model executed successfully|\d+ inferences finished|Inference completed in \d+)",
-            "executed",
-        ),
+        _executed,
         (completion_pattern(), marker("complete")),
         flag(r"^Model outputs:", "outputs"),
         flag(r"^ArmBackend::|^Tensor input(?:/output)? \d+ will be permuted", "npu"),

@@ -78,18 +78,17 @@ def _launch_failure(match: re.Match[str], line: LogLine, facts: LogFacts) -> Non
     if matched.groups() and matched[1]:
         details["detail"] = matched[1]
         summary += f" ({matched[1]})"
-    problem = facts.problem(Kind.LAUNCH_FAILURE, summary, line, **details)
+    problem = facts.pre_run_problem(Kind.LAUNCH_FAILURE, summary, line, **details)
     problem.next_step = failure.next_step
 
 
 @rule(r"^Error: \((E\d+)\) (.*)$")
 def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    if "runner" in facts.markers:
+    if facts.firmware_printed():  # a simulator error mid-run, not a failed start
         facts.error_line(line.text)
         return
-    facts.problem(
-        Kind.LAUNCH_FAILURE, f"the FVP failed to start ({match[1]})", line, fvp_error=match[1]
-    )
+    summary = f"the FVP failed to start ({match[1]})"
+    facts.pre_run_problem(Kind.LAUNCH_FAILURE, summary, line, fvp_error=match[1])
 
 
 @rule(
@@ -98,16 +97,16 @@ def _fvp_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
 )
 def _cannot_start(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     note_simulator(line.text, facts)
-    facts.problem(Kind.LAUNCH_FAILURE, "the simulator could not be started", line)
+    facts.pre_run_problem(Kind.LAUNCH_FAILURE, "the simulator could not be started", line)
 
 
 @rule(r"^(qemu-system-\w+): (.*)$")
 def _qemu_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     note_simulator(match[1], facts)
-    if "runner" in facts.markers:
+    if facts.firmware_printed():  # a simulator error mid-run, not a failed start
         facts.error_line(line.text)
         return
-    facts.problem(Kind.LAUNCH_FAILURE, f"QEMU refused to start: {match[2]}", line)
+    facts.pre_run_problem(Kind.LAUNCH_FAILURE, f"QEMU refused to start: {match[2]}", line)
 
 
 def _command_line(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:

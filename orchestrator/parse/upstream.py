@@ -15,7 +15,7 @@ from orchestrator.parse.faults import FaultLines
 from orchestrator.parse.lines import split_line
 from orchestrator.parse.memory import AllocatorStats, ImageSections
 from orchestrator.parse.outputs import OutputLines
-from orchestrator.parse.platform import PlatformLines
+from orchestrator.parse.platform import PlatformLines, zephyr_log_line
 from orchestrator.parse.pmu import PerfMonitor
 from orchestrator.parse.protocol_log import ProtocolLines
 from orchestrator.parse.runner import RunnerLifecycle, RunnerParameters, RunnerPlainLines
@@ -74,6 +74,7 @@ class UpstreamLogParser:
             self.facts.log.formats.append(line.format)
         if line.is_et:
             self.facts.mark("runner", line.number)
+        zephyr_log_line(line, self.facts)
         if not any(consumer.feed(line, self.facts) for consumer in self.consumers):
             if line.text.strip():
                 self.facts.unknown_line(line.text)

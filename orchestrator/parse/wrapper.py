@@ -10,6 +10,7 @@ from orchestrator.parse.lines import LogLine
 from orchestrator.parse.simulator import note_simulator
 from orchestrator.results.model import Kind
 
+ELF_PATH_NEXT = "elf_path_next"  # marker: the ELF path follows on the next line
 SCRIPT_TAG = r"^\[(?:[\w./-]*/)?(?:run_fvp(?:\.sh)?|build_executorch_runner|[\w.-]+\.sh)\]"
 
 
@@ -40,13 +41,13 @@ def _elf_announced(match: re.Match[str], line: LogLine, facts: LogFacts) -> None
     if match[1]:
         facts.artifacts["elf"] = match[1]
     else:
-        facts.runner["expect_elf_path"] = True
+        facts.markers[ELF_PATH_NEXT] = line.number  # the latest announcement, not the first
 
 
 @rule(r"^CMake Error(?: at (\S+?):(\d+))?")
 def _cmake_error(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
     where = f" at {match[1]}:{match[2]}" if match[1] else ""
-    facts.problem(Kind.BUILD_FAILURE, f"CMake failed{where}", line)
+    facts.pre_run_problem(Kind.BUILD_FAILURE, f"CMake failed{where}", line)
 
 
 @rule(r"^\[\d+/\d+\] (.*)$")
@@ -81,7 +82,8 @@ class WrapperLines(RuleConsumer):
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
         """Take the ELF path printed on the line after `Generated baremetal elf file:`."""
-        if facts.runner.pop("expect_elf_path", False) and line.text.strip():
+        announced = facts.markers.get(ELF_PATH_NEXT)
+        if announced is not None and announced == line.number - 1 and line.text.strip():
             facts.artifacts["elf"] = line.text.strip()
             return True
         return super().feed(line, facts)

@@ -10,7 +10,9 @@ from typing import Any
 
 from orchestrator import __version__
 
-SCHEMA_VERSION = "1.3.0"   # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model
+# 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
+# 1.4: output numel/nbytes, classification.details.secondary, log.stated
+SCHEMA_VERSION = "1.4.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -106,6 +108,8 @@ class OutputTensor:
     indices: list[int] | None = None
     elided: bool = False
     not_tensor: bool = False
+    numel: int | None = None       # element count a header stated, with or without values
+    nbytes: int | None = None      # byte size a header stated
 
 
 @dataclass
@@ -287,6 +291,9 @@ class LogInfo:
     unknown_count: int = 0
     unknown: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Facts the log stated that no dedicated field holds: method name, methods in the program,
+    # inferences, model address, simulator command line, ETDump sizes, Unity counts, ...
+    stated: dict[str, Any] = field(default_factory=dict)
 
 
 def new_run_id() -> str:

@@ -10,6 +10,7 @@ from orchestrator.results.model import (
     FVP_CPU_CYCLES_NOTE,
     Accuracy,
     Comparison,
+    OutputTensor,
     RunResult,
     Status,
 )
@@ -135,15 +136,35 @@ def _outputs(result: RunResult) -> str | None:
     """Output count, dtypes and how exact the values are (the first few tensors in detail)."""
     if not result.outputs:
         return None
-    described = []
-    for tensor in result.outputs[:MAX_TENSORS_SHOWN]:
-        shown = f"{len(tensor.values)} values" + (" (elided)" if tensor.elided else "")
-        exactness = "exact" if tensor.exact else (tensor.precision or "as printed")
-        described.append(f"#{tensor.index} {tensor.dtype or '?'} {shown}, {exactness}")
+    described = [_tensor(tensor) for tensor in result.outputs[:MAX_TENSORS_SHOWN]]
     hidden = len(result.outputs) - MAX_TENSORS_SHOWN
     if hidden > 0:
         described.append(f"+{hidden} more")
     return "; ".join(described)
+
+
+def _tensor(tensor: OutputTensor) -> str:
+    """'#0 float32 [1,000 elements, 4,000 B] 3 values (elided), exact': what the log stated."""
+    if tensor.not_tensor:
+        return f"#{tensor.index} not a tensor"
+    size = [f"{_count(tensor.numel)} elements" if tensor.numel is not None else "",
+            f"{_count(tensor.nbytes)} B" if tensor.nbytes is not None else ""]
+    stated = ", ".join(part for part in size if part)
+    head = f"#{tensor.index} {tensor.dtype or '?'}" + (f" [{stated}]" if stated else "")
+    if not tensor.values:
+        return f"{head}, no values printed"
+    shown = f"{len(tensor.values)} values" + (" (elided)" if tensor.elided else "")
+    exactness = "exact" if tensor.exact else (tensor.precision or "as printed")
+    return f"{head} {shown}, {exactness}"
+
+
+def _secondary(result: RunResult) -> str | None:
+    """Findings kept beside the verdict that did not decide it (a launcher line in a log whose
+    firmware printed): kind, line number and the line itself."""
+    findings = result.classification.details.get("secondary", [])
+    shown = [f"{item['kind']} at line {item['line_number']} ({item['line']}): not the cause, "
+             "the firmware printed" for item in findings]
+    return "; ".join(shown) or None
 
 
 def _files(result: RunResult) -> str | None:
@@ -167,6 +188,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("error stats", _errors(result)),
         ("outputs", _outputs(result)),
         ("stop", result.simulation.stop_reason),
+        ("also seen", _secondary(result)),
         ("files", _files(result)),
     ]
     return [(name, str(value)) for name, value in rows if value]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.parse import parse_text, result_from_facts
-from orchestrator.parse.classify import COMPLETION_MARKERS
+from orchestrator.parse.facts import COMPLETION_MARKERS
 from orchestrator.results import Status
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -151,3 +151,30 @@ def test_a_binary_file_among_logs_is_a_row_of_its_own(tmp_path):
     as_json = json.loads(invoke_parse(str(tmp_path), "--json").stdout)
     assert [entry.get("error", "") for entry in as_json][1].endswith(
         "dump.log is not a text log (it holds NUL bytes)")
+
+
+def test_header_facts_reach_json_and_table():
+    # Issue 25: `Output[0]: dtype=6, numel=1000, nbytes=4000` with no values.
+    log = "tests/fixtures/transcripts/lp-imx93-executorch-2.log"
+    done = invoke_parse(log, "--json")
+    document = json.loads(done.stdout)
+    validate(document)
+    [output] = document["outputs"]
+    assert (output["dtype"], output["numel"], output["nbytes"]) == ("float32", 1000, 4000)
+    table = invoke_parse(log).stdout
+    assert "#0 float32 [1,000 elements, 4,000 B], no values printed" in " ".join(table.split())
+
+
+def test_launcher_line_before_a_fault_is_a_secondary_finding_in_json_and_table(tmp_path):
+    # Issue 25's launcher line, then the real fault handler dump of mbed-os-pr-11332-1.
+    fault = (REPO / "tests/fixtures/transcripts/mbed-os-pr-11332-1.log").read_text()
+    log = tmp_path / "xterm-then-fault.log"
+    log.write_text("sh: xterm: command not found\n" + fault)
+    done = invoke_parse(str(log), "--json")
+    document = json.loads(done.stdout)
+    validate(document)
+    assert document["classification"]["kind"] == "hard_fault"
+    [secondary] = document["classification"]["details"]["secondary"]
+    assert (secondary["kind"], secondary["line_number"]) == ("launch_failure", 1)
+    table = " ".join(invoke_parse(str(log)).stdout.split())
+    assert "also seen launch_failure at line 1 (sh: xterm: command not found)" in table

@@ -24,6 +24,13 @@ FRAGMENTS = [line for text in TEXTS for line in text.splitlines()] + [
     "-------------------- --------------------",
     "Output[0][0]: (float) nan",
     "E: ***** HARD FAULT *****",
+    # issue 25: a launcher complaint (quoted in the issue) and output formats known from source
+    "sh: xterm: command not found",
+    "CM33: 2 output(s):",
+    "  Output[1]: not a tensor",
+    "    ... (8 more elements)",
+    "I [executorch:arm_executor_runner.cpp:446 main()]   output[0]: non-tensor value",
+    "I [executorch:arm_executor_runner.cpp:481 main()]     (Half tensor dump skipped)",
 ]
 
 

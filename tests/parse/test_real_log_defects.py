@@ -160,7 +160,7 @@ def test_reports_are_recognised_as_not_a_run(parsed, name, what):
     ("name", "reason"),
     [
         ("et-espressif-readme-1.log", "executed the model and printed 1 output"),
-        ("zingo-zephyr-hello-world-1.log", "the firmware printed output"),
+        ("zingo-zephyr-hello-world-1.log", "the firmware executed the model"),
         ("ultralytics-pr-24171-3.log", "the log ends after the simulator started"),
         ("et-issue-9356-1.log", "the firmware printed output"),
     ],

@@ -61,6 +61,8 @@ CLASSIFIED = [
     ("et-deit-vela-summary-1.log", Kind.NOT_A_RUN_LOG),
     ("cmsis-executorch-model-conversion-1.log", Kind.NOT_A_RUN_LOG),
     ("et-docs-delegation-summary-1.log", Kind.NOT_A_RUN_LOG),
+    # Added for issue 25 (INDEX.md row 59)
+    ("nxp-community-ethosu-invoke-1.log", Kind.NPU_ERROR),
 ]
 
 

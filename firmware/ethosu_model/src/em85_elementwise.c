@@ -6,8 +6,6 @@
 
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 
 /* One input of the operation: a feature map (with broadcast axes) or the scalar. */
 typedef struct operand {
@@ -34,12 +32,12 @@ static int load_operand(em_state *s, int which, uint64_t broadcast, uint64_t sca
     p->shift = (int)EM85_F_NPU_SET_IFM_SCALE_SHIFT(scale_word);
     p->round = ifm_round(EM85_F_NPU_SET_IFM_SCALE_ROUND_MODE(scale_word));
     if (mode == EM85_BROADCAST_MODE_SCALAR) {
-        uint32_t zp_word = (uint32_t)((which == 0 ? R0(s, NPU_SET_IFM_ZERO_POINT) : R0(s, NPU_SET_IFM2_ZERO_POINT)) >> 16);
-        uint64_t prec = which == 0 ? R0(s, NPU_SET_IFM_PRECISION) : R0(s, NPU_SET_IFM2_PRECISION);
+        uint32_t zp_word = (uint32_t)((which == 0 ? EM85_R0(s, NPU_SET_IFM_ZERO_POINT) : EM85_R0(s, NPU_SET_IFM2_ZERO_POINT)) >> 16);
+        uint64_t prec = which == 0 ? EM85_R0(s, NPU_SET_IFM_PRECISION) : EM85_R0(s, NPU_SET_IFM2_PRECISION);
         p->scalar = 1;
         p->fm.is_signed = EM85_F_NPU_SET_IFM_PRECISION_ACTIVATION_TYPE(prec) == EM85_ACTIVATION_TYPE_SIGNED;
         p->fm.zero_point = p->fm.is_signed ? em_sext(zp_word, 16) : (int32_t)(zp_word & 0xffffu);
-        p->scalar_value = (int64_t)(int32_t)(uint32_t)(R1(s, NPU_SET_OP_SCALAR) >> 32);
+        p->scalar_value = (int64_t)(int32_t)(uint32_t)(EM85_R1(s, NPU_SET_OP_SCALAR) >> 32);
         return 0;
     }
     if (mode & ~(EM85_BROADCAST_MODE_H | EM85_BROADCAST_MODE_W | EM85_BROADCAST_MODE_C))
@@ -62,12 +60,17 @@ static int binary(unsigned mode) {
            mode == EM85_ELEMENTWISE_MODE_MUL || mode == EM85_ELEMENTWISE_MODE_MIN || mode == EM85_ELEMENTWISE_MODE_MAX;
 }
 
+/* The unary modes modelled: ABS (IFM scaled, then |.|, then OFM_SCALE: regor
+   GenerateScalingForElementwise scales a unary op's one input like a binary op's). */
+static int unary(unsigned mode) { return mode == EM85_ELEMENTWISE_MODE_ABS; }
+
 static int64_t combine(unsigned mode, int64_t a, int64_t b) {
     switch (mode) {
     case EM85_ELEMENTWISE_MODE_ADD: return a + b;
     case EM85_ELEMENTWISE_MODE_SUB: return a - b;
     case EM85_ELEMENTWISE_MODE_MUL: return a * b;
     case EM85_ELEMENTWISE_MODE_MIN: return a < b ? a : b;
+    case EM85_ELEMENTWISE_MODE_ABS: return a < 0 ? -a : a;
     default: return a > b ? a : b;
     }
 }
@@ -75,31 +78,26 @@ static int64_t combine(unsigned mode, int64_t a, int64_t b) {
 int em85_op_elementwise(em_state *s, unsigned mode) {
     em_out o;
     operand a, b;
-    uint64_t ofm_scale = R1(s, NPU_SET_OFM_SCALE);
-    int64_t scale = (int64_t)EM85_F_NPU_SET_OFM_SCALE_SCALE(ofm_scale), acc_min, acc_max;
-    int shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale), acc_bits, from_ifm2, rc, y, x, c;
-    if (!binary(mode))
+    int64_t scale;
+    int shift, acc_bits, from_ifm2, rc, y, x, c;
+    if (!binary(mode) && !unary(mode))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE elementwise_mode value %u on Ethos-U85-%d "
                        "(not modelled)", mode, s->macs);
     if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o)) ||
-        (rc = load_operand(s, 0, R0(s, NPU_SET_IFM_BROADCAST), R1(s, NPU_SET_IFM_SCALE), &a)) ||
-        (rc = load_operand(s, 1, R0(s, NPU_SET_IFM2_BROADCAST), R1(s, NPU_SET_IFM2_SCALE), &b)))
+        (rc = load_operand(s, 0, EM85_R0(s, NPU_SET_IFM_BROADCAST), EM85_R1(s, NPU_SET_IFM_SCALE), &a)) ||
+        (binary(mode) &&
+         (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
+        (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift)))
         return rc;
-    if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_GLOBAL)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE with per-channel OFM scaling on Ethos-U85");
-    acc_max = ((int64_t)1 << (acc_bits - 1)) - 1;
-    acc_min = -acc_max - 1;
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {
                 int err = 0;
-                int64_t va = operand_value(s, &a, y, x, c, &err), vb = operand_value(s, &b, y, x, c, &err), v;
+                int64_t va = operand_value(s, &a, y, x, c, &err), v;
+                int64_t vb = binary(mode) ? operand_value(s, &b, y, x, c, &err) : 0;
                 if (err) return err;
                 v = combine(mode, va, vb);
-                if (v < acc_min || v > acc_max)
-                    /* what the accumulator does past its range is nowhere in regor: stop */
-                    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u: a %d-bit accumulator "
-                                   "value out of range (overflow not modelled)", mode, acc_bits);
+                if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc_bits))) return rc;
                 v = em_scale(s, v, scale, shift, o.round_mode, &err);
                 if (err) return err;
                 em_store(&o, y, x, c, v);

@@ -4,13 +4,11 @@
 
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 
 /* ACC_FORMAT: the accumulator a command uses (what is modelled: reset or, where the caller
    takes it, loaded from IFM2; output enabled; 32 or 48 bits). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2) {
-    uint64_t acc = R0(s, NPU_SET_ACC_FORMAT);
+    uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT);
     unsigned input = EM85_F_NPU_SET_ACC_FORMAT_ACC_INPUT(acc), output = EM85_F_NPU_SET_ACC_FORMAT_ACC_OUTPUT(acc);
     unsigned format = EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(acc);
     *from_ifm2 = input == EM85_ACC_INPUT_IFM2 && ifm2_allowed;
@@ -29,9 +27,9 @@ int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bi
 /* NPU_OP_DMA_START in 1-D mode: region to region (weight staging) or into the LUT memory
    (internal destination). 2-D/3-D and indexed (gather/scatter) DMA stop. */
 int em85_dma_start(em_state *s) {
-    uint64_t src_reg = R0(s, NPU_SET_DMA0_SRC_REGION), dst_reg = R0(s, NPU_SET_DMA0_DST_REGION);
-    uint64_t length = em_base_of(R1(s, NPU_SET_DMA0_LEN));
-    uint64_t src_off = em_base_of(R1(s, NPU_SET_DMA0_SRC)), dst_off = em_base_of(R1(s, NPU_SET_DMA0_DST));
+    uint64_t src_reg = EM85_R0(s, NPU_SET_DMA0_SRC_REGION), dst_reg = EM85_R0(s, NPU_SET_DMA0_DST_REGION);
+    uint64_t length = em_base_of(EM85_R1(s, NPU_SET_DMA0_LEN));
+    uint64_t src_off = em_base_of(EM85_R1(s, NPU_SET_DMA0_SRC)), dst_off = em_base_of(EM85_R1(s, NPU_SET_DMA0_DST));
     const uint8_t *src;
     uint8_t *dst;
     if (EM85_F_NPU_SET_DMA0_SRC_REGION_STRIDE_MODE(src_reg) != EM85_DMA_STRIDE_MODE_D1)
@@ -61,7 +59,7 @@ int em85_dma_start(em_state *s) {
     return 0;
 }
 
-int em85_run_operation(em_state *s, unsigned code, unsigned param) {
+static int run_operation(em_state *s, unsigned code, unsigned param) {
     switch (code) {
     case EM85_CMD0_NPU_OP_STOP: return 0;
     case EM85_CMD0_NPU_OP_IRQ:
@@ -70,7 +68,9 @@ int em85_run_operation(em_state *s, unsigned code, unsigned param) {
     case EM85_CMD0_NPU_OP_PMU_MASK: return 0; /* ordering/timing only: the model is sequential */
     case EM85_CMD0_NPU_OP_ELEMENTWISE:
         return em85_op_elementwise(s, EM85_F_NPU_OP_ELEMENTWISE_ELEMENTWISE_MODE((uint64_t)param << 16));
-    case EM85_CMD0_NPU_OP_CONV: return em_op_conv(s, 0);
+    case EM85_CMD0_NPU_OP_CONV:
+        if (EM85_F_NPU_OP_CONV_WEIGHTS_IFM2((uint64_t)param << 16)) return em85_op_matmul(s);
+        return em_op_conv(s, 0);
     case EM85_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
     case EM85_CMD0_NPU_OP_POOL: return em85_op_pool(s, EM85_F_NPU_OP_POOL_POOLING_MODE((uint64_t)param << 16));
     case EM85_CMD0_NPU_OP_DMA_START: return em85_dma_start(s);
@@ -78,4 +78,10 @@ int em85_run_operation(em_state *s, unsigned code, unsigned param) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x) on Ethos-U85-%d (not modelled)",
                        em_opname(85, 0, code), code, s->macs);
     }
+}
+
+int em85_run_operation(em_state *s, unsigned code, unsigned param) {
+    int rc = run_operation(s, code, param);
+    if (rc == 0) em85_store_transposed(s);
+    return rc;
 }

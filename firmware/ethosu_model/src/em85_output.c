@@ -1,9 +1,9 @@
 /* Ethos-U85: the output stage from its registers (OFM, OFM_SCALE round mode, activation). The
    values themselves go through the shared em_out_value (zero point, clamp, saturation). */
+#include <string.h>
+
 #include "em_internal.h"
 
-#define R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu])
-#define R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 
 unsigned em85_round_mode(unsigned ofm_mode) {
     /* regor ethos_u85_register_cs_generator.cpp GetOfmRoundingMode maps its RoundMode to the
@@ -50,11 +50,11 @@ static int load_lut(em_state *s, em_out *o, unsigned function, unsigned table) {
 }
 
 static int load_activation(em_state *s, em_out *o) {
-    uint64_t act = R0(s, NPU_SET_ACTIVATION);
+    uint64_t act = EM85_R0(s, NPU_SET_ACTIVATION);
     unsigned function = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_FUNCTION(act);
     unsigned clip = EM85_F_NPU_SET_ACTIVATION_ACTIVATION_CLIP_RANGE(act);
-    uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MIN));
-    uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(R0(s, NPU_SET_ACTIVATION_MAX));
+    uint32_t lo = EM85_F_NPU_SET_ACTIVATION_MIN_CLIP_BOUNDARY(EM85_R0(s, NPU_SET_ACTIVATION_MIN));
+    uint32_t hi = EM85_F_NPU_SET_ACTIVATION_MAX_CLIP_BOUNDARY(EM85_R0(s, NPU_SET_ACTIVATION_MAX));
     int rc = load_lut(s, o, function, EM85_F_NPU_SET_ACTIVATION_TABLE(act));
     if (rc) return rc;
     if (clip == EM85_ACTIVATION_CLIP_RANGE_NONE) {
@@ -71,66 +71,81 @@ static int load_activation(em_state *s, em_out *o) {
     return 0;
 }
 
-/* OFM transposes: the operation computes the OFM in its own (y, x, c) and the hardware stores
-   it with its axes permuted (regor ethos_u85_register_cs_generator.cpp GenerateOFM: OFM size
-   "before transposition", tiles and strides "after"; common/transpose_type.hpp: NWCH stores
-   the W axis as H, C as W, H as C). The model gives the OFM view the strides of the stored
-   axes that hold each of its axes, so every store lands where the hardware puts it. Modelled
-   for OFMs in one tile (NHCWB16: when the stored C holds the op's C, or fits one brick). */
-static int transpose_view(em_state *s, em_out *o, unsigned transpose) {
-    enum { AXIS_H, AXIS_W, AXIS_C };
+/* OFM transposes: the operation computes the OFM in its own (y, x, c) (HEIGHT/WIDTH/DEPTH_M1,
+   "before transposition") and the hardware stores it with its axes permuted (regor
+   ethos_u85_register_cs_generator.cpp GenerateOFM: tiles and strides "after transposition";
+   common/transpose_type.hpp: NWCH stores the W axis as H, C as W, H as C). The model lets the
+   operation write a dense staging copy and then stores each element where the hardware puts it,
+   through the OFM's own tiles, format and strides (em85_store_transposed). */
+enum { AXIS_H, AXIS_W, AXIS_C };
+static const struct { unsigned value; int held[3]; } transposes[] = {
     /* per transpose: the op's axis (H, W, C) that stored axis H, W, C holds */
-    static const struct { unsigned value; int held[3]; } table[] = {
-        {EM85_ACTIVATION_TRANSPOSE_WHC, {AXIS_W, AXIS_H, AXIS_C}}, {EM85_ACTIVATION_TRANSPOSE_HCW, {AXIS_H, AXIS_C, AXIS_W}},
-        {EM85_ACTIVATION_TRANSPOSE_WCH, {AXIS_W, AXIS_C, AXIS_H}}, {EM85_ACTIVATION_TRANSPOSE_CHW, {AXIS_C, AXIS_H, AXIS_W}},
-        {EM85_ACTIVATION_TRANSPOSE_CWH, {AXIS_C, AXIS_W, AXIS_H}},
-    };
-    int64_t stored_stride[3], view_stride[3];
-    int extent[3], stored_extent[3], i, axis;
+    {EM85_ACTIVATION_TRANSPOSE_WHC, {AXIS_W, AXIS_H, AXIS_C}}, {EM85_ACTIVATION_TRANSPOSE_HCW, {AXIS_H, AXIS_C, AXIS_W}},
+    {EM85_ACTIVATION_TRANSPOSE_WCH, {AXIS_W, AXIS_C, AXIS_H}}, {EM85_ACTIVATION_TRANSPOSE_CHW, {AXIS_C, AXIS_H, AXIS_W}},
+    {EM85_ACTIVATION_TRANSPOSE_CWH, {AXIS_C, AXIS_W, AXIS_H}},
+};
+
+static int stage_transpose(em_state *s, em_out *o, unsigned transpose) {
+    em85_staged *st = &s->staged;
+    size_t i, count = sizeof(transposes) / sizeof(transposes[0]);
     if (transpose == EM85_ACTIVATION_TRANSPOSE_HWC) return 0;
-    for (i = 0; i < (int)(sizeof(table) / sizeof(table[0])) && table[i].value != transpose; i++) continue;
-    if (i == (int)(sizeof(table) / sizeof(table[0])))
+    for (i = 0; i < count && transposes[i].value != transpose; i++) continue;
+    if (i == count)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u on Ethos-U85-%d",
                        transpose, s->macs);
-    extent[AXIS_H] = o->height; extent[AXIS_W] = o->width; extent[AXIS_C] = o->depth;
-    /* stored C: NHCWB16 bricks when it holds the op's C (channel addressing unchanged), else
-       linear, which an NHCWB16 OFM is only inside one 16-channel brick */
-    stored_stride[AXIS_H] = o->fm.stride_y; stored_stride[AXIS_W] = o->fm.stride_x;
-    stored_stride[AXIS_C] = table[i].held[AXIS_C] == AXIS_C ? o->fm.stride_c : o->fm.bytes;
-    for (axis = 0; axis < 3; axis++) {
-        stored_extent[axis] = extent[table[i].held[axis]];
-        view_stride[table[i].held[axis]] = stored_stride[axis];
-    }
-    if (o->fm.nhcwb16 && table[i].held[AXIS_C] != AXIS_C) {
-        if (stored_extent[AXIS_C] > 16)
-            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u into an "
-                           "NHCWB16 OFM deeper than 16 on Ethos-U85-%d (not modelled)", transpose, s->macs);
-        o->fm.nhcwb16 = 0;
-    }
-    if (o->fm.height0 < stored_extent[AXIS_H] || o->fm.width0 < stored_extent[AXIS_W])
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u with a tiled "
-                       "OFM on Ethos-U85-%d (not modelled)", transpose, s->macs);
-    o->fm.stride_y = view_stride[AXIS_H];
-    o->fm.stride_x = view_stride[AXIS_W];
-    o->fm.stride_c = view_stride[AXIS_C];
-    o->fm.height0 = o->fm.height1 = o->height; /* one tile, in the op's coordinates */
+    if ((uint64_t)o->height * (uint64_t)o->width * (uint64_t)o->depth * (uint64_t)o->fm.bytes >
+        ETHOSU_MODEL_TRANSPOSE_CAPACITY)
+        return em_fail(s, ETHOSU_MODEL_CAPACITY, "transposed OFM of %dx%dx%d exceeds ETHOSU_MODEL_TRANSPOSE_CAPACITY",
+                       o->height, o->width, o->depth);
+    st->stored = o->fm;
+    st->height = o->height; st->width = o->width; st->depth = o->depth;
+    st->held[AXIS_H] = transposes[i].held[AXIS_H];
+    st->held[AXIS_W] = transposes[i].held[AXIS_W];
+    st->held[AXIS_C] = transposes[i].held[AXIS_C];
+    st->active = 1;
+    /* the operation writes dense NHWC staging in its own coordinates */
+    o->fm.tile[0] = o->fm.tile[1] = o->fm.tile[2] = o->fm.tile[3] = s->staging;
+    o->fm.height0 = o->fm.height1 = o->height;
     o->fm.width0 = o->width;
+    o->fm.nhcwb16 = 0;
+    o->fm.stride_c = o->fm.bytes;
+    o->fm.stride_x = (int64_t)o->depth * o->fm.bytes;
+    o->fm.stride_y = (int64_t)o->width * o->depth * o->fm.bytes;
+    o->fm.lo = s->staging;
+    o->fm.hi = s->staging + ETHOSU_MODEL_TRANSPOSE_CAPACITY;
     return 0;
 }
 
+void em85_store_transposed(em_state *s) {
+    em85_staged *st = &s->staged;
+    int at[3], y, x, c;
+    if (!st->active) return;
+    st->active = 0;
+    for (y = 0; y < st->height; y++)
+        for (x = 0; x < st->width; x++)
+            for (c = 0; c < st->depth; c++) {
+                const uint8_t *from = s->staging + (((size_t)y * st->width + x) * st->depth + c) * st->stored.bytes;
+                uint8_t *to;
+                at[AXIS_H] = y; at[AXIS_W] = x; at[AXIS_C] = c;
+                to = em_fm_ptr(&st->stored, at[st->held[AXIS_H]], at[st->held[AXIS_W]], at[st->held[AXIS_C]]);
+                if (to != NULL) memcpy(to, from, (size_t)st->stored.bytes);
+            }
+}
+
 int em85_load_out(em_state *s, em_out *o) {
-    uint64_t prec = R0(s, NPU_SET_OFM_PRECISION);
-    uint64_t scale = R1(s, NPU_SET_OFM_SCALE);
+    uint64_t prec = EM85_R0(s, NPU_SET_OFM_PRECISION);
+    uint64_t scale = EM85_R1(s, NPU_SET_OFM_SCALE);
     unsigned reverse = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_REVERSE(prec);
     unsigned transpose = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec);
-    int rc = em_load_fmap(s, 2, &o->fm);
-    if (rc) return rc;
+    int rc;
+    s->staged.active = 0;
+    if ((rc = em_load_fmap(s, 2, &o->fm))) return rc;
     if (reverse != EM85_ACTIVATION_REVERSE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
                        "(not modelled)", reverse);
-    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
-    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
-    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
+    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
+    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
     o->round_mode = em85_round_mode(EM85_F_NPU_SET_OFM_SCALE_ROUND_MODE(scale));
     if (o->round_mode == 0xffu)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE round_mode value %u",
@@ -139,6 +154,22 @@ int em85_load_out(em_state *s, em_out *o) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE dbl_rnd value %u (regor writes 0 for the OFM)",
                        EM85_F_NPU_SET_OFM_SCALE_DBL_RND(scale));
     em_out_type_range(o);
-    if ((rc = transpose_view(s, o, transpose))) return rc;
+    if ((rc = stage_transpose(s, o, transpose))) return rc;
     return load_activation(s, o);
+}
+
+int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift) {
+    uint64_t ofm_scale = EM85_R1(s, NPU_SET_OFM_SCALE);
+    if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_GLOBAL)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with per-channel OFM scaling on Ethos-U85-%d", command, s->macs);
+    *scale = (int64_t)EM85_F_NPU_SET_OFM_SCALE_SCALE(ofm_scale);
+    *shift = (int)EM85_F_NPU_SET_OFM_SCALE_SHIFT(ofm_scale);
+    return 0;
+}
+
+int em85_acc_check(em_state *s, const char *command, int64_t value, int bits) {
+    if (value >= -((int64_t)1 << (bits - 1)) && value < ((int64_t)1 << (bits - 1))) return 0;
+    /* what the accumulator does past its range is nowhere in regor: stop */
+    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s: a %d-bit accumulator value out of range (overflow not modelled)",
+                   command, bits);
 }

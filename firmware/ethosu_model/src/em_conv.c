@@ -59,7 +59,8 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     em_out_values(o, acc, depth);
     if (run == NULL) {
         for (c = 0; c < depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
-    } else if (f->bytes == 1 && !f->nhcwb16) { /* NHWC: channels contiguous */
+    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) { /* NHWC: channels contiguous (not a U85
+                                                                   transposed OFM view) */
         for (c = 0; c < depth; c++) run[c] = (uint8_t)acc[c];
     } else if (f->bytes == 1 && f->nhcwb16) {
         for (c = 0; c < depth; c += 16) {

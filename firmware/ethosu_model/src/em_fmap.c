@@ -118,9 +118,35 @@ unsigned em_fmap_region(const em_state *s, int which) {
     return s->arch == 85 ? EM85_F_NPU_SET_IFM_REGION_REGION(word) : EM_F_NPU_SET_IFM_REGION_PARAM(word);
 }
 
-unsigned em_fmap_storage(const em_state *s, int which) {
-    const fmap_regs *r = row(s, which);
-    return r->storage_field ? r->storage_field(reg0(s, r->precision)) : 0u;
+/* A chained feature map: dense NHWC in chain buffer `cb` (the hardware passes it inside the NPU;
+   its BASE/STRIDE registers are not written for it, regor GenerateIFM/GenerateOFM). The OFM
+   records its shape; a reader takes the consumer's OFM shape when the element counts agree
+   ("Can chain any unary EW regardless of shape as long as number of elements match", regor
+   ethos_u85.cpp EthosU85OpGroup::Chain), else the producer's (a broadcast operand). */
+static int load_chained(em_state *s, int which, unsigned cb, em_fmap *f) {
+    em85_chain *chain = &s->chain[cb];
+    int h = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(reg0(s, EM85_CMD0_NPU_SET_OFM_HEIGHT_M1)) + 1;
+    int w = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(reg0(s, EM85_CMD0_NPU_SET_OFM_WIDTH_M1)) + 1;
+    int c = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(reg0(s, EM85_CMD0_NPU_SET_OFM_DEPTH_M1)) + 1;
+    if (which == 2) {
+        if ((uint64_t)h * (uint64_t)w * (uint64_t)c * (uint64_t)f->bytes > ETHOSU_MODEL_CHAIN_CAPACITY)
+            return em_fail(s, ETHOSU_MODEL_CAPACITY, "chained OFM of %dx%dx%d exceeds ETHOSU_MODEL_CHAIN_CAPACITY", h, w, c);
+        chain->height = h; chain->width = w; chain->depth = c; chain->bytes = f->bytes;
+    } else if (chain->bytes == 0) {
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "chained %s reads chain buffer %u that no operation wrote",
+                       row(s, which)->name, cb);
+    } else if ((int64_t)h * w * c != (int64_t)chain->height * chain->width * chain->depth) {
+        h = chain->height; w = chain->width; c = chain->depth;
+    }
+    f->tile[0] = f->tile[1] = f->tile[2] = f->tile[3] = s->chain_data[cb];
+    f->height0 = f->height1 = h;
+    f->width0 = w;
+    f->stride_c = f->bytes;
+    f->stride_x = (int64_t)c * f->bytes;
+    f->stride_y = (int64_t)w * c * f->bytes;
+    f->lo = s->chain_data[cb];
+    f->hi = f->lo + ETHOSU_MODEL_CHAIN_CAPACITY;
+    return 0;
 }
 
 int em_load_fmap(em_state *s, int which, em_fmap *f) {
@@ -138,10 +164,15 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     f->stride_c = stride(s, r, 2);
     if (r->element(prec, &f->bytes, &f->is_signed) != 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
+    if (r->storage_field && r->storage_field(prec) == EM85_ACTIVATION_STORAGE_CHAINED) {
+        f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
+        f->fault = &s->fault;
+        f->which = which;
+        return load_chained(s, which, region, f);
+    }
     if (r->storage_field && r->storage_field(prec) != r->in_memory)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s activation_storage value %u on Ethos-U85 (only TILE2X2 "
-                       "feature maps in memory are modelled; CHAINED is operation chaining)", r->name,
-                       r->storage_field(prec));
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s activation_storage value %u on Ethos-U85 (not modelled)",
+                       r->name, r->storage_field(prec));
     if (format == r->nhcwb16) f->nhcwb16 = 1;
     else if (format != r->nhwc)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s format value %u", r->name, format);

@@ -23,6 +23,40 @@
    register_cs_generator.cpp GenerateActivation, ArchEthosU85::LUT_SLOT_SIZE). */
 #define EM85_LUT_SLOT 256u
 #define EM85_LUT_BYTES 2048u
+/* U85 operation chaining: the chain buffers an OFM with CHAINED storage writes and a later
+   IFM/IFM2 reads (the REGION field names the buffer; regor ethos_u85.cpp EthosU85OpGroup). */
+#define EM85_CHAIN_BUFFERS 8
+#ifndef ETHOSU_MODEL_CHAIN_CAPACITY
+#define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 18) /* bytes of one chain buffer (mv2 on U85-128 needs 75264) */
+#endif
+#ifndef ETHOSU_MODEL_TRANSPOSE_CAPACITY
+#define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 18) /* bytes of a transposed OFM, staged */
+#endif
+typedef struct em85_chain {
+    int height, width, depth, bytes; /* 0 bytes: not written in this stream */
+} em85_chain;
+
+/* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
+typedef struct em_fmap {
+    uint8_t *tile[4];
+    int height0, height1, width0;
+    int64_t stride_x, stride_y, stride_c;
+    int nhcwb16;
+    int bytes;     /* element size */
+    int is_signed;
+    int32_t zero_point;
+    const uint8_t *lo, *hi; /* the region: every access is checked against it */
+    int *fault;             /* which + 1 of the first access outside; the op then fails */
+    int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
+} em_fmap;
+
+/* U85: a transposed OFM staged densely in the op's coordinates, then stored permuted. */
+typedef struct em85_staged {
+    int active;
+    em_fmap stored;             /* the OFM as its registers describe it (after transposition) */
+    int height, width, depth;   /* the operation's OFM */
+    int held[3];                /* the op's axis (0 H, 1 W, 2 C) each stored axis H, W, C holds */
+} em85_staged;
 
 typedef struct em_state {
     ethosu_model_status *status;
@@ -40,25 +74,16 @@ typedef struct em_state {
     uint8_t shram[EM_SHRAM_BYTES];
     unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
     uint8_t lut85[EM85_LUT_BYTES]; /* U85: the LUT memory DMA writes (internal destination) */
+    em85_chain chain[EM85_CHAIN_BUFFERS];
+    em85_staged staged; /* a transposed OFM waiting in `staging` for em85_store_transposed */
+    uint8_t staging[ETHOSU_MODEL_TRANSPOSE_CAPACITY];
+    uint8_t chain_data[EM85_CHAIN_BUFFERS][ETHOSU_MODEL_CHAIN_CAPACITY];
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
     int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
     uint8_t shift[ETHOSU_MODEL_MAX_DEPTH];
 } em_state;
 
-/* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
-typedef struct em_fmap {
-    uint8_t *tile[4];
-    int height0, height1, width0;
-    int64_t stride_x, stride_y, stride_c;
-    int nhcwb16;
-    int bytes;     /* element size */
-    int is_signed;
-    int32_t zero_point;
-    const uint8_t *lo, *hi; /* the region: every access is checked against it */
-    int *fault;             /* which + 1 of the first access outside; the op then fails */
-    int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
-} em_fmap;
 
 /* Messages (em_message.c): em_fail formats %s %d %u %x into the status and returns `code`. */
 int em_fail(em_state *s, int code, const char *fmt, ...);
@@ -171,8 +196,6 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
 int em_load_fmap(em_state *s, int which, em_fmap *f);
 const char *em_fmap_name(const em_state *s, int which);
 unsigned em_fmap_region(const em_state *s, int which);
-/* U85: the activation_storage field of a feature map's precision register (0 on U55/U65). */
-unsigned em_fmap_storage(const em_state *s, int which);
 /* Scaling (em_scale.c): value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
@@ -319,12 +342,22 @@ typedef struct em85_conv {
     int ifm_depth;
 } em85_conv;
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
+/* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
+int em85_load_scales(em_state *s, int depth, int acc_bits);
+/* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */
+int em85_op_matmul(em_state *s);
 /* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
 int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
    IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
 int em85_load_out(em_state *s, em_out *o);
+/* After a U85 operation: a staged transposed OFM to its stored layout. */
+void em85_store_transposed(em_state *s);
+/* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */
+int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift);
+/* 0 when `value` fits a `bits`-bit accumulator, else a one-line refusal. */
+int em85_acc_check(em_state *s, const char *command, int64_t value, int bits);
 /* The model's round mode of a U85 round_mode_ofm value, or 0xff when it has none. */
 unsigned em85_round_mode(unsigned ofm_mode);
 /* The type range of o->fm (OFM bytes and signedness) into o->type_min/type_max. */
@@ -337,12 +370,16 @@ void em_out_type_range(em_out *o);
 #define EM_WINDOW_CHANNEL_SUM 2
 int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
                        int *count);
+/* The average the NPU computes itself: sum / count as TOSA AVG_POOL2D (reciprocal_scale). */
+int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err);
 
 /* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);
 int em_op_pool(em_state *s, unsigned mode);
 int em_op_elementwise(em_state *s, unsigned mode);
 
+#define EM85_R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu]) /* the U85's, by its names */
+#define EM85_R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 #define EM_R0(s, op) ((s)->reg0[(EM_CMD0_##op) & 0x1ff])
 #define EM_R1(s, op) ((s)->reg1[(EM_CMD1_##op) & 0xff])
 #define EM_P0(s, op) ((uint32_t)((EM_R0(s, op) >> 16) & 0xffffu)) /* cmd0 16-bit param */

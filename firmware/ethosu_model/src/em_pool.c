@@ -38,7 +38,7 @@ int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int 
    (multiplier ((1 << 30) + 1) << k / count, shift 30 + k, 2^(k-1) < count <= 2^k), rounded
    as the OFM round mode says (NATURAL, the TOSA single rounding; regor graph_builder.cpp
    AddOutput gives every pool NATURAL). Checked bit-exactly against the TOSA reference. */
-static int64_t hw_average(em_state *s, int64_t sum, int count, unsigned mode, int *err) {
+int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err) {
     int k = 0;
     if (count == 0) {
         *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with a kernel wholly in the padding");
@@ -87,7 +87,7 @@ int em_op_pool(em_state *s, unsigned mode) {
                                      mode == EM_POOLING_MODE_MAX ? EM_WINDOW_MAX
                                      : mode == EM_POOLING_MODE_REDUCE_SUM ? EM_WINDOW_CHANNEL_SUM : EM_WINDOW_SUM,
                                      ifm_depth, &count);
-                if (hw_scaled) v = hw_average(s, acc, count, o.round_mode, &err);
+                if (hw_scaled) v = em_pool_average(s, acc, count, o.round_mode, &err);
                 else if (per_ch) v = em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err);
                 else v = em_scale(s, acc, scale, shift, o.round_mode, &err);
                 if (err) return err;

@@ -122,6 +122,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->arch = npu->arch == 85 ? 85 : 55; /* the register layout (U65 streams use the U55's) */
     s->shram_banks = shram_banks(npu->macs);
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
+    memset(s->chain, 0, sizeof(s->chain));
     if (custom_data_size % 4 != 0) return malformed(s, "custom data is not a COP1 driver payload", 0);
     if (num_base_addr > EM_MAX_REGIONS)
         return em_fail(s, ETHOSU_MODEL_BAD_PAYLOAD, "%d base addresses (at most %d)", num_base_addr, EM_MAX_REGIONS);
