@@ -93,6 +93,15 @@ def u85_run(fw_scratch: Scratch, qemu: tuple[Simulator, Path]) -> RunResult:
                    fw_scratch)
 
 
+def test_u85_case_carries_its_memory_modes_fast_scratch(fw_scratch: Scratch) -> None:
+    """The .pte has no fast-scratch size: the case takes the one the runner gives region 2 for
+    the target's memory mode (U85: Dedicated_Sram_384KB, runner.toml), as its stream needs."""
+    case = compile_case(fw_scratch, MODEL, U85_TARGET)
+    assert case.fast_scratch_size == 384 * 1024
+    assert f"#define NPU_CASE_FAST_SCRATCH_SIZE {384 * 1024}u" in render_header(case)
+    assert compile_case(fw_scratch, MODEL, "ethos-u55-128").fast_scratch_size == 0
+
+
 def test_u85_selftest_names_the_m55_that_ran_it(u85_run: RunResult) -> None:
     document: dict[str, Any] = u85_run.to_dict()
     assert validation_errors(document) == []
