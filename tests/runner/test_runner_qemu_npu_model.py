@@ -117,9 +117,8 @@ def test_mv2_on_the_dual_core_u65_512_is_exact(dual_core_run: RunResult) -> None
 
 
 U85_TARGET = "ethos-u85-128"
-# mv2's U85 stream chains operations (OFM activation_storage CHAINED), which the model does
-# not execute yet: strict, so the mark goes when it does.
-U85_NOT_YET = {"mv2": "operation chaining (OFM activation_storage CHAINED) is not modelled yet"}
+# What the model does not execute yet through the runner on U85 (strict xfail naming it).
+U85_NOT_YET: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module", params=["add", "convnet", "mv2"])
