@@ -79,23 +79,21 @@ def test_model_version_names_the_model_and_its_sources() -> None:
     assert len(model_version().rsplit("+", 1)[1]) == 12
 
 
-def test_run_without_the_fvp_names_both_fixes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("target", "fvp", "artifact"), [
+    ("ethos-u55-128", "fvp-corstone-300-u55", "fvp-corstone-300"),
+    ("ethos-u85-128", "fvp-corstone-320", "fvp-corstone-320")])
+def test_run_without_the_fvp_names_both_fixes(tmp_path: Path, target: str, fvp: str,
+                                              artifact: str) -> None:
+    """Nothing is compiled or built first: the run stops at the missing simulator."""
     with pytest.raises(OrchestratorError) as caught:
-        execute(RunRequest(target="ethos-u55-128", app="runner", model="mv2"),
-                scratch(tmp_path))
+        execute(RunRequest(target=target, app="runner", model="mv2"), scratch(tmp_path))
     message = caught.value.message
     assert "\n" not in message
-    assert "fvp-corstone-300-u55 is not set up" in message
-    assert "invoke setup --only fvp-corstone-300" in message
-    assert "invoke run --target ethos-u55-128 --model mv2 --sim qemu" in message
+    assert f"{fvp} is not set up" in message
+    assert f"invoke setup --only {artifact}" in message
+    assert f"invoke run --target {target} --model mv2 --sim qemu" in message
     assert "functional NPU model" in message
-
-
-def test_u85_without_the_fvp_offers_no_model(tmp_path: Path) -> None:
-    with pytest.raises(OrchestratorError) as caught:
-        execute(RunRequest(target="ethos-u85-128", app="runner", model="mv2"),
-                scratch(tmp_path))
-    assert "--sim qemu" not in caught.value.message
+    assert not any((tmp_path / "models").iterdir())
 
 
 def stream_of(*records: tuple[str, dict[str, object]]) -> ParsedStream:
@@ -171,15 +169,32 @@ def test_fvp_result_says_fvp() -> None:
     assert npu is not None and npu.executor == "fvp" and npu.cycles == 1234
 
 
-def test_model_refusal_is_an_npu_error_naming_the_reason() -> None:
-    reason = "functional NPU model (ethos-u55-128): COP1 config ethos-u65-256 != ethos-u55-128"
+@pytest.mark.parametrize(("target", "fvp_setup"), [
+    ("ethos-u55-128", "invoke setup --only fvp-corstone-300, then --sim fvp"),
+    ("ethos-u85-128", "invoke setup --only fvp-corstone-320, then --sim fvp")])
+def test_model_refusal_is_an_npu_error_naming_the_reason(target: str, fvp_setup: str) -> None:
+    reason = f"functional NPU model ({target}): COP1 config ethos-u65-256 != {target}"
     stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
-                                 "npu_config": "ethos-u55-128", "npu_model_code": 3}))
+                                 "npu_config": target, "npu_model_code": 3}))
     failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
         kind=Kind.EXECUTION_FAILURE, summary="x", next_step="y"))
     result = explain_npu_model_refusal(failed, stream)
     assert result.classification.kind is Kind.NPU_ERROR and result.reason == reason
-    assert "invoke compile --target ethos-u55-128" in result.classification.next_step
+    assert f"invoke compile --target {target}" in result.classification.next_step
+    assert result.classification.next_step.endswith(fvp_setup)
+
+
+def test_functional_model_result_names_the_cpu_that_ran_it() -> None:
+    """QEMU runs a U85 target on mps3-an547's M55: the result says so, not the M85."""
+    u85 = systick_run(EXECUTOR_MODEL)
+    label_emulated_npu_cycles(u85, on_qemu("ethos-u85-128"))
+    assert u85.target.options["cpu"] == "cortex-m55"
+    assert u85.target.options["cpu_note"] == (
+        "the cortex-m55 of mps3-an547 ran the program and the functional NPU model, not "
+        "ethos-u85-128's own cortex-m85 (corstone-320)")
+    u55 = systick_run(EXECUTOR_MODEL)
+    label_emulated_npu_cycles(u55, on_qemu("ethos-u55-128"))
+    assert u55.target.options["cpu"] == "cortex-m55" and "cpu_note" not in u55.target.options
 
 
 def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:
