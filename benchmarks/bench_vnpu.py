@@ -1,7 +1,8 @@
 """Host NPU model throughput on a compiled model (default mv2 on ethos-u55-128), the TOSA
 reference model's time for the same partitions beside it, and the MAC rate.
 
-Run: python benchmarks/bench_vnpu.py [model] [target] [repeats]
+Run: python benchmarks/bench_vnpu.py [model] [target[,target...]] [repeats]
+(the U85 goal: python benchmarks/bench_vnpu.py mv2 ethos-u85-128,ethos-u85-2048)
 (compiles once, cached in scratch/; MACs are counted from the command stream's CONV and
 DEPTHWISE commands. On a shared machine compare the CPU-second figures: wall time varies with
 the load.)
@@ -39,7 +40,13 @@ def macs(program: VelaProgram) -> int:
     return total
 
 
-def main(model: str = "mv2", target: str = "ethos-u55-128", repeats: int = 3) -> None:
+def main(model: str = "mv2", targets: str = "ethos-u55-128", repeats: int = 3) -> None:
+    for target in targets.split(","):
+        bench_target(model, target, repeats)
+
+
+def bench_target(model: str, target: str, repeats: int) -> None:
+    """Times one target: the NPU model over `repeats` inferences, the TOSA reference once."""
     product = compile_model(model, target)
     npu = Npu.for_target_name(target)
     pairs = list(zip(product_partitions(product), programs_in_pte(product.pte), strict=True))

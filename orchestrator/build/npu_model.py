@@ -26,7 +26,7 @@ def placed_model(target: Target) -> NpuModel | None:
 
 
 def arch_of(target: Target) -> int:
-    """55 or 65: the Ethos-U generation number of the target's family."""
+    """55, 65 or 85: the Ethos-U generation number of the target's family."""
     assert target.npu is not None
     return int(target.npu.name.rsplit("-u", 1)[1])
 
@@ -38,7 +38,8 @@ def model_definitions(target: Target) -> dict[str, str]:
     assert target.macs is not None
     cores = target.npu_cores or 1
     return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
-            # per core, as ethosu_model_npu.macs (ethos-u65-512: 2 cores x 256)
+            # per core, as ethosu_model_npu.macs (ethos-u65-512: 2 cores x 256; a U85 is
+            # one NPU named by its total MACs, whatever its weight decoders)
             "EOR_NPU_MODEL_MACS": str(target.macs // cores),
             "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),

@@ -68,7 +68,7 @@ def run_case(work: Scratch, target: Target, simulator: Simulator, case: NpuCase,
     result = run_result(run_id, target, build, simulation, started_at=started or utc_now())
     result.model = case.name
     result.npu = functional_model_npu(simulation.stream)
-    label_emulated_npu_cycles(result)
+    label_emulated_npu_cycles(result, target)
     result.target.options["compiled_for"] = case.compiled_for
     return explain_npu_model_refusal(result, simulation.stream)
 

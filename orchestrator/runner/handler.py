@@ -165,7 +165,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     result.model = request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
-    label_emulated_npu_cycles(result)
+    label_emulated_npu_cycles(result, target)
     result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),

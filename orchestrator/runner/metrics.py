@@ -15,7 +15,7 @@ from orchestrator.build.npu_model import (
 )
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import MemoryUse, NpuPmu, PmuCounter, PoolUse, RunResult
-from orchestrator.targets import Target
+from orchestrator.targets import Target, load_catalogue
 
 POOLS = ("method_pool", "temp_pool", "fast_scratch")
 
@@ -69,9 +69,29 @@ EMULATED_NPU_NOTE = ("includes the functional NPU model emulating the Ethos-U on
                      "neither the CPU's share of the inference nor NPU timing")
 
 
-def label_emulated_npu_cycles(result: RunResult) -> None:
-    """On a functional-model run, mark the CPU count as including the NPU's emulated work."""
-    if result.cpu is None or result.npu is None or result.npu.executor != EXECUTOR_MODEL:
+def label_emulated_npu_cycles(result: RunResult, target: Target | None = None) -> None:
+    """On a functional-model run, mark the CPU count as including the NPU's emulated work and
+    (given the placed target) say which CPU ran it: the model's platform's, which for an
+    Ethos-U85 is not the target's own Cortex-M85 (QEMU has no Corstone-320)."""
+    if result.npu is None or result.npu.executor != EXECUTOR_MODEL:
+        return
+    if target is not None:
+        record_emulating_cpu(result, target)
+    if result.cpu is None:
         return
     result.cpu = replace(result.cpu, includes_npu_model=True,
                          note=f"{result.cpu.note}; {EMULATED_NPU_NOTE}")
+
+
+def record_emulating_cpu(result: RunResult, target: Target) -> None:
+    """target.options.cpu: the CPU that ran the program and the NPU model; cpu_note when the
+    target's own board has another CPU."""
+    ran_on = target.platform.cpu
+    result.target.options["cpu"] = ran_on
+    if target.npu is None:
+        return
+    own = load_catalogue().platforms[target.npu.platform].cpu
+    if own != ran_on:
+        result.target.options["cpu_note"] = (
+            f"the {ran_on} of {target.platform.name} ran the program and the functional NPU "
+            f"model, not {target.name}'s own {own} ({target.npu.platform})")

@@ -17,7 +17,8 @@ from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
 SCRATCH_REGION = 1
 FAST_SCRATCH_BYTES = 4 << 20   # region 2 (Dedicated_Sram's fast scratch); zero-filled
 U65 = "ethos-u65"
-MODELLED = ("ethos-u55", U65)
+U85 = "ethos-u85"
+MODELLED = ("ethos-u55", U65, U85)
 U65_DUAL_CORE_MACS = 512       # regor ethos_u65.cpp s_EthosU65Configs: 512 = 2 cores x 256
 
 
@@ -31,9 +32,11 @@ class Npu:
 
     @classmethod
     def for_target(cls, family: str, macs: int) -> Npu:
+        """U65-512 is two 256-MAC cores; a U85 is named by its total MACs (its COP1 config
+        word's MAC count), its weight decoders are the model's business."""
         if family == U65 and macs == U65_DUAL_CORE_MACS:
             return cls(arch=65, macs=macs // 2, cores=2)
-        return cls(arch=65 if family == U65 else 55, macs=macs, cores=1)
+        return cls(arch=int(family.rsplit("-u", 1)[1]), macs=macs, cores=1)
 
     @classmethod
     def for_target_name(cls, name: str) -> Npu:
@@ -41,8 +44,8 @@ class Npu:
         target = load_catalogue().target(name)
         if target.npu is None or target.macs is None or target.npu.name not in MODELLED:
             raise OrchestratorError(
-                f"target {name} has no Ethos-U55/U65 NPU for the functional model",
-                "pick an ethos-u55-* or ethos-u65-* target (invoke targets)")
+                f"target {name} has no Ethos-U55/U65/U85 NPU for the functional model",
+                "pick an ethos-u55-*, ethos-u65-* or ethos-u85-* target (invoke targets)")
         return cls.for_target(target.npu.name, target.macs)
 
     def label(self) -> str:

@@ -15,11 +15,12 @@ from orchestrator.paths import repo_root, scratch
 
 SOURCE_DIR = Path("firmware") / "ethosu_model"
 LIBRARY_NAME = "libethosu_model_host.so"
+PROBE_NAME = "libethosu_model_probe.so"   # test-only entries (firmware/ethosu_model/test)
 STATUS_MESSAGE_BYTES = 192
 
 
 class NpuConfig(ctypes.Structure):
-    """ethosu_model_npu: arch (55/65), MACs per core, cores."""
+    """ethosu_model_npu: arch (55/65/85), MACs per core, cores."""
 
     _fields_ = [("arch", ctypes.c_uint8), ("macs", ctypes.c_uint16), ("cores", ctypes.c_uint8)]
 
@@ -30,12 +31,13 @@ class Status(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * STATUS_MESSAGE_BYTES)]
 
 
-def build_directory(root: Path | None = None) -> Path:
+def build_directory(root: Path | None = None, probe: bool = False) -> Path:
     """One build per checkout: a scratch shared by several checkouts (the tests' shared compile
-    scratch) must not hand one checkout a library built from another's sources."""
+    scratch) must not hand one checkout a library built from another's sources. The tests'
+    probe library has its own build (its configure option must not touch the verify build)."""
     source = str((repo_root() / SOURCE_DIR).resolve())
     checkout = hashlib.sha256(source.encode()).hexdigest()[:8]
-    return (root or scratch().build) / f"vnpu-host-{checkout}"
+    return (root or scratch().build) / f"vnpu-{'probe' if probe else 'host'}-{checkout}"
 
 
 def _run(command: list[str], what: str) -> None:
@@ -46,17 +48,20 @@ def _run(command: list[str], what: str) -> None:
                                 f"run it by hand to see the full log: {' '.join(command)}")
 
 
-def build_library(root: Path | None = None) -> Path:
-    """Configure (once) and build the host shared library; ninja makes a rebuild a no-op."""
-    out = build_directory(root)
+def build_library(root: Path | None = None, probe: bool = False) -> Path:
+    """Configure (once) and build the host shared library (or the tests' probe library);
+    ninja makes a rebuild a no-op."""
+    out = build_directory(root, probe)
     source = repo_root() / SOURCE_DIR
     forget_moved_cache(out, source)  # a scratch moved or copied elsewhere
     if not (out / "build.ninja").is_file() or not (out / CACHE).is_file():
         _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja",
               "-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
+              f"-DETHOSU_MODEL_PROBE={'ON' if probe else 'OFF'}",
               f"-DETHOSU_MODEL_PYTHON={sys.executable}"], "cmake configure")
-    _run(["cmake", "--build", str(out), "--target", "ethosu_model_host"], "cmake build")
-    return out / LIBRARY_NAME
+    target = "ethosu_model_probe" if probe else "ethosu_model_host"
+    _run(["cmake", "--build", str(out), "--target", target], "cmake build")
+    return out / (PROBE_NAME if probe else LIBRARY_NAME)
 
 
 @functools.lru_cache(maxsize=1)

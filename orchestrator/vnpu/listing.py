@@ -56,6 +56,11 @@ def parse_vela_listing(text: str) -> list[Command]:
 
 def vela_listing(tosa: Path, vela_args: list[str]) -> list[Command]:
     """Run Vela on a partition's TOSA flatbuffer with the verbose register listing."""
+    return parse_vela_listing(vela_listing_text(tosa, vela_args))
+
+
+def vela_listing_text(tosa: Path, vela_args: list[str]) -> str:
+    """Vela's verbose register listing of a TOSA flatbuffer, as printed (fields by name)."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "ethosu.vela", *vela_args,
                    "--verbose-register-command-stream", f"--output-dir={out}", str(tosa)]
@@ -64,7 +69,7 @@ def vela_listing(tosa: Path, vela_args: list[str]) -> list[Command]:
         raise OrchestratorError(f"Vela failed to list the command stream: "
                                 f"{(done.stdout + done.stderr).strip().splitlines()[-1:]}",
                                 f"run it by hand: {' '.join(command)}")
-    return parse_vela_listing(done.stdout)
+    return done.stdout
 
 
 def vela_args(manifest: dict[str, object]) -> list[str]:

@@ -10,6 +10,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.sim import DataFile, choose_simulator
 from orchestrator.sim.fvp import FvpOptions, fvp_command
 from orchestrator.sim.qemu import qemu_command
+from orchestrator.sim.select import placed_on
 from orchestrator.targets import load_catalogue
 
 ELF = Path("/x/runner.elf")
@@ -58,13 +59,12 @@ def test_corstone_320_uses_mps4_prefixes_and_extra_params():
     assert not any(p.startswith(("mps3_board.", "ethosu.", "cpu0.")) for p in params)
 
 
-def test_u85_target_on_qemu_is_refused_with_a_reason():
+def test_u85_target_on_qemu_runs_on_the_functional_model_of_mps3_an547():
     target = load_catalogue().target("ethos-u85-128")
-    with pytest.raises(OrchestratorError) as caught:
-        choose_simulator(target, "qemu")
-    assert "qemu has no Ethos-U NPU" in caught.value.message
-    assert "needs its FVP" in caught.value.message
-    assert "--sim fvp" in caught.value.message
+    qemu = choose_simulator(target, "qemu")
+    assert qemu.name == "qemu"
+    placed = placed_on(target, qemu)
+    assert placed.platform.name == "mps3-an547" and placed.platform.cpu == "cortex-m55"
 
 
 def test_platform_qemu_cannot_run_is_refused():

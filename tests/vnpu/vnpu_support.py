@@ -18,6 +18,8 @@ from orchestrator.vnpu.verify import VerifyReport, verify_product
 
 U55_U65_TARGETS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
                    "ethos-u65-256", "ethos-u65-512")
+U85_TARGETS = ("ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024",
+               "ethos-u85-2048")
 SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"
 
 

@@ -178,9 +178,10 @@ def vela_flags(target: str) -> list[str]:
     return list(EthosUCompileSpec(target).compiler_flags)
 
 
-def compile_graph(tosa: bytes, target: str) -> bytes:
-    """The VelaBinStream ExecuTorch's own Vela wrapper makes of `tosa` for `target`."""
-    flags = vela_flags(target)
+def compile_graph(tosa: bytes, target: str, extra_flags: list[str] | None = None) -> bytes:
+    """The VelaBinStream ExecuTorch's own Vela wrapper makes of `tosa` for `target` (with
+    `extra_flags` after ExecuTorch's, e.g. another memory mode)."""
+    flags = [*vela_flags(target), *(extra_flags or [])]
     from executorch.backends.arm.arm_vela import vela_compile
 
     return bytes(vela_compile(tosa, flags))

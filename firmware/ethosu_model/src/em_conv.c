@@ -59,7 +59,8 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     em_out_values(o, acc, depth);
     if (run == NULL) {
         for (c = 0; c < depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
-    } else if (f->bytes == 1 && !f->nhcwb16) { /* NHWC: channels contiguous */
+    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) { /* NHWC: channels contiguous (not a U85
+                                                                   transposed OFM view) */
         for (c = 0; c < depth; c++) run[c] = (uint8_t)acc[c];
     } else if (f->bytes == 1 && f->nhcwb16) {
         for (c = 0; c < depth; c += 16) {
@@ -238,6 +239,17 @@ static int patch_path(conv_job *j, int32_t max_w) {
     return 1;
 }
 
+/* What every architecture's job needs once its registers are loaded. */
+static int finish_job(em_state *s, conv_job *j) {
+    if (j->ifm_depth > (int)ETHOSU_MODEL_MAX_DEPTH)
+        return em_fail(s, ETHOSU_MODEL_CAPACITY, "IFM depth %d exceeds ETHOSU_MODEL_MAX_DEPTH", j->ifm_depth);
+    if (j->in.bytes == 4)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with a 32-bit IFM", j->depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV");
+    j->depth = j->depthwise ? j->o.depth : j->ifm_depth;
+    j->patch = j->g.kh * j->g.kw * j->depth;
+    return 0;
+}
+
 static int load_job(em_state *s, int depthwise, conv_job *j) {
     em_kernel k;
     int rc;
@@ -245,21 +257,24 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     memset(j, 0, sizeof(*j));
     j->s = s;
     j->depthwise = depthwise;
+    if (s->arch == 85) {
+        em85_conv regs;
+        regs.o = &j->o; regs.in = &j->in; regs.g = &j->g;
+        if ((rc = em85_load_conv(s, depthwise, &regs, g_weights))) return rc;
+        j->ifm_depth = regs.ifm_depth;
+        return finish_job(s, j);
+    }
     j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
     if ((rc = em_load_out(s, &j->o)) || (rc = em_load_fmap(s, 0, &j->in)) || (rc = em_load_geom(s, &j->o, &j->g)))
         return rc;
     if (!em_per_channel(s))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);
-    if (j->ifm_depth > (int)ETHOSU_MODEL_MAX_DEPTH)
-        return em_fail(s, ETHOSU_MODEL_CAPACITY, "IFM depth %d exceeds ETHOSU_MODEL_MAX_DEPTH", j->ifm_depth);
-    if (j->in.bytes == 4) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with a 32-bit IFM", name);
+    if ((rc = finish_job(s, j))) return rc;
     k.kh = j->g.kh; k.kw = j->g.kw; k.dil_x = j->g.dil_x; k.dil_y = j->g.dil_y;
     k.ofm_depth = j->o.depth; k.ifm_depth = j->ifm_depth; k.depthwise = depthwise; k.part_kernel = j->g.part_kernel;
     k.ifm_bits = j->in.bytes * 8;
     k.ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
     if ((rc = em_decode_weights(s, &k, g_weights)) || (rc = em_load_scales(s, j->o.depth))) return rc;
-    j->depth = depthwise ? j->o.depth : j->ifm_depth;
-    j->patch = j->g.kh * j->g.kw * j->depth;
     return 0;
 }
 

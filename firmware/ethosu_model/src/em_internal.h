@@ -7,6 +7,7 @@
 
 #include "ethosu_model.h"
 #include "ethosu_model_regs.h"
+#include "ethosu_model_regs85.h"
 
 /* Static capacities (no dynamic allocation); a firmware build may lower them. */
 #ifndef ETHOSU_MODEL_WEIGHT_CAPACITY
@@ -18,25 +19,22 @@
 #define EM_MLW_SLICE_MAX 32769u /* SLICELEN is 15 bits, +1 for the leading zero run */
 #define EM_SHRAM_BYTES (96u * 1024u)
 #define EM_MAX_REGIONS 8
-
-typedef struct em_state {
-    ethosu_model_status *status;
-    const uint64_t *base;
-    const size_t *size;
-    int regions;
-    int cores;
-    int macs;
-    int shram_banks;
-    int fault;
-    uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
-    uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
-    uint8_t shram[EM_SHRAM_BYTES];
-    unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
-    /* per-channel scale records of the current command (em_load_scales) */
-    int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
-    int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
-    uint8_t shift[ETHOSU_MODEL_MAX_DEPTH];
-} em_state;
+/* U85 LUT memory: 8 slots of 256 bytes, a 2048-byte table fills all (regor ethos_u85
+   register_cs_generator.cpp GenerateActivation, ArchEthosU85::LUT_SLOT_SIZE). */
+#define EM85_LUT_SLOT 256u
+#define EM85_LUT_BYTES 2048u
+/* U85 operation chaining: the chain buffers an OFM with CHAINED storage writes and a later
+   IFM/IFM2 reads (the REGION field names the buffer; regor ethos_u85.cpp EthosU85OpGroup). */
+#define EM85_CHAIN_BUFFERS 8
+#ifndef ETHOSU_MODEL_CHAIN_CAPACITY
+#define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 18) /* bytes of one chain buffer (mv2 on U85-128 needs 75264) */
+#endif
+#ifndef ETHOSU_MODEL_TRANSPOSE_CAPACITY
+#define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 18) /* bytes of a transposed OFM, staged */
+#endif
+typedef struct em85_chain {
+    int height, width, depth, bytes; /* 0 bytes: not written in this stream */
+} em85_chain;
 
 /* A feature map as the registers describe it (4 tiles, NHWC or NHCWB16). */
 typedef struct em_fmap {
@@ -52,9 +50,70 @@ typedef struct em_fmap {
     int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
 } em_fmap;
 
+/* U85: a transposed OFM staged densely in the op's coordinates, then stored permuted. */
+typedef struct em85_staged {
+    int active;
+    em_fmap stored;             /* the OFM as its registers describe it (after transposition) */
+    int height, width, depth;   /* the operation's OFM */
+    int held[3];                /* the op's axis (0 H, 1 W, 2 C) each stored axis H, W, C holds */
+} em85_staged;
+
+typedef struct em_state {
+    ethosu_model_status *status;
+    const ethosu_model_npu *npu; /* the target of the running invoke */
+    const uint64_t *base;
+    const size_t *size;
+    int regions;
+    int arch; /* 55, 65 or 85: which register layout the stream uses */
+    int cores;
+    int macs;
+    int shram_banks;
+    int fault;
+    uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
+    uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
+    uint8_t shram[EM_SHRAM_BYTES];
+    unsigned lut_loaded; /* bit n: LUT slot n holds DMA'd data not since reused (em_output.c) */
+    uint8_t lut85[EM85_LUT_BYTES]; /* U85: the LUT memory DMA writes (internal destination) */
+    em85_chain chain[EM85_CHAIN_BUFFERS];
+    em85_staged staged; /* a transposed OFM waiting in `staging` for em85_store_transposed */
+    uint8_t staging[ETHOSU_MODEL_TRANSPOSE_CAPACITY];
+    uint8_t chain_data[EM85_CHAIN_BUFFERS][ETHOSU_MODEL_CHAIN_CAPACITY];
+    /* per-channel scale records of the current command (em_load_scales) */
+    int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
+    int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
+    uint8_t shift[ETHOSU_MODEL_MAX_DEPTH];
+} em_state;
+
+
+/* Messages (em_message.c): em_fail formats %s %d %u %x into the status and returns `code`. */
 int em_fail(em_state *s, int code, const char *fmt, ...);
-const char *em_opname(int kind, unsigned code);
+size_t em_put_str(char *out, size_t at, size_t cap, const char *text);
+size_t em_put_hex(char *out, size_t at, size_t cap, uint32_t value, int digits);
+
+/* The register file (em_regfile.c). */
+/* Command names and which commands exist, in the layout of `arch` (55/65 share one). */
+const char *em_opname(int arch, int kind, unsigned code);
+int em_known_command(int arch, int kind, unsigned code);
+/* The address a base register (cmd1 word | data << 32) holds. */
+uint64_t em_base_of(uint64_t word);
+/* Region `region` + offset when [offset, offset + length) lies inside it, else NULL (and fails). */
 uint8_t *em_address(em_state *s, unsigned region, uint64_t offset, uint64_t length, const char *what);
+
+/* The driver payload walked once (em_payload.c): config words and command streams in order,
+   `malformed` with a message (and one %u value) when the payload is not well formed. Returns 0
+   or the first non-zero a callback returned. */
+typedef struct em_payload_visitor {
+    int (*config)(void *ctx, uint32_t config);
+    int (*stream)(void *ctx, const uint32_t *words, size_t count);
+    int (*malformed)(void *ctx, const char *what, unsigned value);
+} em_payload_visitor;
+int em_walk_payload(const uint32_t *words, size_t count, const em_payload_visitor *visit, void *ctx);
+/* The NPU a COP1 config word names: 55, 65 or 85 (0 for another product), and its MAC count. */
+int em_config_arch(uint32_t config);
+unsigned em_config_macs(uint32_t config);
+
+/* NPU_OP_DMA_START (em_dma.c). */
+int em_dma_start(em_state *s);
 
 static inline int32_t em_sext(uint32_t v, int bits) {
     uint32_t m = 1u << (bits - 1);
@@ -132,14 +191,24 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
     if (p != NULL) em_fm_put(f, p, v);
 }
 
-/* Feature maps from the registers: 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an error code. */
+/* Feature maps from the registers (em_fmap.c): 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an
+   error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
-/* value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
+const char *em_fmap_name(const em_state *s, int which);
+unsigned em_fmap_region(const em_state *s, int which);
+/* Scaling (em_scale.c): value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
 int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err);
 
-/* 1 for the round modes the hardware defines (TFL, TRUNCATE, NATURAL). */
+/* Round modes beyond the U55/U65 three (TFL, TRUNCATE, NATURAL, the U55 register values): the
+   U85's other OFM modes, numbered past every U55 value (em85_round_mode maps the U85 field). */
+#define EM_ROUND_SYMMETRIC 0x10u
+#define EM_ROUND_DOUBLE_ASYMMETRIC 0x11u
+#define EM_ROUND_TRUNCATE_TO_LOWER 0x12u
+
+/* 1 for the round modes the model implements. */
 static inline int em_round_mode_known(unsigned mode) {
-    return mode == EM_ROUNDING_NATURAL || mode == EM_ROUNDING_TFL || mode == EM_ROUNDING_TRUNCATE;
+    return mode == EM_ROUNDING_NATURAL || mode == EM_ROUNDING_TFL || mode == EM_ROUNDING_TRUNCATE ||
+           mode == EM_ROUND_SYMMETRIC || mode == EM_ROUND_DOUBLE_ASYMMETRIC || mode == EM_ROUND_TRUNCATE_TO_LOWER;
 }
 
 /* The term added before the right shift by `shift` (>= 1) in a known round `mode`, for a
@@ -148,12 +217,17 @@ static inline int em_round_mode_known(unsigned mode) {
 static inline int64_t em_round_addend(unsigned mode, int shift, int64_t value, int negative) {
     if (mode == EM_ROUNDING_NATURAL) return (int64_t)1 << (shift - 1);
     if (mode == EM_ROUNDING_TFL) {
-        /* Double rounding as TOSA's apply_scale_32(double_round=true) defines it. */
+        /* Double rounding as TOSA's apply_scale_32(double_round=true) defines it (the U85's
+           DOUBLE_SYMMETRIC: regor graphir_optimiser.cpp Scale(), RoundMode::DBL). */
         int64_t round = (int64_t)1 << (shift - 1);
         if (shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
         return round;
     }
-    return negative ? ((int64_t)1 << shift) - 1 : 0; /* TRUNCATE: toward zero */
+    if (mode == EM_ROUNDING_TRUNCATE) return negative ? ((int64_t)1 << shift) - 1 : 0; /* toward zero */
+    /* The U85's other modes, as regor graphir_optimiser.cpp Scale() (lines 420-460) defines them. */
+    if (mode == EM_ROUND_SYMMETRIC) return ((int64_t)1 << (shift - 1)) - (value < 0 ? 1 : 0);
+    if (mode == EM_ROUND_DOUBLE_ASYMMETRIC) return ((int64_t)1 << (shift - 1)) + (shift > 31 ? ((int64_t)1 << 30) : 0);
+    return 0; /* TRUNCATE_TO_LOWER: toward minus infinity */
 }
 
 /* em_scale's result without the 128-bit product, when |value| < 2^30 and shift <= 62 (value *
@@ -175,10 +249,27 @@ typedef struct em_kernel {
     int dil_x, dil_y;
     int ofm_depth, ifm_depth;
     int depthwise, part_kernel, ifm_bits, ofm_block_depth;
+    /* Ethos-U85 only: KERNEL_STRIDE strides (the U85 order groups taps by stride phase),
+       ACC_FORMAT microblock (width, height), WEIGHT_FORMAT (fast = FWD, sparse = 2:4) */
+    int stride_x, stride_y, ublock_w, ublock_h, fast, sparse;
 } em_kernel;
 /* Decodes the weight streams of the current command into dense [o][ky][kx][i], or [ky][kx][o]
    for depthwise (channels contiguous per tap). Returns 0 or an error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
+
+/* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
+   em_u85_weight_decoders(macs) of them; FWD: the first only) decoded into the same dense
+   layout as em_decode_weights. `macs` is the configuration's total (128..2048). */
+typedef struct em_weight_streams {
+    const uint8_t *data[4];
+    uint32_t length[4];
+} em_weight_streams;
+int em_u85_weight_decoders(int macs);
+int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_weight_streams *w, int16_t *dense);
+/* Ethos-U85 scale records (one stream at SCALE_BASE, channel order): 10 bytes, Acc32 (int32
+   bias, uint31 scale, 6-bit shift) or Acc48 (int48 bias, uint15 scale, 6-bit shift), for
+   `depth` output channels into s->bias/mult/shift. Returns 0 or an error code. */
+int em_load_scales_u85(em_state *s, const uint8_t *records, uint64_t length, int depth, int acc48);
 
 /* The output stage (em_output.c). */
 typedef struct em_out {
@@ -237,11 +328,58 @@ int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */
 int em_per_channel(em_state *s);
 
+/* Ethos-U85 (em85_*.c): the operations of a U85 stream; the output stage of its registers. */
+int em85_run_operation(em_state *s, unsigned code, unsigned param);
+int em85_op_elementwise(em_state *s, unsigned mode);
+int em85_op_pool(em_state *s, unsigned mode);
+int em85_dma_start(em_state *s);
+/* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry and IFM depth into the
+   caller's structures, the decoded weights into `weights`, the scale records into s. */
+typedef struct em85_conv {
+    em_out *o;
+    em_fmap *in;
+    em_geom *g;
+    int ifm_depth;
+} em85_conv;
+int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
+/* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
+int em85_load_scales(em_state *s, int depth, int acc_bits);
+/* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */
+int em85_op_matmul(em_state *s);
+/* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
+int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
+/* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
+   IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
+int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
+int em85_load_out(em_state *s, em_out *o);
+/* After a U85 operation: a staged transposed OFM to its stored layout. */
+void em85_store_transposed(em_state *s);
+/* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */
+int em85_global_scale(em_state *s, const char *command, int64_t *scale, int *shift);
+/* 0 when `value` fits a `bits`-bit accumulator, else a one-line refusal. */
+int em85_acc_check(em_state *s, const char *command, int64_t value, int bits);
+/* The model's round mode of a U85 round_mode_ofm value, or 0xff when it has none. */
+unsigned em85_round_mode(unsigned ofm_mode);
+/* The type range of o->fm (OFM bytes and signedness) into o->type_min/type_max. */
+void em_out_type_range(em_out *o);
+
+/* A pooling window at output (oy, ox), channel c, zero point removed: its maximum, its sum, or
+   the sum over its taps of all `ifm_depth` channels; *count gets the taps inside the IFM. */
+#define EM_WINDOW_MAX 0
+#define EM_WINDOW_SUM 1
+#define EM_WINDOW_CHANNEL_SUM 2
+int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
+                       int *count);
+/* The average the NPU computes itself: sum / count as TOSA AVG_POOL2D (reciprocal_scale). */
+int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err);
+
 /* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);
 int em_op_pool(em_state *s, unsigned mode);
 int em_op_elementwise(em_state *s, unsigned mode);
 
+#define EM85_R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu]) /* the U85's, by its names */
+#define EM85_R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])
 #define EM_R0(s, op) ((s)->reg0[(EM_CMD0_##op) & 0x1ff])
 #define EM_R1(s, op) ((s)->reg1[(EM_CMD1_##op) & 0xff])
 #define EM_P0(s, op) ((uint32_t)((EM_R0(s, op) >> 16) & 0xffffu)) /* cmd0 16-bit param */

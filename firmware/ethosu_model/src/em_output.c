@@ -36,6 +36,16 @@ void em_lut_after_op(em_state *s) {
         s->lut_loaded = 0;
 }
 
+void em_out_type_range(em_out *o) {
+    if (o->fm.bytes == 4) {
+        o->type_min = -((int64_t)1 << 31); o->type_max = ((int64_t)1 << 31) - 1;
+    } else if (o->fm.is_signed) {
+        o->type_min = -((int64_t)1 << (8 * o->fm.bytes - 1)); o->type_max = ((int64_t)1 << (8 * o->fm.bytes - 1)) - 1;
+    } else {
+        o->type_min = 0; o->type_max = ((int64_t)1 << (8 * o->fm.bytes)) - 1;
+    }
+}
+
 int em_load_out(em_state *s, em_out *o) {
     uint64_t act = EM_R0(s, NPU_SET_ACTIVATION);
     unsigned type = EM_F_NPU_SET_ACTIVATION_TYPE(act), clip = EM_F_NPU_SET_ACTIVATION_ACT_CLIP_RANGE(act);
@@ -45,13 +55,7 @@ int em_load_out(em_state *s, em_out *o) {
     o->width = (int)EM_P0(s, NPU_SET_OFM_WIDTH_M1) + 1;
     o->depth = (int)EM_P0(s, NPU_SET_OFM_DEPTH_M1) + 1;
     o->round_mode = EM_F_NPU_SET_OFM_PRECISION_ROUNDING(EM_R0(s, NPU_SET_OFM_PRECISION));
-    if (o->fm.bytes == 4) {
-        o->type_min = -((int64_t)1 << 31); o->type_max = ((int64_t)1 << 31) - 1;
-    } else if (o->fm.is_signed) {
-        o->type_min = -((int64_t)1 << (8 * o->fm.bytes - 1)); o->type_max = ((int64_t)1 << (8 * o->fm.bytes - 1)) - 1;
-    } else {
-        o->type_min = 0; o->type_max = ((int64_t)1 << (8 * o->fm.bytes)) - 1;
-    }
+    em_out_type_range(o);
     if (o->fm.bytes == 4) {
         /* regor GenerateActivation: min/max registers are 16-bit; a 32-bit OFM is not clamped
            by them unless a clip range forces it (not modelled). */

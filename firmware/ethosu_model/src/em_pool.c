@@ -5,6 +5,32 @@
 
 /* --- POOL --- */
 
+int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
+                       int *count) {
+    int64_t acc = kind == EM_WINDOW_MAX ? INT64_MIN : 0;
+    int ky, kx;
+    for (ky = 0; ky < g->kh; ky++) {
+        int iy = em_tap_row(g, oy, ky);
+        if (iy < 0) continue;
+        for (kx = 0; kx < g->kw; kx++) {
+            int ix = em_tap_col(g, ox, kx);
+            int64_t x;
+            if (ix < 0) continue;
+            if (kind == EM_WINDOW_CHANNEL_SUM) {
+                /* sums the IFM channels into one (OFM depth 1) */
+                int ch;
+                for (ch = 0, x = 0; ch < ifm_depth; ch++) x += (int64_t)em_fm_read(in, iy, ix, ch) - in->zero_point;
+            } else {
+                x = (int64_t)em_fm_read(in, iy, ix, c) - in->zero_point;
+            }
+            if (kind == EM_WINDOW_MAX) acc = x > acc ? x : acc;
+            else acc += x;
+            (*count)++;
+        }
+    }
+    return acc;
+}
+
 /* A padded AVERAGE divides by the number of valid (non-padding) elements in hardware: regor
    ethos_u55_register_cs_generator.cpp GenerateOFMScalingForPooling ("padded average-pools use
    HW-scaling", lines 559-563) leaves OFM_SCALE at unit and asserts there is no rescale to fuse,
@@ -12,7 +38,7 @@
    (multiplier ((1 << 30) + 1) << k / count, shift 30 + k, 2^(k-1) < count <= 2^k), rounded
    as the OFM round mode says (NATURAL, the TOSA single rounding; regor graph_builder.cpp
    AddOutput gives every pool NATURAL). Checked bit-exactly against the TOSA reference. */
-static int64_t hw_average(em_state *s, int64_t sum, int count, unsigned mode, int *err) {
+int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err) {
     int k = 0;
     if (count == 0) {
         *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with a kernel wholly in the padding");
@@ -36,7 +62,7 @@ int em_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in;
     em_geom g;
-    int rc, oy, ox, ky, kx, c;
+    int rc, oy, ox, c;
     int64_t scale = (int64_t)EM_D1(s, NPU_SET_OFM_SCALE); /* unsigned: 1x1 average = 2^31 + 1 */
     int shift = (int)EM_F_NPU_SET_OFM_SCALE_SHIFT(EM_R1(s, NPU_SET_OFM_SCALE));
     int per_ch = em_per_channel(s);
@@ -55,29 +81,13 @@ int em_op_pool(em_state *s, unsigned mode) {
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
-                int64_t acc = mode == EM_POOLING_MODE_MAX ? INT64_MIN : 0, v;
+                int64_t v, acc;
                 int err = 0, count = 0;
-                for (ky = 0; ky < g.kh; ky++) {
-                    int iy = em_tap_row(&g, oy, ky);
-                    if (iy < 0) continue;
-                    for (kx = 0; kx < g.kw; kx++) {
-                        int ix = em_tap_col(&g, ox, kx);
-                        int64_t x;
-                        if (ix < 0) continue;
-                        if (mode == EM_POOLING_MODE_REDUCE_SUM) {
-                            /* sums the IFM channels into one (OFM depth 1) */
-                            int ch;
-                            for (ch = 0, x = 0; ch < ifm_depth; ch++)
-                                x += (int64_t)em_fm_read(&in, iy, ix, ch) - in.zero_point;
-                        } else {
-                            x = (int64_t)em_fm_read(&in, iy, ix, c) - in.zero_point;
-                        }
-                        if (mode == EM_POOLING_MODE_MAX) acc = x > acc ? x : acc;
-                        else acc += x;
-                        count++;
-                    }
-                }
-                if (hw_scaled) v = hw_average(s, acc, count, o.round_mode, &err);
+                acc = em_pool_window(&in, &g, oy, ox, c,
+                                     mode == EM_POOLING_MODE_MAX ? EM_WINDOW_MAX
+                                     : mode == EM_POOLING_MODE_REDUCE_SUM ? EM_WINDOW_CHANNEL_SUM : EM_WINDOW_SUM,
+                                     ifm_depth, &count);
+                if (hw_scaled) v = em_pool_average(s, acc, count, o.round_mode, &err);
                 else if (per_ch) v = em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err);
                 else v = em_scale(s, acc, scale, shift, o.round_mode, &err);
                 if (err) return err;

@@ -1,0 +1,97 @@
+/* Ethos-U85 NPU_OP_POOL (MAX, AVERAGE, SUM, REDUCE_SUM, NONE) and the U85 kernel registers.
+   The window arithmetic is the U55's (em_pool_window); the scaling is OFM_SCALE (regor
+   ethos_u85_register_cs_generator.cpp GenerateOFMScalingForPooling). */
+#include "em_internal.h"
+
+#define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(EM85_R0(s, NPU_SET_##op)))
+
+int em85_load_geom(em_state *s, const em_out *o, em_geom *g) {
+    uint64_t st = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
+    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE));
+    g->kh_dil = P0(s, KERNEL_HEIGHT_M1, HEIGHT_M1) + 1;
+    g->kw_dil = P0(s, KERNEL_WIDTH_M1, WIDTH_M1) + 1;
+    g->stride_x = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_MSB(st) << 1)) + 1;
+    g->stride_y = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_MSB(st) << 1)) + 1;
+    g->dil_x = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_X(st) + 1;
+    g->dil_y = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_Y(st) + 1;
+    g->part_kernel = EM85_F_NPU_SET_KERNEL_STRIDE_WEIGHT_ORDER(st) == EM85_WEIGHT_ORDER_PART_KERNEL_FIRST;
+    g->kh = (g->kh_dil - 1) / g->dil_y + 1;
+    g->kw = (g->kw_dil - 1) / g->dil_x + 1;
+    g->pad_top = P0(s, IFM_PAD_TOP, PAD);
+    g->pad_left = P0(s, IFM_PAD_LEFT, PAD);
+    g->pad_bottom = P0(s, IFM_PAD_BOTTOM, PAD);
+    g->pad_right = P0(s, IFM_PAD_RIGHT, PAD);
+    g->upscale = EM_RESAMPLING_MODE_NONE;
+    if (upscale != EM85_IFM_UPSCALE_MODE_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode value %u on Ethos-U85-%d (not modelled)",
+                       upscale, s->macs);
+    if (EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st) != EM85_KERNEL_DECOMPOSITION_D8X8)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_KERNEL_STRIDE decomposition value %u on Ethos-U85-%d",
+                       EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st), s->macs);
+    g->ifm_h = (o->height - 1) * g->stride_y + g->kh_dil - g->pad_top - g->pad_bottom;
+    g->ifm_w = (o->width - 1) * g->stride_x + g->kw_dil - g->pad_left - g->pad_right;
+    return 0;
+}
+
+/* A NONE pool's accumulator comes from IFM2 (acc_input IFM2): regor UseNullPool passes a 32-bit
+   input as IFM2 with an 8-bit dummy IFM ("Pool with input type >= 32 should use IFM int8
+   precision and none pooling op", GeneratePoolingOp/GenerateCommon); the IFM is not read. */
+
+static int window_kind(unsigned mode) {
+    if (mode == EM85_POOLING_MODE_MAX) return EM_WINDOW_MAX;
+    return mode == EM85_POOLING_MODE_REDUCE_SUM ? EM_WINDOW_CHANNEL_SUM : EM_WINDOW_SUM;
+}
+
+static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom *g, int64_t scale, int shift) {
+    if (mode != EM85_POOLING_MODE_MAX && mode != EM85_POOLING_MODE_AVERAGE && mode != EM85_POOLING_MODE_SUM &&
+        mode != EM85_POOLING_MODE_REDUCE_SUM && mode != EM85_POOLING_MODE_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL pooling_mode value %u on Ethos-U85-%d (not modelled)",
+                       mode, s->macs);
+    if (mode == EM85_POOLING_MODE_AVERAGE && (scale != 1 || shift != 0))
+        /* the NPU divides by the valid taps itself; a rescale after it is nowhere in regor's
+           streams of ours: stop rather than guess its rounding */
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with a rescale (OFM_SCALE %u shift %d) on "
+                       "Ethos-U85-%d (not modelled)", (unsigned)scale, shift, s->macs);
+    if (mode == EM85_POOLING_MODE_REDUCE_SUM && o->depth != 1)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL REDUCE_SUM with OFM depth %d (not 1)", o->depth);
+    if (g->dil_x != 1 || g->dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
+    return 0;
+}
+
+int em85_op_pool(em_state *s, unsigned mode) {
+    em_out o;
+    em_fmap in, acc_fm;
+    em_geom g;
+    int64_t scale = 1;
+    int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
+    int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
+    int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
+                      EM85_OFM_SCALE_MODE_PER_CHANNEL;
+    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2)) ||
+        (!per_channel && (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift))))
+        return rc;
+    if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
+    if (from_ifm2 && (rc = em_load_fmap(s, 1, &acc_fm))) return rc;
+    if ((rc = em85_load_out(s, &o)) || (rc = em85_load_geom(s, &o, &g)) || (rc = check_pool(s, mode, &o, &g, scale, shift))) return rc;
+    if (!from_ifm2 && (rc = em_load_fmap(s, 0, &in))) return rc;
+    if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
+        return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
+                                 "Ethos-U85-%d (not modelled)", s->macs);
+    for (oy = 0; oy < o.height; oy++) {
+        for (ox = 0; ox < o.width; ox++) {
+            for (c = 0; c < o.depth; c++) {
+                int err = 0, count = 0;
+                int64_t acc = from_ifm2 ? (int64_t)em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
+                                        : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
+                /* per-channel records as the U55's pool applies them: bias, then scale */
+                int64_t v = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o.round_mode, &err)
+                            : per_channel ? em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err)
+                                          : em_scale(s, acc, scale, shift, o.round_mode, &err);
+                if (err) return err;
+                em_store(&o, oy, ox, c, v);
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,29 @@
+"""Ops only the Ethos-U85 delegates (transformer building blocks), for the U85 sweep.
+
+`vnpu_cases_u85:<case>` is a model spec (module:function), built from CASES on attribute
+access as in vnpu_opcases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import nn
+from vnpu_opcases import binary, module, unary
+
+CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
+    "layernorm": lambda: module(nn.LayerNorm(8), size=8),
+    "gelu": lambda: unary(nn.functional.gelu),
+    "softmax_last": lambda: unary(lambda x: torch.softmax(x, dim=-1)),
+    "matmul": lambda: binary(torch.matmul),
+    "permute_nhwc": lambda: unary(lambda x: x.permute(0, 2, 3, 1).contiguous()),
+    "mean_c": lambda: unary(lambda x: x.mean(dim=1, keepdim=True)),
+}
+
+
+def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:
+    if name in CASES:
+        return CASES[name]
+    raise AttributeError(name)

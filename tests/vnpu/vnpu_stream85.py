@@ -1,0 +1,163 @@
+"""Hand-built Ethos-U85 command streams for the core's tests (unique module name).
+
+Commands are encoded by name and field from regor's ethos_u85_interface.hpp in the pinned Vela
+sdist (the same header the model's tables are generated from, read through gen_regs), so no
+opcode or bit position is typed here. Used where a behaviour needs checking on every value
+(round modes, transposes, chaining) rather than on what one compile happens to emit.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+from vnpu_stream import COMMAND_STREAM, COP1, OPTIMIZER_CONFIG, run
+
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.gen_regs import header_commands, header_enums
+from orchestrator.vnpu.regor_source import U85_INTERFACE, regor_text
+
+U85_128 = Npu(85, 128, 1)
+U85_128_CONFIG = 0x20000117      # the COP1 config word Vela writes for U85-128 (issue #22)
+CMD1_FLAG = 0x4000
+FEATURE_MAP_REGION = 1
+ELEMENT = {"S8": (1, "B8", "SIGNED"), "S16": (2, "B16", "SIGNED"), "S32": (4, "B32", "SIGNED")}
+
+
+@functools.lru_cache(maxsize=1)
+def header() -> tuple[dict[str, dict[str, int]], dict[str, list[tuple[str, int, int]]]]:
+    text = regor_text(U85_INTERFACE)
+    enums = {name: dict(members) for name, members in header_enums(text).items()}
+    return enums, header_commands(text)
+
+
+def enum(name: str, member: str) -> int:
+    return header()[0][name][member]
+
+
+def _encode(name: str, fields: dict[str, int]) -> int:
+    """cmd word (cmd0) or word | data << 32 (cmd1) of the named fields."""
+    word = 0
+    layout = {f: (offset, width) for f, offset, width in header()[1][name.lower()]}
+    for fname, value in fields.items():
+        offset, width = layout[fname]
+        assert 0 <= value < (1 << width), (name, fname, value)
+        word |= value << offset
+    return word
+
+
+@dataclass
+class Stream85:
+    """A U85 command stream under construction."""
+
+    words: list[int] = field(default_factory=list)
+
+    def cmd0(self, name: str, **fields: int) -> Stream85:
+        self.words.append(header()[0]["cmd0_opcode"][name] | _encode(name, fields))
+        return self
+
+    def cmd1(self, name: str, **fields: int) -> Stream85:
+        value = header()[0]["cmd1_opcode"][name] | CMD1_FLAG | _encode(name, fields)
+        self.words += [value & 0xFFFFFFFF, value >> 32]
+        return self
+
+    def precision(self, which: str, element: str, storage: str = "TILE2X2",
+                  **extra: int) -> Stream85:
+        _, precision, signedness = ELEMENT[element]
+        return self.cmd0(f"NPU_SET_{which}_PRECISION",
+                         activation_type=enum("activation_type", signedness),
+                         activation_precision=enum("activation_precision", precision),
+                         activation_storage=enum("activation_storage", storage), **extra)
+
+    def feature_map(self, which: str, offset: int, strides: tuple[int, int, int],
+                    tiles: tuple[int, int, int]) -> Stream85:
+        """Region, bases, tile sizes (height0, height1, width0) and strides (y, x, c)."""
+        self.cmd0(f"NPU_SET_{which}_REGION", region=FEATURE_MAP_REGION)
+        for tile in range(4):
+            self.cmd1(f"NPU_SET_{which}_BASE{tile}", addr_lo=offset)
+        self.cmd0(f"NPU_SET_{which}_HEIGHT0_M1", height_m1=tiles[0] - 1)
+        self.cmd0(f"NPU_SET_{which}_HEIGHT1_M1", height_m1=tiles[1] - 1)
+        self.cmd0(f"NPU_SET_{which}_WIDTH0_M1", width_m1=tiles[2] - 1)
+        for axis, stride in zip("YXC", strides, strict=True):
+            self.cmd1(f"NPU_SET_{which}_STRIDE_{axis}", addr_lo=stride)
+        return self
+
+    def payload(self, config: int = U85_128_CONFIG) -> bytes:
+        stop = header()[0]["cmd0_opcode"]["NPU_OP_STOP"] | 0xFFFF << 16
+        words = [COP1, OPTIMIZER_CONFIG, config, 0, COMMAND_STREAM | (len(self.words) + 1) << 16,
+                 *self.words, stop]
+        return struct.pack(f"<{len(words)}I", *words)
+
+
+def nhwc_strides(shape: tuple[int, int, int], element: int) -> tuple[int, int, int]:
+    height, width, depth = shape
+    return width * depth * element, depth * element, element
+
+
+@dataclass(frozen=True)
+class Elementwise85:
+    """One ELEMENTWISE `mode` of an NHWC IFM (offset 0, shape `shape`) and a scalar IFM2 into
+    the OFM at `ofm_offset`: OFM_SCALE (scale, shift, round mode), the OFM stored with
+    `transpose` (its strides are those of the stored layout), `ofm_storage`/`ifm_storage`
+    for chaining (the REGION then names chain buffer 0)."""
+
+    mode: str
+    shape: tuple[int, int, int]
+    ifm: str = "S8"
+    ofm: str = "S8"
+    scalar: int = 0
+    scale: int = 1
+    shift: int = 0
+    round_mode: str = "NATURAL"
+    transpose: str = "HWC"
+    ofm_offset: int = 1024
+    ofm_strides: tuple[int, int, int] | None = None
+    ofm_tiles: tuple[int, int, int] | None = None
+    ifm_storage: str = "TILE2X2"
+    ofm_storage: str = "TILE2X2"
+
+    def emit(self, stream: Stream85) -> Stream85:
+        height, width, depth = self.shape
+        ifm_bytes, ofm_bytes = ELEMENT[self.ifm][0], ELEMENT[self.ofm][0]
+        stream.precision("IFM", self.ifm, self.ifm_storage)
+        if self.ifm_storage == "CHAINED":
+            stream.cmd0("NPU_SET_IFM_REGION", region=0)
+        else:
+            stream.feature_map("IFM", 0, nhwc_strides(self.shape, ifm_bytes),
+                               (height, height, width))
+        stream.cmd0("NPU_SET_IFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.cmd0("NPU_SET_IFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_IFM_BROADCAST", broadcast_mode=enum("broadcast_mode", "NONE"))
+        stream.precision("IFM2", self.ifm, "NONE")
+        stream.cmd1("NPU_SET_OP_SCALAR", scalar=self.scalar & 0xFFFFFFFF)
+        stream.cmd0("NPU_SET_IFM2_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_IFM2_BROADCAST", broadcast_mode=enum("broadcast_mode", "SCALAR"))
+        unit = dict(shift=0, round_mode=enum("round_mode_ifm", "NATURAL"), scale=1)
+        stream.cmd1("NPU_SET_IFM_SCALE", **unit).cmd1("NPU_SET_IFM2_SCALE", **unit)
+        stream.precision("OFM", self.ofm, self.ofm_storage,
+                         scale_mode=enum("ofm_scale_mode", "GLOBAL"),
+                         activation_transpose=enum("activation_transpose", self.transpose))
+        if self.ofm_storage == "CHAINED":
+            stream.cmd0("NPU_SET_OFM_REGION", region=0)
+        else:
+            stream.feature_map("OFM", self.ofm_offset,
+                               self.ofm_strides or nhwc_strides(self.shape, ofm_bytes),
+                               self.ofm_tiles or (height, height, width))
+        stream.cmd0("NPU_SET_OFM_HEIGHT_M1", height_m1=height - 1)
+        stream.cmd0("NPU_SET_OFM_WIDTH_M1", width_m1=width - 1)
+        stream.cmd0("NPU_SET_OFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.cmd0("NPU_SET_OFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_ACTIVATION",
+                    activation_function=enum("activation_function", "LUT_NONE"),
+                    activation_clip_range=enum("activation_clip_range", "NONE"))
+        stream.cmd1("NPU_SET_OFM_SCALE", scale=self.scale, shift=self.shift,
+                    round_mode=enum("round_mode_ofm", self.round_mode))
+        stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", "I32"))
+        return stream.cmd0("NPU_OP_ELEMENTWISE",
+                           elementwise_mode=enum("elementwise_mode", self.mode))
+
+
+def run85(stream: Stream85, scratch: np.ndarray) -> tuple[int, str]:  # type: ignore[type-arg]
+    return run(stream.payload(), scratch, U85_128)
