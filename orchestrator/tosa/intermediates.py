@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.tosa.graph import _main_block, graph_interface, main_operators
+from orchestrator.tosa.graph import CONSTANTS, _main_block, graph_interface, main_operators
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 
 OUTPUTS_FIELD = 12          # TosaBasicBlock's vtable slot for `outputs` (tosa/TosaBasicBlock.py)
-NOT_TENSORS = ("CONST", "CONST_SHAPE")
 
 
 def _pad(data: bytearray) -> None:
@@ -50,7 +49,7 @@ def with_outputs(tosa: bytes, names: Sequence[str]) -> bytes:
 
 def intermediate_names(tosa: bytes) -> list[str]:
     """Every tensor an operator of the main block computes (not constants), in graph order."""
-    return [name for op in main_operators(tosa) if op.op not in NOT_TENSORS
+    return [name for op in main_operators(tosa) if op.op not in CONSTANTS
             for name in op.outputs]
 
 
