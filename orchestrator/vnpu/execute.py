@@ -89,15 +89,18 @@ def _invoke(library: Any, config: NpuConfig, command: np.ndarray[Any, Any],
 
 
 def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],
-                observe: OperationObserver | None = None) -> list[bytes]:
+                observe: OperationObserver | None = None,
+                on_start: Callable[[np.ndarray[Any, Any]], None] | None = None) -> list[bytes]:
     """Raw bytes of each output after running the command stream on `inputs` (`observe`
-    sees every NPU operation as it completes)."""
+    sees every NPU operation as it completes, `on_start` the scratch with the inputs placed)."""
     if len(inputs) != len(program.inputs):
         raise OrchestratorError(f"the delegate takes {len(program.inputs)} inputs, "
                                 f"got {len(inputs)}", "check the partition's interface")
     scratch = np.zeros(max(program.scratch_size, 16), dtype=np.uint8)
     for index, (io, array) in enumerate(zip(program.inputs, inputs, strict=True)):
         _place(scratch, io, array, index)
+    if on_start is not None:
+        on_start(scratch)
     weights = np.frombuffer(program.weight_data or b"\0", dtype=np.uint8).copy()
     fast = np.zeros(FAST_SCRATCH_BYTES, dtype=np.uint8)
     command = np.frombuffer(program.cmd_data, dtype=np.uint8).copy()

@@ -4,14 +4,15 @@ model's tensor it computes.
 Each operation's OFM is read from memory right after it ran (the model's operation observer);
 the TOSA tensor it computes is Vela's name for the operation (its per-operation table, in
 command-stream order, when it lists as many operations as the stream runs), else the next
-graph tensor with as many elements. The TOSA operators behind it come from
+graph tensor with its shape. The ExecuTorch Arm backend names each TOSA tensor after the node
+of the lowered graph that produced it (the flatbuffers it writes carry no op locations), so the
+tensor name is also that FX node's name. The TOSA operators behind it come from
 orchestrator.tosa.graph.operators_behind, as in the profile's Vela rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,46 +20,11 @@ import numpy as np
 from orchestrator.tosa.graph import operators_behind
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.binstream import VelaProgram
-from orchestrator.vnpu.execute import Npu, run_program
-from orchestrator.vnpu.hostlib import Operation
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.observe import ObservedOp, observe_program
 
-
-@dataclass(frozen=True)
-class ObservedOp:
-    """One NPU operation and its OFM (height, width, depth) as raw bytes per element."""
-
-    index: int
-    name: str
-    word: int
-    ofm: np.ndarray[Any, Any] | None   # (H, W, C, bytes) uint8; None when not in memory
-
-
-def _ofm_bytes(op: Operation, region: np.ndarray[Any, Any]) -> np.ndarray[Any, Any] | None:
-    if op.height0 < op.height or op.width0 < op.width:
-        return None   # tiled OFM: not read back
-    y = np.arange(op.height)[:, None, None, None] * op.stride_y
-    x = np.arange(op.width)[None, :, None, None] * op.stride_x
-    channels = np.arange(op.depth)
-    c = ((channels >> 4) * op.stride_c + (channels & 15) * op.bytes if op.nhcwb16
-         else channels * op.stride_c)[None, None, :, None]
-    b = np.arange(op.bytes)[None, None, None, :]
-    address = op.offset + y + x + c + b
-    if address.min() < 0 or address.max() >= region.size:
-        return None
-    return region[address].copy()
-
-
-def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
-                    ) -> tuple[list[ObservedOp], list[bytes]]:
-    """Every NPU operation's OFM right after it ran, and the program's outputs."""
-    seen: list[ObservedOp] = []
-
-    def observe(op: Operation, regions: list[np.ndarray[Any, Any]]) -> None:
-        ofm = _ofm_bytes(op, regions[op.region]) if 0 <= op.region < len(regions) else None
-        seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word, ofm))
-
-    outputs = run_program(program, npu, inputs, observe)
-    return seen, outputs
+COPY_SUFFIX = "_copy"   # Vela's name for a MemoryCopy of a tensor
+DEPARTURE_WINDOW = 3    # how far past the last tensor matched a departing OFM may be named
 
 
 def _squeezed(shape: Sequence[int]) -> tuple[int, ...]:
@@ -71,20 +37,12 @@ def _computes(op: ObservedOp, tensor: np.ndarray[Any, Any]) -> bool:
             and _squeezed(op.ofm.shape[:3]) == _squeezed(tensor.shape))
 
 
-def tensor_per_operation(ops: Sequence[ObservedOp], vela_names: Sequence[str],
-                         reference: dict[str, np.ndarray[Any, Any]]) -> list[str | None]:
-    """The TOSA tensor each operation completes, in stream order: the next of Vela's
-    operation names (else of the graph's tensors) whose shape the OFM has; None for the
-    operations in between (stripes, internal tensors such as a transpose's first pass)."""
-    candidates = [name for name in vela_names if name in reference] or list(reference)
-    found: list[str | None] = []
-    start = 0
-    for op in ops:
-        match = next((i for i in range(start, len(candidates))
-                      if _computes(op, reference[candidates[i]])), None)
-        found.append(None if match is None else candidates[match])
-        start = start if match is None else match + 1
-    return found
+def candidate_tensors(vela_names: Sequence[str],
+                      reference: dict[str, np.ndarray[Any, Any]]) -> list[str]:
+    """The TOSA tensors the stream computes, in its order: Vela's operation names (a
+    MemoryCopy's "<tensor>_copy" is that tensor), else the graph's tensors."""
+    names = [name.removesuffix(COPY_SUFFIX) for name in vela_names]
+    return [name for name in names if name in reference] or list(reference)
 
 
 def _as_values(ofm: np.ndarray[Any, Any], like: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -109,23 +67,43 @@ def _departure(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> dict[st
             "first": element(first), "worst": element(worst)}
 
 
+def _matching(op: ObservedOp, names: Sequence[str], start: int,
+              reference: dict[str, np.ndarray[Any, Any]]) -> tuple[int, dict[str, Any] | None]:
+    """(position in `names`, departure or None) of the tensor op `op` completes: the first from
+    `start` with its shape whose values it has, else the first with its shape among the next
+    DEPARTURE_WINDOW (departing; further ahead a shape alone says too little); (-1, None) when
+    none has its shape (a stripe, an internal tensor such as a transpose's first pass)."""
+    shaped = [i for i in range(start, len(names)) if _computes(op, reference[names[i]])]
+    if op.ofm is None or not shaped:
+        return -1, None
+    departures = []
+    for position in shaped:
+        want = reference[names[position]]
+        found = _departure(_as_values(op.ofm, want).reshape(want.shape), want)
+        if found is None:
+            return position, None
+        departures.append(found)
+    if shaped[0] >= start + DEPARTURE_WINDOW:
+        return -1, None
+    return shaped[0], departures[0]
+
+
 def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
                      inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = ()
                      ) -> dict[str, Any] | None:
     """The first NPU operation whose OFM departs from the TOSA reference (None if none)."""
     reference = run_with_intermediates(tosa, inputs)
-    ops, _ = observe_program(program, npu, inputs)
-    tensors = tensor_per_operation(ops, vela_names, reference)
-    for op, tensor in zip(ops, tensors, strict=True):
-        if tensor is None or op.ofm is None:
-            continue
-        want = reference[tensor]
-        found = _departure(_as_values(op.ofm, want).reshape(want.shape), want)
+    names = candidate_tensors(vela_names, reference)
+    start = 0
+    for op in observe_program(program, npu, inputs).operations:
+        position, found = _matching(op, names, start, reference)
         if found is not None:
+            tensor = names[position]
             return {"operation": op.index, "command": op.name, "word": op.word,
-                    "tosa_tensor": tensor, "node": tensor,
-                    "tosa_operators": operators_behind(tosa, [t for t in tensors if t])
+                    "tosa_tensor": tensor, "fx_node": tensor,
+                    "tosa_operators": operators_behind(tosa, list(dict.fromkeys(names)))
                     .get(tensor, []), **found}
+        start = start if position < 0 else position + 1
     return None
 
 

@@ -1,6 +1,6 @@
 /* The operation observer (ethosu_model_observe): after each NPU_OP_CONV/DEPTHWISE/POOL/
-   ELEMENTWISE the registered callback sees the operation's index, command and OFM as its
-   registers describe it; a non-zero return stops the stream there (ETHOSU_MODEL_STOPPED). */
+   ELEMENTWISE the registered callback sees the operation's index, command and feature maps as
+   its registers describe them; a non-zero return stops the stream there (ETHOSU_MODEL_STOPPED). */
 #include <string.h>
 
 #include "em_internal.h"
@@ -23,32 +23,51 @@ static int is_compute(int arch, unsigned code) {
            code == EM_CMD0_NPU_OP_ELEMENTWISE;
 }
 
-static void describe_ofm(em_state *s, ethosu_model_operation *op) {
+static int ofm_dim(em_state *s, int axis) {
+    if (s->arch == 85) {
+        if (axis == 0) return (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
+        if (axis == 1) return (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
+        return (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    }
+    if (axis == 0) return (int)EM_P0(s, NPU_SET_OFM_HEIGHT_M1) + 1;
+    if (axis == 1) return (int)EM_P0(s, NPU_SET_OFM_WIDTH_M1) + 1;
+    return (int)EM_P0(s, NPU_SET_OFM_DEPTH_M1) + 1;
+}
+
+static int ifm_depth(em_state *s) {
+    if (s->arch == 85) return (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
+    return (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
+}
+
+/* Feature map `which` (0 IFM, 1 IFM2, 2 OFM) as the registers describe it, without failing
+   the run (the operation has already run; an unreadable map is reported as region -1). */
+static void describe(em_state *s, int which, ethosu_model_fmap *out) {
     em_fmap f;
-    unsigned region = em_fmap_region(s, 2);
+    unsigned region = em_fmap_region(s, which);
     int fault = s->fault;
-    op->region = -1; /* chained (U85) or unreadable: not in a region */
-    if (em_load_fmap(s, 2, &f) != 0 || region >= (unsigned)s->regions || f.lo != (const uint8_t *)(uintptr_t)s->base[region]) {
+    out->region = -1;
+    if (em_load_fmap(s, which, &f) != 0 || region >= (unsigned)s->regions ||
+        f.lo != (const uint8_t *)(uintptr_t)s->base[region]) {
         s->fault = fault;
         return;
     }
-    op->region = (int)region;
-    op->offset = (uint64_t)(f.tile[0] - f.lo);
-    op->height0 = f.height0;
-    op->width0 = f.width0;
-    op->bytes = f.bytes;
-    op->nhcwb16 = f.nhcwb16;
-    op->stride_x = f.stride_x;
-    op->stride_y = f.stride_y;
-    op->stride_c = f.stride_c;
-    if (s->arch == 85) {
-        op->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
-        op->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
-        op->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    out->region = (int)region;
+    out->offset = (uint64_t)(f.tile[0] - f.lo);
+    out->height0 = f.height0;
+    out->width0 = f.width0;
+    out->bytes = f.bytes;
+    out->nhcwb16 = f.nhcwb16;
+    out->stride_x = f.stride_x;
+    out->stride_y = f.stride_y;
+    out->stride_c = f.stride_c;
+    if (which == 2) {
+        out->height = ofm_dim(s, 0);
+        out->width = ofm_dim(s, 1);
+        out->depth = ofm_dim(s, 2);
     } else {
-        op->height = (int)EM_P0(s, NPU_SET_OFM_HEIGHT_M1) + 1;
-        op->width = (int)EM_P0(s, NPU_SET_OFM_WIDTH_M1) + 1;
-        op->depth = (int)EM_P0(s, NPU_SET_OFM_DEPTH_M1) + 1;
+        out->height = f.height0;
+        out->width = f.width0;
+        out->depth = ifm_depth(s);
     }
     s->fault = fault;
 }
@@ -63,7 +82,10 @@ int em_observe_op(em_state *s, unsigned code, size_t word) {
     op.code = code;
     op.word = (uint32_t)word;
     op.name = em_opname(s->arch, 0, code);
-    describe_ofm(s, &op);
+    describe(s, 2, &op.ofm);
+    describe(s, 0, &op.ifm);
+    op.ifm2.region = -1;
+    if (code == (s->arch == 85 ? EM85_CMD0_NPU_OP_ELEMENTWISE : EM_CMD0_NPU_OP_ELEMENTWISE)) describe(s, 1, &op.ifm2);
     if (g_observer(&op, g_observer_user) == 0) return 0;
     return em_fail(s, ETHOSU_MODEL_STOPPED, "stopped by the observer after operation %d", op.index);
 }
