@@ -34,14 +34,15 @@ def fmap_addresses(fmap: FeatureMap, size: int) -> np.ndarray[Any, Any] | None:
 @dataclass(frozen=True)
 class ObservedOp:
     """One NPU operation: its OFM bytes (height, width, depth, element byte; None when not
-    readable), the scratch bytes it changed, and the scratch bytes its IFMs may read."""
+    readable), the scratch bytes it wrote (what its OFM registers address, and any other byte
+    it changed), and the scratch bytes its IFMs may read."""
 
     index: int
     name: str
     word: int
     ofm: np.ndarray[Any, Any] | None
     ofm_region: int = -1
-    changed: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    writes: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
     reads: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
@@ -70,6 +71,8 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
         ofm_at = (fmap_addresses(op.ofm, regions[op.ofm.region].size)
                   if 0 <= op.ofm.region < len(regions) else None)
         changed = np.flatnonzero(scratch != before[0])
+        if ofm_at is not None and op.ofm.region == SCRATCH_REGION:
+            changed = np.union1d(changed, ofm_at.reshape(-1))
         seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word,
                                None if ofm_at is None else regions[op.ofm.region][ofm_at],
                                op.ofm.region, changed, _scratch_reads(op, scratch.size)))

@@ -22,6 +22,7 @@ from orchestrator.tosa.partitions import Partition, PartitionTensor, product_par
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.locate import locate_departure
 from orchestrator.vnpu.version import model_version
@@ -62,6 +63,7 @@ class VerifyReport:
     versions: dict[str, str] = field(default_factory=dict)
     checks: list[OutputCheck] = field(default_factory=list)
     departures: list[dict[str, Any]] = field(default_factory=list)
+    write_findings: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -76,6 +78,7 @@ class VerifyReport:
                 "partitions": len({c.partition for c in self.checks}),
                 "checks": [check.to_json() for check in self.checks],
                 "departures": self.departures,
+                "write_findings": self.write_findings,
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
@@ -177,6 +180,17 @@ def localise(product: Product, partition: Partition, program: VelaProgram, npu: 
     return {"partition": partition.index, "inputs": label, **found}
 
 
+def write_findings(index: int, program: VelaProgram, npu: Npu,
+                   inputs: Sequence[np.ndarray[Any, Any]], seconds: dict[str, float]
+                   ) -> list[dict[str, Any]]:
+    """Partition `index`'s writes over live tensors (findings about the compiled program)."""
+    started = time.perf_counter()
+    found = check_writes(program, npu, inputs)
+    seconds["write_checks"] = seconds.get("write_checks", 0.0) + time.perf_counter() - started
+    return [{"partition": index, **clobber.to_json(), "sentence": clobber.sentence()}
+            for clobber in found]
+
+
 def verify_product(product: Product, npu: Npu, model: str, target: str,
                    seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True) -> VerifyReport:
     """Check every Ethos-U partition of a compiled product on the NPU model."""
@@ -197,6 +211,9 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
         own = model_inputs(product, partition, interface)
         input_sets = ([("model", own)] if own is not None else []) + [
             (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+        if locate:
+            report.write_findings += write_findings(partition.index, program, npu,
+                                                    input_sets[0][1], report.seconds)
         departed = False
         for label, arrays in input_sets:
             checks = check_partition(partition.index, tosa, program, npu, arrays, label,

@@ -33,6 +33,11 @@ def render(document: dict[str, Any]) -> str:
                  else f"no departing operation named: {departure['note']}")
         lines.append(f"  partition {departure['partition']} ({departure['inputs']} inputs): "
                      f"{where}")
+    findings = document.get("write_findings", [])
+    if findings:   # one sentence: the first write over a live tensor, the rest counted
+        more = f" ({len(findings) - 1} more writes over live tensors in the JSON)" \
+            if len(findings) > 1 else ""
+        lines.append(f"  partition {findings[0]['partition']}: {findings[0]['sentence']}{more}")
     seconds = document["seconds"]
     lines.append("  seconds: " + ", ".join(f"{k} {v}" for k, v in seconds.items()))
     return "\n".join(lines)
