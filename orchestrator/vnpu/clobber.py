@@ -6,7 +6,8 @@ byte belongs to the operation that last wrote it (its OFM registers' addresses, 
 changed) (the placed inputs to "the inputs"); a
 tensor is that operation's bytes. Operation k clobbers tensor j when it changes bytes j still
 owns and a later operation m still reads bytes j owns (what its IFM/IFM2 registers address):
-j was live when k wrote over it.
+j was live when k wrote over it. An operation whose OFM registers address some byte for two
+elements writes past the tensor it was given over its own output (reader: itself).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from orchestrator.vnpu.observe import ObservedOp, observe_program
 
 INPUTS = -1      # owner of the bytes the inputs were placed in
 UNOWNED = -2     # never written in this run
+DMA = -3         # staged by a DMA (weights, scales, LUTs): not a tensor
 NEXT_STEP = ("split the packed projection into separate ones, or compile with another Vela "
              "optimisation (--optimise Size/Performance)")
 
@@ -45,9 +47,16 @@ class Clobber:
                 "read_by_operation": self.reader}
 
     def owner_name(self) -> str:
+        if self.owner == self.writer:
+            return "its own OFM (its registers address overlapping elements)"
         return "the inputs" if self.owner == INPUTS else f"the OFM of operation {self.owner}"
 
     def sentence(self) -> str:
+        if self.owner == self.writer:
+            return (f"the compiled program writes past a tensor: NPU operation {self.writer} "
+                    f"({self.writer_command}) addresses scratch bytes {self.start}.."
+                    f"{self.end - 1} for more than one element, over its own output; "
+                    f"next: {NEXT_STEP}")
         return (f"the compiled program writes over a live tensor: NPU operation {self.writer} "
                 f"({self.writer_command}) writes scratch bytes {self.start}..{self.end - 1}, "
                 f"still held by {self.owner_name()} and read by operation {self.reader}; "
@@ -57,7 +66,7 @@ class Clobber:
 def _overwrites(owner: np.ndarray[Any, Any], op: ObservedOp) -> dict[int, np.ndarray[Any, Any]]:
     """Bytes op changes that another tensor owned, by that tensor."""
     previous = owner[op.writes]
-    keep = (previous != UNOWNED) & (previous != op.index)
+    keep = (previous != UNOWNED) & (previous != DMA) & (previous != op.index)
     return {int(j): op.writes[keep & (previous == j)] for j in np.unique(previous[keep])}
 
 
@@ -69,6 +78,9 @@ def find_clobbers(scratch_size: int, input_bytes: np.ndarray[Any, Any],
     pending: list[tuple[ObservedOp, int, np.ndarray[Any, Any]]] = []
     found: list[Clobber] = []
     for op in operations:
+        if op.index < 0:
+            owner[op.writes] = DMA
+            continue
         readers = set(np.unique(owner[op.reads]).tolist())
         still = []
         for writer, victim, spans in pending:
@@ -79,6 +91,9 @@ def find_clobbers(scratch_size: int, input_bytes: np.ndarray[Any, Any],
                 still.append((writer, victim, spans))
         pending = still
         pending += [(op, victim, spans) for victim, spans in _overwrites(owner, op).items()]
+        if op.overlapping.size:
+            found.append(Clobber(op.index, op.name, int(op.overlapping.min()),
+                                 int(op.overlapping.max()) + 1, op.index, op.index))
         owner[op.writes] = op.index
     return found
 

@@ -96,6 +96,8 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
     names = candidate_tensors(vela_names, reference)
     start = 0
     for op in observe_program(program, npu, inputs).operations:
+        if op.index < 0:
+            continue
         position, found = _matching(op, names, start, reference)
         if found is not None:
             tensor = names[position]

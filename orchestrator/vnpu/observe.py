@@ -44,6 +44,7 @@ class ObservedOp:
     ofm_region: int = -1
     writes: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
     reads: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    overlapping: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,16 @@ def _scratch_reads(op: Operation, size: int) -> np.ndarray[Any, Any]:
     return reads
 
 
+def _addressed_twice(address: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Bytes an OFM's registers address for more than one element (its rows overlap)."""
+    values, counts = np.unique(address.reshape(-1), return_counts=True)
+    twice: np.ndarray[Any, Any] = values[counts > 1]
+    return twice
+
+
 def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
                     ) -> ObservedRun:
-    """Every NPU operation as it ran, and the program's outputs."""
+    """Every NPU operation (and DMA, index -1) as it ran, and the program's outputs."""
     seen: list[ObservedOp] = []
     before: list[np.ndarray[Any, Any]] = []
 
@@ -71,11 +79,19 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
         ofm_at = (fmap_addresses(op.ofm, regions[op.ofm.region].size)
                   if 0 <= op.ofm.region < len(regions) else None)
         changed = np.flatnonzero(scratch != before[0])
+        overlapping = np.zeros(0, np.int64)
         if ofm_at is not None and op.ofm.region == SCRATCH_REGION:
             changed = np.union1d(changed, ofm_at.reshape(-1))
+            overlapping = _addressed_twice(ofm_at)
+        if op.index < 0:   # a DMA: its writes are its own, no operation's
+            seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word, None,
+                                   writes=np.flatnonzero(scratch != before[0])))
+            before[0] = scratch.copy()
+            return
         seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word,
                                None if ofm_at is None else regions[op.ofm.region][ofm_at],
-                               op.ofm.region, changed, _scratch_reads(op, scratch.size)))
+                               op.ofm.region, changed, _scratch_reads(op, scratch.size),
+                               overlapping))
         before[0] = scratch.copy()
 
     outputs = run_program(program, npu, inputs, observe,

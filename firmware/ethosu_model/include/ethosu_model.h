@@ -51,7 +51,8 @@ typedef struct ethosu_model_fmap {
 
 /* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE) just run, for an observer: its
    index among the stream's operations, command, word offset in the stream, and its feature
-   maps (IFM and IFM2 over tile 0 with the IFM depth: what it may read; the OFM: what it writes). */
+   maps (IFM and IFM2 over tile 0 with the IFM depth: what it may read; the OFM: what it writes).
+   An NPU_OP_DMA_START is reported too, with index -1 and every feature map's region -1. */
 typedef struct ethosu_model_operation {
     int index; uint32_t code; uint32_t word; const char *name;
     ethosu_model_fmap ofm, ifm, ifm2;

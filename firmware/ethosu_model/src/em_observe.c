@@ -1,5 +1,5 @@
 /* The operation observer (ethosu_model_observe): after each NPU_OP_CONV/DEPTHWISE/POOL/
-   ELEMENTWISE the registered callback sees the operation's index, command and feature maps as
+   ELEMENTWISE (and, with index -1 and no feature maps, each NPU_OP_DMA_START) the callback sees the operation's index, command and feature maps as
    its registers describe them; a non-zero return stops the stream there (ETHOSU_MODEL_STOPPED). */
 #include <string.h>
 
@@ -72,16 +72,23 @@ static void describe(em_state *s, int which, ethosu_model_fmap *out) {
     s->fault = fault;
 }
 
+static int is_dma(int arch, unsigned code) {
+    return code == (arch == 85 ? EM85_CMD0_NPU_OP_DMA_START : EM_CMD0_NPU_OP_DMA_START);
+}
+
 int em_observe_op(em_state *s, unsigned code, size_t word) {
     ethosu_model_operation op;
-    if (!is_compute(s->arch, code)) return 0;
-    s->operations += 1;
+    int compute = is_compute(s->arch, code);
+    if (!compute && !is_dma(s->arch, code)) return 0;
+    if (compute) s->operations += 1;
     if (g_observer == NULL) return 0;
     memset(&op, 0, sizeof(op));
-    op.index = s->operations - 1;
+    op.index = compute ? s->operations - 1 : -1; /* a DMA: no feature maps, index -1 */
+    op.ofm.region = op.ifm.region = op.ifm2.region = -1;
     op.code = code;
     op.word = (uint32_t)word;
     op.name = em_opname(s->arch, 0, code);
+    if (!compute) return g_observer(&op, g_observer_user) == 0 ? 0 : em_fail(s, ETHOSU_MODEL_STOPPED, "stopped by the observer after a DMA");
     describe(s, 2, &op.ofm);
     describe(s, 0, &op.ifm);
     op.ifm2.region = -1;
