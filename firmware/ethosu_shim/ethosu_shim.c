@@ -13,10 +13,10 @@
 #include <ethosu_model.h>
 
 #ifndef ETHOSU_SHIM_ARCH
-#error "ETHOSU_SHIM_ARCH (55 or 65) comes from the target catalogue through CMake"
+#error "ETHOSU_SHIM_ARCH (55, 65 or 85) comes from the target catalogue through CMake"
 #endif
-#if ETHOSU_SHIM_ARCH != 55 && ETHOSU_SHIM_ARCH != 65
-#error "the functional NPU model runs Ethos-U55 and Ethos-U65 only"
+#if ETHOSU_SHIM_ARCH != 55 && ETHOSU_SHIM_ARCH != 65 && ETHOSU_SHIM_ARCH != 85
+#error "the functional NPU model runs Ethos-U55, Ethos-U65 and Ethos-U85 only"
 #endif
 
 static const ethosu_model_npu npu_config = {

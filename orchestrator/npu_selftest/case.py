@@ -30,6 +30,9 @@ class NpuCase:
     blob: VelaProgram
     inputs: tuple[np.ndarray[Any, Any], ...]
     expected: tuple[np.ndarray[Any, Any], ...]
+    # region 2 (the delegate's fast scratch): the .pte carries no size, so the memory mode's
+    # size from runner.toml, as the runner gives it (Dedicated_Sram_384KB, U85's default: 384 KiB)
+    fast_scratch_size: int = 0
 
 
 def _single(items: list[Any], what: str, model: str) -> Any:
@@ -57,7 +60,7 @@ def _check_placement(ios: tuple[VelaIO, ...], arrays: tuple[np.ndarray[Any, Any]
                 f"{SCRATCH_REGION})", "invoke run --app npu-selftest --model convnet")
 
 
-def make_case(product: Any, model: str, target: str) -> NpuCase:
+def make_case(product: Any, model: str, target: str, fast_scratch_size: int = 0) -> NpuCase:
     """The case for a compiled product: its partition run on the TOSA reference model."""
     partition: Partition = _single(product_partitions(product), "partitions", model)
     blob: VelaProgram = _single(programs_in_pte(Path(product.pte)), "Vela streams", model)
@@ -65,7 +68,7 @@ def make_case(product: Any, model: str, target: str) -> NpuCase:
     expected = tuple(run_tosa_flatbuffer(partition.tosa, inputs))
     _check_placement(blob.inputs, inputs, model)
     _check_placement(blob.outputs, expected, model)
-    return NpuCase(model, target, blob, inputs, expected)
+    return NpuCase(model, target, blob, inputs, expected, fast_scratch_size)
 
 
 def _bytes(name: str, data: bytes) -> str:
@@ -86,6 +89,7 @@ def render_header(case: NpuCase) -> str:
              f'#define NPU_CASE_NAME "{case.name}"\n',
              f'#define NPU_CASE_COMPILED_FOR "{case.compiled_for}"\n',
              f"#define NPU_CASE_SCRATCH_SIZE {blob.scratch_size}u\n",
+             f"#define NPU_CASE_FAST_SCRATCH_SIZE {case.fast_scratch_size}u\n",
              _bytes("npu_case_cmd", blob.cmd_data),
              f"#define NPU_CASE_CMD_SIZE {len(blob.cmd_data)}u\n",
              _bytes("npu_case_weights", blob.weight_data),

@@ -13,6 +13,7 @@ from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.runner.config import pools_for, runner_data
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.metrics import functional_model_npu, label_emulated_npu_cycles
 from orchestrator.sim import choose_simulator, simulate
@@ -45,7 +46,9 @@ def compile_case(work: Scratch, model: str, compiled_for: str) -> NpuCase:
     from orchestrator.aot.api import compile_model
 
     product = compile_model(model, compiled_for, scratch_root=work.root)
-    return make_case(product, model, compiled_for)
+    mode = product.manifest.get("options", {}).get("memory_mode")
+    fast = pools_for(mode).fast_scratch_size if mode in runner_data().pools else 0
+    return make_case(product, model, compiled_for, fast)
 
 
 def build_case(work: Scratch, target: Target, case: NpuCase, build_type: str) -> BuildResult:

@@ -13,6 +13,8 @@ from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.sim.fvp_run import fvp_stop
 from orchestrator.sim.limits import recorded_hint
+from orchestrator.sim.select import setup_artifact
+from orchestrator.targets import load_catalogue
 
 
 def explain_exit(result: RunResult, stream: ParsedStream, model: str) -> RunResult:
@@ -80,7 +82,16 @@ def explain_npu_model_refusal(result: RunResult, stream: ParsedStream) -> RunRes
     return replace(result, status=Status.FAIL, reason=summary, classification=Classification(
         kind=Kind.NPU_ERROR, summary=summary,
         next_step=f"compile the model for {refusal.get('npu_config')} (invoke compile "
-                  f"--target {refusal.get('npu_config')}), or run it on the FVP: invoke setup "
-                  "--only fvp-corstone-300, then --sim fvp",
+                  f"--target {refusal.get('npu_config')}), or run it on the FVP: "
+                  f"{fvp_setup_step(str(refusal.get('npu_config')))}",
         evidence=result.classification.evidence,
         details={**result.classification.details, "npu_executor": EXECUTOR_MODEL}))
+
+
+def fvp_setup_step(target_name: str) -> str:
+    """How to run `target_name` on its own FVP (Corstone-300 for U55/U65, -320 for U85)."""
+    target = load_catalogue().targets.get(target_name)
+    fvp = target.simulator("fvp") if target is not None else None
+    if fvp is None:
+        return "pick a target with an FVP (invoke targets), then --sim fvp"
+    return f"invoke setup --only {setup_artifact(fvp)}, then --sim fvp"

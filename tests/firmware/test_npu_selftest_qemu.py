@@ -80,3 +80,41 @@ def test_stream_for_another_npu_config_is_refused_on_the_device(
     assert result.reason.startswith("functional NPU model (ethos-u65-256): ")
     assert "55" in result.reason and "65" in result.reason
     assert "output0_exact" not in result.target.options["checks"]
+
+
+U85_TARGET = "ethos-u85-128"
+
+
+@pytest.fixture(scope="module")
+def u85_run(fw_scratch: Scratch, qemu: tuple[Simulator, Path]) -> RunResult:
+    """A U85 command stream in the self-test: QEMU has no Corstone-320, so it runs on
+    mps3-an547's Cortex-M55 with the model built for Ethos-U85-128."""
+    return execute(RunRequest(target=U85_TARGET, app="npuselftest", sim="qemu", model=MODEL),
+                   fw_scratch)
+
+
+def test_u85_case_carries_its_memory_modes_fast_scratch(fw_scratch: Scratch) -> None:
+    """The .pte has no fast-scratch size: the case takes the one the runner gives region 2 for
+    the target's memory mode (U85: Dedicated_Sram_384KB, runner.toml), as its stream needs."""
+    case = compile_case(fw_scratch, MODEL, U85_TARGET)
+    assert case.fast_scratch_size == 384 * 1024
+    assert f"#define NPU_CASE_FAST_SCRATCH_SIZE {384 * 1024}u" in render_header(case)
+    assert compile_case(fw_scratch, MODEL, "ethos-u55-128").fast_scratch_size == 0
+
+
+def test_u85_selftest_names_the_m55_that_ran_it(u85_run: RunResult) -> None:
+    document: dict[str, Any] = u85_run.to_dict()
+    assert validation_errors(document) == []
+    assert document["npu"]["executor"] == "functional-model"
+    assert document["npu"]["cycles"] is None and document["npu"]["counters"] == []
+    options = document["target"]["options"]
+    assert options["compiled_for"] == U85_TARGET
+    assert options["cpu"] == "cortex-m55"
+    assert "not ethos-u85-128's own cortex-m85" in options["cpu_note"]
+
+
+def test_u85_selftest_reproduces_the_tosa_reference(u85_run: RunResult) -> None:
+    assert u85_run.status is Status.PASS, u85_run.reason
+    assert u85_run.target.options["checks"] == {"driver_init": True, "driver_reserved": True,
+                                                "npu_invoke": True, "output0_exact": True}
+    assert u85_run.simulation.exit_code == 0

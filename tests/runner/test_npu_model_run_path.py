@@ -169,15 +169,32 @@ def test_fvp_result_says_fvp() -> None:
     assert npu is not None and npu.executor == "fvp" and npu.cycles == 1234
 
 
-def test_model_refusal_is_an_npu_error_naming_the_reason() -> None:
-    reason = "functional NPU model (ethos-u55-128): COP1 config ethos-u65-256 != ethos-u55-128"
+@pytest.mark.parametrize(("target", "fvp_setup"), [
+    ("ethos-u55-128", "invoke setup --only fvp-corstone-300, then --sim fvp"),
+    ("ethos-u85-128", "invoke setup --only fvp-corstone-320, then --sim fvp")])
+def test_model_refusal_is_an_npu_error_naming_the_reason(target: str, fvp_setup: str) -> None:
+    reason = f"functional NPU model ({target}): COP1 config ethos-u65-256 != {target}"
     stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
-                                 "npu_config": "ethos-u55-128", "npu_model_code": 3}))
+                                 "npu_config": target, "npu_model_code": 3}))
     failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
         kind=Kind.EXECUTION_FAILURE, summary="x", next_step="y"))
     result = explain_npu_model_refusal(failed, stream)
     assert result.classification.kind is Kind.NPU_ERROR and result.reason == reason
-    assert "invoke compile --target ethos-u55-128" in result.classification.next_step
+    assert f"invoke compile --target {target}" in result.classification.next_step
+    assert result.classification.next_step.endswith(fvp_setup)
+
+
+def test_functional_model_result_names_the_cpu_that_ran_it() -> None:
+    """QEMU runs a U85 target on mps3-an547's M55: the result says so, not the M85."""
+    u85 = systick_run(EXECUTOR_MODEL)
+    label_emulated_npu_cycles(u85, on_qemu("ethos-u85-128"))
+    assert u85.target.options["cpu"] == "cortex-m55"
+    assert u85.target.options["cpu_note"] == (
+        "the cortex-m55 of mps3-an547 ran the program and the functional NPU model, not "
+        "ethos-u85-128's own cortex-m85 (corstone-320)")
+    u55 = systick_run(EXECUTOR_MODEL)
+    label_emulated_npu_cycles(u55, on_qemu("ethos-u55-128"))
+    assert u55.target.options["cpu"] == "cortex-m55" and "cpu_note" not in u55.target.options
 
 
 def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:

@@ -1,6 +1,7 @@
-"""The ExecuTorch runner for an Ethos-U55 target on QEMU, the NPU being the functional NPU
+"""The ExecuTorch runner for Ethos-U55/U65/U85 targets on QEMU, the NPU being the functional NPU
 model behind the driver API (real compiles, real runtime + runner builds, real QEMU runs):
-the real Ethos-U delegate runs add, convnet and mv2 (and mv2 on the dual-core Ethos-U65-512).
+the real Ethos-U delegate runs add, convnet and mv2 (and mv2 on the dual-core Ethos-U65-512,
+add/convnet/mv2 on Ethos-U85-128 on the same M55).
 The delegate's int8 outputs must equal
 the TOSA reference model's, bit for bit, for the same quantized inputs; the result names the
 functional model and carries no NPU timing. Needs the upstream sources (skips without)."""
@@ -113,3 +114,36 @@ def test_mv2_on_the_dual_core_u65_512_is_exact(dual_core_run: RunResult) -> None
     assert result.status is Status.PASS, result.reason
     assert result.comparison is not None and result.comparison.reference == "exact"
     assert result.comparison.exact is True and result.comparison.mismatches == 0
+
+
+U85_TARGET = "ethos-u85-128"
+# What the model does not execute yet through the runner on U85 (strict xfail naming it).
+U85_NOT_YET: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", params=["add", "convnet", "mv2"])
+def u85_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
+            runtime_sources: dict[str, Any]) -> tuple[str, RunResult]:
+    """An Ethos-U85-128 program through the real delegate on QEMU: mps3-an547's Cortex-M55
+    runs it (QEMU has no Corstone-320), the functional model built for U85-128."""
+    return request.param, run_on_model(runner_scratch, runtime_sources, request.param,
+                                       target=U85_TARGET)
+
+
+def test_u85_run_is_placed_on_the_m55_and_says_so(u85_run: tuple[str, RunResult]) -> None:
+    model, result = u85_run
+    assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u85-128-")
+    assert result.npu is not None and result.npu.executor == "functional-model", model
+    assert result.npu.cycles is None and result.npu.counters == []
+    assert result.target.options["cpu"] == "cortex-m55"
+    assert "not ethos-u85-128's own cortex-m85" in result.target.options["cpu_note"]
+
+
+def test_u85_outputs_are_exact(request: pytest.FixtureRequest,
+                               u85_run: tuple[str, RunResult]) -> None:
+    model, result = u85_run
+    if model in U85_NOT_YET:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=U85_NOT_YET[model]))
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.reference == "exact", model
+    assert result.comparison.exact is True and result.comparison.mismatches == 0, model

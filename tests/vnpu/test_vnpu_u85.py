@@ -5,7 +5,8 @@ int8 and a16w8: each stream decoded as Vela's listing says, then bit-exact again
 reference model (check_case). A representative slice runs by default, the rest with -m sweep.
 
 NOT_MODELLED marks what the functional model does not execute yet as a strict xfail naming the
-missing piece: a case that starts passing fails until its mark is removed.
+missing piece: a case that starts passing fails until its mark is removed. vnpu_opcases:relu6
+is not delegated for U85 (check_case skips it with the reason).
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ from vnpu_support import U85_TARGETS, check_case
 
 from orchestrator.aot.sources import BUILTINS
 
-# What the functional model does not execute yet, by model (a strict xfail naming it).
-NOT_MODELLED: dict[str, str] = {}
+# What the model does not execute yet (the U85 core), measured on ethos-u85-128 int8 (and
+# ethos-u85-1024 int8) with the core at its transposes' 2 MiB staging; the other configurations
+# and a16w8 are assumed alike until the full sweep runs.
+NOT_MODELLED: dict[str, str] = {
+    "vnpu_opcases:upsample_nearest": "NPU_OP_RESIZE is not modelled (the model stops naming it)",
+}
 
 MODELS = [*(f"vnpu_opcases:{case}" for case in CASES),
           *(f"vnpu_cases_u85:{case}" for case in U85_CASES),
@@ -31,7 +36,7 @@ SLICE = {("vnpu_opcases:conv_k3", "ethos-u85-128", "int8"),
 
 
 def _param(model: str, target: str, quantize: str) -> object:
-    reason = NOT_MODELLED.get(model) or NOT_MODELLED.get("*")
+    reason = NOT_MODELLED.get(model)
     marks: list[pytest.MarkDecorator] = [pytest.mark.xfail(strict=True, reason=reason)] \
         if reason else []
     if (model, target, quantize) not in SLICE:

@@ -36,6 +36,8 @@ LAYERS: dict[str, tuple[Layer, tuple[str, ...]]] = {
     "conv3x3_dilation2": (Layer(ifm=(9, 9, 16), dilation=(2, 2)), ()),
     "conv10x3_subkernels": (Layer(ifm=(12, 6, 8), ofm_depth=16, kernel=(10, 3)), ()),
     "conv3x3_sparse_2_4": (Layer(ifm=(8, 8, 64), ofm_depth=64, sparse=True), ()),
+    "conv1x1_sparse_2_4_deep": (Layer(ifm=(4, 4, 128), ofm_depth=64, kernel=(1, 1),
+                                      sparse=True), ()),
     "conv3x3_four_values": (Layer(values=(-3, -1, 1, 3)), ()),
     "conv3x3_ten_values": (Layer(values=tuple(range(-5, 5))), ()),
     "conv3x3_four_values_size": (Layer(values=(-3, -1, 1, 3)), SIZE),
@@ -87,6 +89,7 @@ FORMAT_CONDITIONS = [
     ("conv3x3_four_values_size", "ethos-u85-128", SIZE, "SWD"),   # --optimise=Size: smaller
     ("conv3x3_sparse_2_4", "ethos-u85-128", (), "FWD+2:4"),
     ("conv3x3_sparse_2_4", "ethos-u85-2048", (), "SWD+2:4"),
+    ("conv1x1_sparse_2_4_deep", "ethos-u85-512", (), "FWD+2:4"),  # 2 decoders interleaved
     ("depthwise3x3", "ethos-u85-128", (), "SWD"),                 # depthwise: SWD only
 ]
 
