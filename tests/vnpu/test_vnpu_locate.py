@@ -37,6 +37,22 @@ def _last_conv_base(program: VelaProgram, register: str) -> tuple[int, int]:
     return len(operations) - 1, bases[-1][3]
 
 
+def _first_conv_scale_source(program: VelaProgram) -> tuple[int, int]:
+    """(operation index, weight-region offset) of the first NPU_OP_CONV's scale records: they
+    are DMA'd into scratch before it, so the offset is the DMA's source for them."""
+    commands = model_listing(program.cmd_data)
+    operations = [c for c in commands if c[1] in COMPUTE]
+    conv = next(c for c in operations if c[1] == "NPU_OP_CONV")
+    before = [c for c in commands if c[0] < conv[0]]
+    last = {name: value for _o, name, param, data in before
+            for value in [data if data is not None else param]}
+    assert last["NPU_SET_SCALE_REGION"] == last["NPU_SET_DMA0_DST_REGION"] == 1
+    assert last["NPU_SET_DMA0_SRC_REGION"] == WEIGHT_REGION
+    inside = last["NPU_SET_SCALE_BASE"] - last["NPU_SET_DMA0_DST"]
+    assert 0 <= inside < last["NPU_SET_DMA0_LEN"]
+    return operations.index(conv), last["NPU_SET_DMA0_SRC"] + inside
+
+
 def _corrupted(program: VelaProgram, offset: int, flip: int = 0x01) -> VelaProgram:
     weights = bytearray(program.weight_data)
     weights[offset] ^= flip
@@ -82,3 +98,16 @@ def test_wrong_weight_byte_is_located_at_its_operation() -> None:
     assert found is not None, "a wrong weight byte went unnoticed"
     assert found["operation"] == operation
     assert found["worst"]["npu"] != found["worst"]["tosa"]
+
+
+def test_departure_mid_stream_is_located_there_not_at_the_output() -> None:
+    """A corrupted bias of the first convolution (the stream's operation 33, after the input
+    transpose): every later operation departs too, the first one named is that convolution."""
+    tosa, program, names = _convnet()
+    operation, offset = _first_conv_scale_source(program)
+    inputs = random_inputs(graph_interface(tosa), 0)
+    found = locate_departure(tosa, _corrupted(program, offset + 2),
+                             Npu.for_target_name(TARGET), inputs, names)
+    assert found is not None and found["operation"] == operation
+    assert found["tosa_tensor"] == "tosa_rescale_default"
+    assert found["tosa_operators"] == ["CONV2D", "RESCALE"]
