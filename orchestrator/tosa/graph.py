@@ -90,6 +90,9 @@ def main_operators(tosa: bytes) -> list[TosaOperator]:
     return found
 
 
+CONSTANTS = ("CONST", "CONST_SHAPE")   # data, not operators an NPU operation implements
+
+
 def operators_behind(tosa: bytes, outputs: list[str]) -> dict[str, list[str]]:
     """For each tensor in `outputs` (what one emitted NPU operation writes), the TOSA
     operators it implements: the one writing it and, back through its inputs, every non-CONST
@@ -104,7 +107,7 @@ def operators_behind(tosa: bytes, outputs: list[str]) -> dict[str, list[str]]:
         pending = [name]
         while pending:
             index = writer.get(pending.pop())
-            if index is None or index in found or operators[index].op == "CONST":
+            if index is None or index in found or operators[index].op in CONSTANTS:
                 continue
             found.add(index)
             pending += [tensor for tensor in operators[index].inputs if tensor not in stops]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,10 @@ import numpy as np
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram
-from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
+from orchestrator.vnpu.hostlib import OBSERVER, NpuConfig, Operation, Status, load_library
+
+# Sees each NPU operation just run and the regions (weights, scratch, fast scratch) after it.
+OperationObserver = Callable[[Operation, list[np.ndarray[Any, Any]]], None]
 
 SCRATCH_REGION = 1
 FAST_SCRATCH_BYTES = 4 << 20   # region 2 (Dedicated_Sram's fast scratch); zero-filled
@@ -63,26 +66,47 @@ def _place(scratch: np.ndarray[Any, Any], io: VelaIO, array: np.ndarray[Any, Any
     scratch[io.offset:io.offset + io.nbytes] = data
 
 
-def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
-                ) -> list[bytes]:
-    """Raw bytes of each output after running the command stream on `inputs`."""
+def _invoke(library: Any, config: NpuConfig, command: np.ndarray[Any, Any],
+            regions: list[np.ndarray[Any, Any]], status: Status,
+            observe: OperationObserver | None) -> int:
+    bases = (ctypes.c_uint64 * 3)(*(r.ctypes.data for r in regions))
+    sizes = (ctypes.c_size_t * 3)(*(r.size for r in regions))
+
+    def seen(operation: Any, _user: Any) -> int:
+        if observe is not None:
+            observe(operation.contents, regions)
+        return 0
+
+    callback = OBSERVER(seen)
+    library.ethosu_model_observe(callback if observe is not None else OBSERVER(), None)
+    try:
+        code: int = library.ethosu_model_invoke(
+            ctypes.byref(config), command.ctypes.data, command.size, bases, sizes, 3,
+            ctypes.byref(status))
+    finally:
+        library.ethosu_model_observe(OBSERVER(), None)
+    return code
+
+
+def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],
+                observe: OperationObserver | None = None,
+                on_start: Callable[[np.ndarray[Any, Any]], None] | None = None) -> list[bytes]:
+    """Raw bytes of each output after running the command stream on `inputs` (`observe`
+    sees every NPU operation as it completes, `on_start` the scratch with the inputs placed)."""
     if len(inputs) != len(program.inputs):
         raise OrchestratorError(f"the delegate takes {len(program.inputs)} inputs, "
                                 f"got {len(inputs)}", "check the partition's interface")
     scratch = np.zeros(max(program.scratch_size, 16), dtype=np.uint8)
     for index, (io, array) in enumerate(zip(program.inputs, inputs, strict=True)):
         _place(scratch, io, array, index)
+    if on_start is not None:
+        on_start(scratch)
     weights = np.frombuffer(program.weight_data or b"\0", dtype=np.uint8).copy()
     fast = np.zeros(FAST_SCRATCH_BYTES, dtype=np.uint8)
     command = np.frombuffer(program.cmd_data, dtype=np.uint8).copy()
-    regions = [weights, scratch, fast]
-    bases = (ctypes.c_uint64 * 3)(*(r.ctypes.data for r in regions))
-    sizes = (ctypes.c_size_t * 3)(*(r.size for r in regions))
     status = Status()
     config = NpuConfig(npu.arch, npu.macs, npu.cores)
-    code = load_library().ethosu_model_invoke(
-        ctypes.byref(config), command.ctypes.data, command.size, bases, sizes, 3,
-        ctypes.byref(status))
+    code = _invoke(load_library(), config, command, [weights, scratch, fast], status, observe)
     if code != 0:
         message = status.message.decode("utf-8", "replace")
         raise OrchestratorError(f"the NPU model stopped on {npu.label()}: {message}",

@@ -64,6 +64,27 @@ def build_library(root: Path | None = None, probe: bool = False) -> Path:
     return out / (PROBE_NAME if probe else LIBRARY_NAME)
 
 
+class FeatureMap(ctypes.Structure):
+    """ethosu_model_fmap: a feature map as an operation's registers describe it."""
+
+    _fields_ = [("region", ctypes.c_int), ("offset", ctypes.c_uint64),
+                ("height", ctypes.c_int), ("width", ctypes.c_int), ("depth", ctypes.c_int),
+                ("bytes", ctypes.c_int), ("height0", ctypes.c_int), ("width0", ctypes.c_int),
+                ("nhcwb16", ctypes.c_int), ("stride_x", ctypes.c_int64),
+                ("stride_y", ctypes.c_int64), ("stride_c", ctypes.c_int64)]
+
+
+class Operation(ctypes.Structure):
+    """ethosu_model_operation: one NPU operation just run and its feature maps."""
+
+    _fields_ = [("index", ctypes.c_int), ("code", ctypes.c_uint32), ("word", ctypes.c_uint32),
+                ("name", ctypes.c_char_p), ("ofm", FeatureMap), ("ifm", FeatureMap),
+                ("ifm2", FeatureMap)]
+
+
+OBSERVER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Operation), ctypes.c_void_p)
+
+
 @functools.lru_cache(maxsize=1)
 def load_library() -> ctypes.CDLL:
     """The host build of the core (built on first use in this process)."""
@@ -73,4 +94,6 @@ def load_library() -> ctypes.CDLL:
     invoke.argtypes = [ctypes.POINTER(NpuConfig), ctypes.c_void_p, ctypes.c_size_t,
                        ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
                        ctypes.c_int, ctypes.POINTER(Status)]
+    library.ethosu_model_observe.restype = None
+    library.ethosu_model_observe.argtypes = [OBSERVER, ctypes.c_void_p]
     return library

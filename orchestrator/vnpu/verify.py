@@ -14,14 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.aot.products import Product
+from orchestrator.aot.products import VELA_REPORT, Product
 from orchestrator.errors import OrchestratorError
+from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
 from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
+from orchestrator.vnpu.locate import locate_departure
 from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
@@ -59,6 +62,8 @@ class VerifyReport:
     quantize: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
     checks: list[OutputCheck] = field(default_factory=list)
+    departures: list[dict[str, Any]] = field(default_factory=list)
+    write_findings: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -72,6 +77,8 @@ class VerifyReport:
                 "versions": self.versions,
                 "partitions": len({c.partition for c in self.checks}),
                 "checks": [check.to_json() for check in self.checks],
+                "departures": self.departures,
+                "write_findings": self.write_findings,
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
@@ -148,8 +155,44 @@ def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
     return checks
 
 
+def _vela_names(product: Product, index: int) -> list[str]:
+    """Vela's names of partition `index`'s operations (its per-operation table), if kept."""
+    report = product.directory / VELA_REPORT
+    blocks = vela_partitions(report if report.is_file() else None)
+    rows = blocks[index].get("operators", []) if index < len(blocks) else []
+    return [str(row.get("name")) for row in rows]
+
+
+def localise(product: Product, partition: Partition, program: VelaProgram, npu: Npu,
+             label: str, inputs: Sequence[np.ndarray[Any, Any]],
+             seconds: dict[str, float]) -> dict[str, Any]:
+    """Where partition `partition` departs on `inputs` (labelled `label`): the first NPU
+    operation whose OFM differs from the TOSA reference's tensor, or why none was named."""
+    started = time.perf_counter()
+    found = locate_departure(partition.tosa, program, npu, inputs,
+                             _vela_names(product, partition.index))
+    seconds["localise"] = seconds.get("localise", 0.0) + time.perf_counter() - started
+    if found is None:
+        return {"partition": partition.index, "inputs": label, "operation": None,
+                "note": "every operation whose OFM is a whole TOSA tensor matches it; the "
+                        "departure is in an operation writing part of one (a stripe) or in a "
+                        "tensor Vela keeps internal"}
+    return {"partition": partition.index, "inputs": label, **found}
+
+
+def write_findings(index: int, program: VelaProgram, npu: Npu,
+                   inputs: Sequence[np.ndarray[Any, Any]], seconds: dict[str, float]
+                   ) -> list[dict[str, Any]]:
+    """Partition `index`'s writes over live tensors (findings about the compiled program)."""
+    started = time.perf_counter()
+    found = check_writes(program, npu, inputs)
+    seconds["write_checks"] = seconds.get("write_checks", 0.0) + time.perf_counter() - started
+    return [{"partition": index, **clobber.to_json(), "sentence": clobber.sentence()}
+            for clobber in found]
+
+
 def verify_product(product: Product, npu: Npu, model: str, target: str,
-                   seeds: Sequence[int] = RANDOM_SEEDS) -> VerifyReport:
+                   seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True) -> VerifyReport:
     """Check every Ethos-U partition of a compiled product on the NPU model."""
     partitions = [p for p in product_partitions(product) if p.backend == ETHOSU_BACKEND]
     programs = programs_in_pte(product.pte)
@@ -168,7 +211,16 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
         own = model_inputs(product, partition, interface)
         input_sets = ([("model", own)] if own is not None else []) + [
             (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+        if locate:
+            report.write_findings += write_findings(partition.index, program, npu,
+                                                    input_sets[0][1], report.seconds)
+        departed = False
         for label, arrays in input_sets:
-            report.checks += check_partition(partition.index, tosa, program, npu, arrays,
-                                             label, report.seconds)
+            checks = check_partition(partition.index, tosa, program, npu, arrays, label,
+                                     report.seconds)
+            report.checks += checks
+            if locate and not departed and not all(check.exact for check in checks):
+                departed = True
+                report.departures.append(localise(product, partition, program, npu, label,
+                                                  arrays, report.seconds))
     return report

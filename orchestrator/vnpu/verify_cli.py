@@ -11,6 +11,7 @@ from orchestrator.cli import print_json
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import scratch
 from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.locate import describe_departure
 from orchestrator.vnpu.verify import verify_product
 
 EXIT_NOT_EXACT = 1
@@ -27,6 +28,16 @@ def render(document: dict[str, Any]) -> str:
             f"{check['differing']}/{check['elements']} differ, max {check['max_difference']}")
         lines.append(f"  partition {check['partition']} output {check['output']} "
                      f"({check['inputs']} inputs): {state}")
+    for departure in document.get("departures", []):
+        where = (describe_departure(departure) if departure["operation"] is not None
+                 else f"no departing operation named: {departure['note']}")
+        lines.append(f"  partition {departure['partition']} ({departure['inputs']} inputs): "
+                     f"{where}")
+    findings = document.get("write_findings", [])
+    if findings:   # one sentence: the first write over a live tensor, the rest counted
+        more = f" ({len(findings) - 1} more writes over live tensors in the JSON)" \
+            if len(findings) > 1 else ""
+        lines.append(f"  partition {findings[0]['partition']}: {findings[0]['sentence']}{more}")
     seconds = document["seconds"]
     lines.append("  seconds: " + ", ".join(f"{k} {v}" for k, v in seconds.items()))
     return "\n".join(lines)

@@ -27,3 +27,4 @@ def test_verify_a16w8_json_names_quantization_and_versions(
     assert document["versions"]["ethos-u-vela"] == "5.1.0"
     assert document["versions"]["ethosu_model"].startswith("ethosu_model ")
     assert all(check["exact"] for check in document["checks"])
+    assert document["departures"] == [] and document["write_findings"] == []

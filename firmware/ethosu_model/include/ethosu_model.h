@@ -41,6 +41,29 @@ ETHOSU_MODEL_API int ethosu_model_invoke(const ethosu_model_npu *npu, const void
    number of commands, or -1 when the payload is malformed or `out` is too small. */
 ETHOSU_MODEL_API int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
 
+/* A feature map as an operation's registers describe it: region (-1: not in a region, e.g. a
+   U85 chained buffer, or not used by the operation), byte offset of tile 0, shape, element
+   size, rows/columns in tile 0, NHCWB16 or NHWC, strides. */
+typedef struct ethosu_model_fmap {
+    int region; uint64_t offset; int height, width, depth, bytes, height0, width0, nhcwb16;
+    int64_t stride_x, stride_y, stride_c;
+} ethosu_model_fmap;
+
+/* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE) just run, for an observer: its
+   index among the stream's operations, command, word offset in the stream, and its feature
+   maps (IFM and IFM2 over tile 0 with the IFM depth: what it may read; the OFM: what it writes).
+   An NPU_OP_DMA_START is reported too, with index -1 and every feature map's region -1. */
+typedef struct ethosu_model_operation {
+    int index; uint32_t code; uint32_t word; const char *name;
+    ethosu_model_fmap ofm, ifm, ifm2;
+} ethosu_model_operation;
+typedef int (*ethosu_model_observer)(const ethosu_model_operation *op, void *user);
+
+/* Registers `observer` (NULL: none) for the following invokes: called after every NPU
+   operation; a non-zero return stops the invoke there with ETHOSU_MODEL_STOPPED (the memory
+   then holds everything up to and including that operation). */
+ETHOSU_MODEL_API void ethosu_model_observe(ethosu_model_observer observer, void *user);
+
 /* Status codes. */
 #define ETHOSU_MODEL_OK 0
 #define ETHOSU_MODEL_BAD_PAYLOAD 1     /* not a COP1 payload, truncated, bad driver action */
@@ -48,6 +71,7 @@ ETHOSU_MODEL_API int ethosu_model_list(const void *custom_data, size_t custom_da
 #define ETHOSU_MODEL_UNSUPPORTED 3     /* a command, field value or data type not modelled */
 #define ETHOSU_MODEL_BAD_ADDRESS 4     /* an access outside its region */
 #define ETHOSU_MODEL_CAPACITY 5        /* a static buffer of the model is too small */
+#define ETHOSU_MODEL_STOPPED 6         /* the observer stopped the invoke after an operation */
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,7 @@ typedef struct em_state {
     int macs;
     int shram_banks;
     int fault;
+    int operations; /* NPU operations run so far in this invoke (em_observe.c) */
     uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
@@ -89,6 +90,10 @@ typedef struct em_state {
 int em_fail(em_state *s, int code, const char *fmt, ...);
 size_t em_put_str(char *out, size_t at, size_t cap, const char *text);
 size_t em_put_hex(char *out, size_t at, size_t cap, uint32_t value, int digits);
+
+/* The operation observer (em_observe.c): count and report the operation `code` just run. */
+void em_observe_reset(em_state *s);
+int em_observe_op(em_state *s, unsigned code, size_t word);
 
 /* The register file (em_regfile.c). */
 /* Command names and which commands exist, in the layout of `arch` (55/65 share one). */

@@ -61,6 +61,7 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
                 rc = run_operation(s, code, w >> 16);
                 if (rc) return rc;
                 if (s->fault) return fault(s, code, i);
+                if ((rc = em_observe_op(s, code, i))) return rc;
                 if (code == EM_CMD0_NPU_OP_STOP) return 0;
             } else {
                 s->reg0[code & 0x1ffu] = w;
@@ -123,6 +124,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->shram_banks = shram_banks(npu->macs);
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     memset(s->chain, 0, sizeof(s->chain));
+    em_observe_reset(s);
     if (custom_data_size % 4 != 0) return malformed(s, "custom data is not a COP1 driver payload", 0);
     if (num_base_addr > EM_MAX_REGIONS)
         return em_fail(s, ETHOSU_MODEL_BAD_PAYLOAD, "%d base addresses (at most %d)", num_base_addr, EM_MAX_REGIONS);

@@ -1,0 +1,120 @@
+"""Where a partition departs: the first NPU operation whose OFM differs from the TOSA reference
+model's tensor it computes.
+
+Each operation's OFM is read from memory right after it ran (the model's operation observer);
+the TOSA tensor it computes is Vela's name for the operation (its per-operation table, in
+command-stream order, when it lists as many operations as the stream runs), else the next
+graph tensor with its shape. The ExecuTorch Arm backend names each TOSA tensor after the node
+of the lowered graph that produced it (the flatbuffers it writes carry no op locations), so the
+tensor name is also that FX node's name. The TOSA operators behind it come from
+orchestrator.tosa.graph.operators_behind, as in the profile's Vela rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from orchestrator.tosa.graph import operators_behind
+from orchestrator.tosa.intermediates import run_with_intermediates
+from orchestrator.vnpu.binstream import VelaProgram
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.observe import ObservedOp, observe_program
+
+COPY_SUFFIX = "_copy"   # Vela's name for a MemoryCopy of a tensor
+DEPARTURE_WINDOW = 3    # how far past the last tensor matched a departing OFM may be named
+
+
+def _squeezed(shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(d) for d in shape if d != 1)
+
+
+def _computes(op: ObservedOp, tensor: np.ndarray[Any, Any]) -> bool:
+    """Whether the op's OFM has the tensor's shape (size-1 axes aside) and element size."""
+    return (op.ofm is not None and op.ofm.shape[3] == tensor.dtype.itemsize
+            and _squeezed(op.ofm.shape[:3]) == _squeezed(tensor.shape))
+
+
+def candidate_tensors(vela_names: Sequence[str],
+                      reference: dict[str, np.ndarray[Any, Any]]) -> list[str]:
+    """The TOSA tensors the stream computes, in its order: Vela's operation names (a
+    MemoryCopy's "<tensor>_copy" is that tensor), else the graph's tensors."""
+    names = [name.removesuffix(COPY_SUFFIX) for name in vela_names]
+    return [name for name in names if name in reference] or list(reference)
+
+
+def _as_values(ofm: np.ndarray[Any, Any], like: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    dtype = np.dtype(like.dtype).newbyteorder("<")
+    values: np.ndarray[Any, Any] = np.ascontiguousarray(ofm).view(dtype).reshape(ofm.shape[:3])
+    return values
+
+
+def _departure(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> dict[str, Any] | None:
+    difference = np.abs(got.astype(np.int64).reshape(-1) - want.astype(np.int64).reshape(-1))
+    differing = np.flatnonzero(difference)
+    if differing.size == 0:
+        return None
+    first, worst = int(differing[0]), int(np.argmax(difference))
+    flat_got, flat_want = got.reshape(-1), want.reshape(-1)
+
+    def element(position: int) -> dict[str, Any]:
+        return {"index": [int(i) for i in np.unravel_index(position, want.shape)],
+                "npu": int(flat_got[position]), "tosa": int(flat_want[position])}
+
+    return {"differing": int(differing.size), "elements": int(want.size),
+            "first": element(first), "worst": element(worst)}
+
+
+def _matching(op: ObservedOp, names: Sequence[str], start: int,
+              reference: dict[str, np.ndarray[Any, Any]]) -> tuple[int, dict[str, Any] | None]:
+    """(position in `names`, departure or None) of the tensor op `op` completes: the first from
+    `start` with its shape whose values it has, else the first with its shape among the next
+    DEPARTURE_WINDOW (departing; further ahead a shape alone says too little); (-1, None) when
+    none has its shape (a stripe, an internal tensor such as a transpose's first pass)."""
+    shaped = [i for i in range(start, len(names)) if _computes(op, reference[names[i]])]
+    if op.ofm is None or not shaped:
+        return -1, None
+    departures = []
+    for position in shaped:
+        want = reference[names[position]]
+        found = _departure(_as_values(op.ofm, want).reshape(want.shape), want)
+        if found is None:
+            return position, None
+        departures.append(found)
+    if shaped[0] >= start + DEPARTURE_WINDOW:
+        return -1, None
+    return shaped[0], departures[0]
+
+
+def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
+                     inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = ()
+                     ) -> dict[str, Any] | None:
+    """The first NPU operation whose OFM departs from the TOSA reference (None if none)."""
+    reference = run_with_intermediates(tosa, inputs)
+    names = candidate_tensors(vela_names, reference)
+    start = 0
+    for op in observe_program(program, npu, inputs).operations:
+        if op.index < 0:
+            continue
+        position, found = _matching(op, names, start, reference)
+        if found is not None:
+            tensor = names[position]
+            return {"operation": op.index, "command": op.name, "word": op.word,
+                    "tosa_tensor": tensor, "fx_node": tensor,
+                    "tosa_operators": operators_behind(tosa, list(dict.fromkeys(names)))
+                    .get(tensor, []), **found}
+        start = start if position < 0 else position + 1
+    return None
+
+
+def describe_departure(found: dict[str, Any]) -> str:
+    """One sentence naming the operation and its first and worst element."""
+    first, worst = found["first"], found["worst"]
+    return (f"first departure at NPU operation {found['operation']} ({found['command']}, "
+            f"stream word {found['word']}) implementing "
+            f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}: "
+            f"{found['differing']}/{found['elements']} differ; first at {first['index']} "
+            f"NPU {first['npu']} vs TOSA {first['tosa']}, worst at {worst['index']} "
+            f"NPU {worst['npu']} vs TOSA {worst['tosa']}")

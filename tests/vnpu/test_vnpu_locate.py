@@ -1,0 +1,113 @@
+"""`invoke verify`'s localisation: a hand-made departure in a real Vela stream (a corrupted scale
+record, a wrong weight byte) is found at the operation that reads it, with the TOSA tensor it
+computes and both values; an exact program reports no departure."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from vnpu_support import compiled, needs_toolchain
+
+from orchestrator.profile.attach import vela_partitions
+from orchestrator.tosa.graph import graph_interface
+from orchestrator.tosa.partitions import product_partitions
+from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.listing import model_listing
+from orchestrator.vnpu.locate import describe_departure, locate_departure
+from orchestrator.vnpu.verify import random_inputs
+
+pytestmark = pytest.mark.slow
+TARGET = "ethos-u55-128"
+COMPUTE = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
+WEIGHT_REGION = 0
+
+
+def _last_conv_base(program: VelaProgram, register: str) -> tuple[int, int]:
+    """(operation index, weight-region offset) of `register` for the stream's last NPU_OP_CONV
+    (the stream's last operation in convnet: its weights and scales are read in place)."""
+    commands = model_listing(program.cmd_data)
+    operations = [c for c in commands if c[1] in COMPUTE]
+    assert operations[-1][1] == "NPU_OP_CONV"
+    bases = [c for c in commands if c[1] == register and c[0] < operations[-1][0]]
+    regions = [c for c in commands if c[1] == register.replace("BASE", "REGION")]
+    assert regions[-1][2] == WEIGHT_REGION  # read from the weight region, not DMA'd
+    assert bases[-1][3] is not None
+    return len(operations) - 1, bases[-1][3]
+
+
+def _first_conv_scale_source(program: VelaProgram) -> tuple[int, int]:
+    """(operation index, weight-region offset) of the first NPU_OP_CONV's scale records: they
+    are DMA'd into scratch before it, so the offset is the DMA's source for them."""
+    commands = model_listing(program.cmd_data)
+    operations = [c for c in commands if c[1] in COMPUTE]
+    conv = next(c for c in operations if c[1] == "NPU_OP_CONV")
+    before = [c for c in commands if c[0] < conv[0]]
+    last = {name: value for _o, name, param, data in before
+            for value in [data if data is not None else param]}
+    assert last["NPU_SET_SCALE_REGION"] == last["NPU_SET_DMA0_DST_REGION"] == 1
+    assert last["NPU_SET_DMA0_SRC_REGION"] == WEIGHT_REGION
+    inside = last["NPU_SET_SCALE_BASE"] - last["NPU_SET_DMA0_DST"]
+    assert 0 <= inside < last["NPU_SET_DMA0_LEN"]
+    return operations.index(conv), last["NPU_SET_DMA0_SRC"] + inside
+
+
+def _corrupted(program: VelaProgram, offset: int, flip: int = 0x01) -> VelaProgram:
+    weights = bytearray(program.weight_data)
+    weights[offset] ^= flip
+    return dataclasses.replace(program, weight_data=bytes(weights))
+
+
+def _convnet() -> tuple[bytes, VelaProgram, list[str]]:
+    needs_toolchain()
+    product = compiled("convnet", TARGET)
+    partition = product_partitions(product)[0]
+    names = [str(row["name"]) for row in
+             vela_partitions(product.directory / "vela_report.json")[0]["operators"]]
+    return partition.tosa, programs_in_pte(product.pte)[0], names
+
+
+def test_exact_program_reports_no_departure() -> None:
+    tosa, program, names = _convnet()
+    inputs = random_inputs(graph_interface(tosa), 0)
+    assert locate_departure(tosa, program, Npu.for_target_name(TARGET), inputs, names) is None
+
+
+def test_corrupted_scale_record_is_located_at_its_operation() -> None:
+    tosa, program, names = _convnet()
+    operation, offset = _last_conv_base(program, "NPU_SET_SCALE_BASE")
+    inputs = random_inputs(graph_interface(tosa), 0)
+    # bit 16 of channel 0's bias (a scale record: 40-bit bias, 32-bit scale, 6-bit shift)
+    found = locate_departure(tosa, _corrupted(program, offset + 2), Npu.for_target_name(TARGET),
+                             inputs, names)
+    assert found is not None, "a corrupted bias went unnoticed"
+    assert found["operation"] == operation and found["command"] == "NPU_OP_CONV"
+    assert found["tosa_operators"] == ["CONV2D", "RESCALE", "RESHAPE"]
+    assert found["first"]["index"][-1] == 0 and found["first"]["npu"] != found["first"]["tosa"]
+    assert found["differing"] == 1
+    assert f"NPU operation {operation} (NPU_OP_CONV" in describe_departure(found)
+
+
+def test_wrong_weight_byte_is_located_at_its_operation() -> None:
+    tosa, program, names = _convnet()
+    operation, offset = _last_conv_base(program, "NPU_SET_WEIGHT_BASE")
+    inputs = random_inputs(graph_interface(tosa), 0)
+    found = locate_departure(tosa, _corrupted(program, offset + 10),
+                             Npu.for_target_name(TARGET), inputs, names)
+    assert found is not None, "a wrong weight byte went unnoticed"
+    assert found["operation"] == operation
+    assert found["worst"]["npu"] != found["worst"]["tosa"]
+
+
+def test_departure_mid_stream_is_located_there_not_at_the_output() -> None:
+    """A corrupted bias of the first convolution (the stream's operation 33, after the input
+    transpose): every later operation departs too, the first one named is that convolution."""
+    tosa, program, names = _convnet()
+    operation, offset = _first_conv_scale_source(program)
+    inputs = random_inputs(graph_interface(tosa), 0)
+    found = locate_departure(tosa, _corrupted(program, offset + 2),
+                             Npu.for_target_name(TARGET), inputs, names)
+    assert found is not None and found["operation"] == operation
+    assert found["tosa_tensor"] == "tosa_rescale_default"
+    assert found["tosa_operators"] == ["CONV2D", "RESCALE"]

@@ -1,0 +1,65 @@
+"""Write checks: an NPU operation writing over bytes another live tensor still holds is a
+finding about the compiled program, named with the operation, scratch range and the tensor it
+clobbers; `invoke verify` records it and says it in one sentence with the next step.
+The known case is Vela 5.1.0's packed q/k/v attention on Ethos-U55-32 (the int32 MUL scratch
+overrun stays inside the region there; on the other U55 configurations it leaves the region
+and the model refuses it, test_vnpu_geometry.py). Exact programs report none."""
+
+from __future__ import annotations
+
+import pytest
+from vnpu_support import compiled, needs_toolchain
+
+from orchestrator.tosa.graph import graph_interface
+from orchestrator.tosa.partitions import product_partitions
+from orchestrator.vnpu.binstream import programs_in_pte
+from orchestrator.vnpu.clobber import check_writes
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.verify import random_inputs, verify_product
+from orchestrator.vnpu.verify_cli import render
+
+pytestmark = pytest.mark.slow
+PACKED = "vnpu_cases_geometry:attention_packed_qkv"
+SEPARATE = "vnpu_archs:attention"
+CLOBBERED_ON = "ethos-u55-32"
+
+
+def _findings(model: str, target: str) -> list[dict[str, object]]:
+    needs_toolchain()
+    product = compiled(model, target)
+    found = []
+    for partition, program in zip(product_partitions(product), programs_in_pte(product.pte),
+                                  strict=True):
+        inputs = random_inputs(graph_interface(partition.tosa), 0)
+        found += [c.to_json() for c in check_writes(program, Npu.for_target_name(target),
+                                                     inputs)]
+    return found
+
+
+@pytest.mark.parametrize(("model", "target"), [("convnet", "ethos-u55-128"),
+                                               ("add", "ethos-u55-128"),
+                                               (SEPARATE, "ethos-u55-128"),
+                                               (SEPARATE, CLOBBERED_ON)])
+def test_exact_programs_write_over_no_live_tensor(model: str, target: str) -> None:
+    assert _findings(model, target) == []
+
+
+def test_packed_attention_mul_overrun_is_named_on_u55_32() -> None:
+    findings = _findings(PACKED, CLOBBERED_ON)
+    mul = [f for f in findings if f["command"] == "NPU_OP_ELEMENTWISE"]
+    assert mul, f"the int32 MUL's overrun was not named: {findings}"
+    start, end = mul[0]["scratch_range"]  # type: ignore[misc]
+    assert end > start and "its own OFM" in str(mul[0]["clobbers"])
+    # and a write over another operation's live OFM (the v slice the second MatMul reads)
+    assert any(str(f["clobbers"]).startswith("the OFM of operation") for f in findings)
+
+
+def test_verify_records_the_finding_and_says_it_in_one_sentence() -> None:
+    needs_toolchain()
+    product = compiled(PACKED, CLOBBERED_ON)
+    report = verify_product(product, Npu.for_target_name(CLOBBERED_ON), PACKED, CLOBBERED_ON)
+    document = report.to_json()
+    assert not document["exact"] and document["write_findings"]
+    assert document["departures"] and document["departures"][0]["operation"] is not None
+    lines = [line for line in render(document).splitlines() if "the compiled program" in line]
+    assert len(lines) == 1 and "next: split the packed projection" in lines[0]
