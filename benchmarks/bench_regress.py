@@ -62,16 +62,28 @@ def run(matrix: Path, root: Path, jobs: int) -> tuple[float, dict]:
     return seconds, json.loads(Path(pointer["report"]).read_text())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def matrix_argument(doc: str | None) -> Path | None:
+    """--matrix FILE (None: the six default cells)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--matrix", type=Path, help="matrix file (default: 6 QEMU cells)")
-    args = parser.parse_args()
+    matrix: Path | None = parser.parse_args().matrix
+    return matrix
+
+
+def bench_scratch(tmp: Path, matrix: Path | None) -> tuple[Path, Path]:
+    """A fresh scratch (system toolchain adopted) and the matrix (default: the 6 cells)."""
+    root = tmp / "scratch"
+    adopt_system_toolchain(scratch(root).ensure())
+    if matrix is None:
+        matrix = tmp / "bench.toml"
+        matrix.write_text(MATRIX)
+    return root, matrix
+
+
+def main() -> None:
+    given = matrix_argument(__doc__)
     with tempfile.TemporaryDirectory(prefix="bench-regress-") as tmp:
-        root = Path(tmp) / "scratch"
-        adopt_system_toolchain(scratch(root).ensure())
-        matrix = args.matrix or Path(tmp) / "bench.toml"
-        if args.matrix is None:
-            matrix.write_text(MATRIX)
+        root, matrix = bench_scratch(Path(tmp), given)
         warm_s, warm = run(matrix, root, jobs=2)
         configs = {build["key"] for build in warm["builds"]}
         built = [build for build in warm["builds"] if not build["cached"]]

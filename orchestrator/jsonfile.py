@@ -1,4 +1,5 @@
-"""Atomic JSON files: written beside the target, then renamed over it (never half-written)."""
+"""Atomic JSON and text files: written beside the target, then renamed over it (never
+half-written)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,12 @@ def _umask() -> int:
 
 
 def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
-    """Write `document` as JSON (stable key order) to `path` via a temp file + rename.
+    """Write `document` as JSON (stable key order) to `path` via a temp file + rename."""
+    write_text_atomic(path, json.dumps(document, indent=indent, sort_keys=True) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` via a temp file + rename.
 
     The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
     reports and lock files stay readable by CI artifact uploaders and other users.
@@ -28,8 +34,7 @@ def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
         with writing(path), os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=indent, sort_keys=True)
-            handle.write("\n")
+            handle.write(text)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:

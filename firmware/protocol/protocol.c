@@ -172,10 +172,35 @@ static void append_base64(eor_record_t *record, const uint8_t *data, size_t n) {
   }
 }
 
+/* Finish a payload's header record (nbytes, chunks, crc), then its data records: `type` with
+ * `key`=`id` (or the number when id is NULL), seq, and up to EOR_TENSOR_CHUNK raw bytes each
+ * (tdata for tensors, bdata for blobs). */
+static void emit_payload(eor_record_t *header, const char *type, const char *key, const char *id,
+                         uint64_t number, const uint8_t *bytes, size_t nbytes) {
+  const size_t chunks = (nbytes + EOR_TENSOR_CHUNK - 1u) / EOR_TENSOR_CHUNK;
+  eor_record_u64(header, "nbytes", nbytes);
+  eor_record_u64(header, "chunks", chunks);
+  eor_record_hex32(header, "crc", eor_crc32(0, bytes, nbytes));
+  eor_record_emit(header);
+  eor_record_t record;
+  for (size_t chunk = 0; chunk < chunks; ++chunk) {
+    const size_t offset = chunk * EOR_TENSOR_CHUNK;
+    const size_t length = nbytes - offset < EOR_TENSOR_CHUNK ? nbytes - offset : EOR_TENSOR_CHUNK;
+    eor_record_start(&record, type);
+    if (id) {
+      eor_record_str(&record, key, id);
+    } else {
+      eor_record_u64(&record, key, number);
+    }
+    eor_record_u64(&record, "seq", chunk);
+    append_key(&record, "b64");
+    append_base64(&record, bytes + offset, length);
+    eor_record_emit(&record);
+  }
+}
+
 void eor_protocol_tensor(unsigned index, const char *dtype, const int32_t *shape, unsigned rank,
                          const void *data, size_t nbytes) {
-  const uint8_t *bytes = (const uint8_t *)data;
-  const size_t chunks = (nbytes + EOR_TENSOR_CHUNK - 1u) / EOR_TENSOR_CHUNK;
   eor_record_t record;
   eor_record_start(&record, "tensor");
   eor_record_u64(&record, "index", index);
@@ -185,20 +210,14 @@ void eor_protocol_tensor(unsigned index, const char *dtype, const int32_t *shape
     if (i) append_char(&record, ',');
     append_u64(&record, (uint64_t)(uint32_t)shape[i]);
   }
-  eor_record_u64(&record, "nbytes", nbytes);
-  eor_record_u64(&record, "chunks", chunks);
-  eor_record_hex32(&record, "crc", eor_crc32(0, bytes, nbytes));
-  eor_record_emit(&record);
-  for (size_t chunk = 0; chunk < chunks; ++chunk) {
-    const size_t offset = chunk * EOR_TENSOR_CHUNK;
-    const size_t length = nbytes - offset < EOR_TENSOR_CHUNK ? nbytes - offset : EOR_TENSOR_CHUNK;
-    eor_record_start(&record, "tdata");
-    eor_record_u64(&record, "index", index);
-    eor_record_u64(&record, "seq", chunk);
-    append_key(&record, "b64");
-    append_base64(&record, bytes + offset, length);
-    eor_record_emit(&record);
-  }
+  emit_payload(&record, "tdata", "index", NULL, index, (const uint8_t *)data, nbytes);
+}
+
+void eor_protocol_blob(const char *name, const void *data, size_t nbytes) {
+  eor_record_t record;
+  eor_record_start(&record, "blob");
+  eor_record_str(&record, "name", name);
+  emit_payload(&record, "bdata", "name", name, 0, (const uint8_t *)data, nbytes);
 }
 
 void eor_protocol_end(const char *status, int code) {

@@ -14,6 +14,7 @@ from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.delegation import delegation_report
+from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.kernels import missing_kernels
 from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatches
 from orchestrator.aot.loading import load_calibration, load_model
@@ -109,15 +110,23 @@ class Saved:
     partitions: list[Partition]
     exact_outputs: list[Any] | None
     exact: ExactRecord
+    etrecord_problem: str | None = None   # why the product has no ETRecord (None: it has)
 
 
-def _exact(lowered: Lowered, partitions: list[Partition]) -> tuple[list[Any] | None,
-                                                                  ExactRecord]:
-    """The edge program run exactly on the host (before emitting rewrites it to out-ops)."""
+def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
+           ) -> tuple[list[Any] | None, ExactRecord]:
+    """The edge program run exactly on the host (before emitting rewrites it to out-ops);
+    every op's output is kept for an op-by-op comparison with a device's."""
+    from orchestrator.exact.intermediates import INTERMEDIATES, save_intermediates
     from orchestrator.exact.reference import exact_outputs
 
-    return exact_outputs(lowered.edge.exported_program(), partitions, lowered.inputs,
-                         lowered.quantized_model is not None)
+    intermediates: list[tuple[str, Any]] = []
+    outputs, record = exact_outputs(lowered.edge.exported_program(), partitions,
+                                    lowered.inputs, lowered.quantized_model is not None,
+                                    intermediates)
+    if outputs is not None:
+        save_intermediates(staging / INTERMEDIATES, intermediates)
+    return outputs, record
 
 
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
@@ -127,10 +136,13 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
-    exact_outputs, exact = _exact(lowered, partitions)
+    exact_outputs, exact = _exact(lowered, partitions, staging)
+    before_emit = edge_copy(lowered.edge)
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)
-    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact)
+    etrecord_problem = save_etrecord(staging / ETRECORD, before_emit, program)
+    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact,
+                 etrecord_problem)
 
 
 def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
@@ -201,7 +213,9 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
                   "location": request.model.location, "digest": request.model.digest},
         "target": request.options.target,
         "options": request.options.to_json(),
-        "notes": list(request.options.notes) + version_mismatches(),
+        "notes": list(request.options.notes) + version_mismatches()
+        + ([saved.etrecord_problem] if saved.etrecord_problem else []),
+        "etrecord": None if saved.etrecord_problem else ETRECORD,
         "versions": tool_versions(),
         "identity": request.identity(),
         "pte_bytes": (staging / layout.PTE).stat().st_size,

@@ -15,7 +15,7 @@ from orchestrator.aot.options import CompileOptions
 from orchestrator.aot.sources import ModelRef, files_digest, sha256_file
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
-RECIPE_VERSION = 5
+RECIPE_VERSION = 7
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
 
 

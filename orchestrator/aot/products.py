@@ -21,6 +21,7 @@ REFERENCE_FLOAT = "reference_float"
 REFERENCE_QUANTIZED = "reference_quantized"
 REFERENCE_EXACT = "reference_exact"
 VELA_REPORT = "vela_report.json"
+EXACT_INTERMEDIATES = "reference_exact_intermediates.npz"   # orchestrator/exact/intermediates
 DELEGATION_REPORT = "delegation_report.json"
 TOSA_DIR = "tosa"
 MANIFEST_SCHEMA = 2
@@ -85,6 +86,19 @@ class Product:
         return path if path.is_file() else None
 
     @property
+    def etrecord(self) -> Path | None:
+        """The ETRecord the devtools Inspector reads an ETDump with (None: not kept)."""
+        name = self.manifest.get("etrecord")
+        path = self.directory / name if name else None
+        return path if path is not None and path.is_file() else None
+
+    @property
+    def exact_intermediates(self) -> Path | None:
+        """Every op's output of the exact reference run (None: no exact reference)."""
+        path = self.directory / EXACT_INTERMEDIATES
+        return path if path.is_file() else None
+
+    @property
     def delegation_report(self) -> Path:
         return self.directory / DELEGATION_REPORT
 
@@ -110,6 +124,8 @@ class Product:
         }
         if self.vela_report:
             paths["vela_report"] = str(self.vela_report)
+        if self.etrecord:
+            paths["etrecord"] = str(self.etrecord)
         if self.tosa_files:
             paths["tosa"] = [str(p) for p in self.tosa_files]
         return paths

@@ -69,6 +69,9 @@ class ProgramRunner:
     def __init__(self, program: Any, partitions: Mapping[str, Partition]) -> None:
         self.program = program
         self.partitions = partitions
+        # (op, output) of every call whose output is one tensor, in execution order: the
+        # exact reference's intermediates, compared op by op with a device's
+        self.intermediates: list[tuple[str, Any]] = []
 
     def _call(self, node: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         name = op_name(node)
@@ -98,6 +101,8 @@ class ProgramRunner:
                 kwargs = map_arg(node.kwargs, lambda n: env[n])
                 with torch.no_grad():
                     env[node] = self._call(node, tuple(args), dict(kwargs))
+                if isinstance(env[node], torch.Tensor):
+                    self.intermediates.append((op_name(node), env[node]))
             elif node.op == "output":
                 results = map_arg(node.args[0], lambda n: env[n])
                 return [r for r in results if isinstance(r, torch.Tensor)]

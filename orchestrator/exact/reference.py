@@ -29,8 +29,10 @@ def output_quantization(program: Any) -> list[dict[str, Any] | None]:
 
 
 def exact_outputs(program: Any, partitions: Sequence[Partition], inputs: Sequence[Any],
-                  quantized: bool) -> tuple[list[Any] | None, ExactRecord]:
-    """(outputs or None, record): the program run exactly on `inputs`, or why not."""
+                  quantized: bool, intermediates: list[tuple[str, Any]] | None = None
+                  ) -> tuple[list[Any] | None, ExactRecord]:
+    """(outputs or None, record): the program run exactly on `inputs`, or why not; every op's
+    output goes to `intermediates` when given."""
     ops = program_ops(program.graph_module)
     kinds = {op: exact_kind(op) for op in ops}
     quantization = tuple(output_quantization(program))
@@ -52,5 +54,7 @@ def exact_outputs(program: Any, partitions: Sequence[Partition], inputs: Sequenc
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         return None, ExactRecord(FALLBACK, kinds, (), f"host run failed: {first}",
                                  quantization)
+    if intermediates is not None:
+        intermediates.extend(runner.intermediates)
     return [o.detach().contiguous() for o in outputs], ExactRecord(
         EXACT, kinds, output_quantization=quantization)

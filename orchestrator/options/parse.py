@@ -19,3 +19,7 @@ class ParseTask:
                                     "<logfile>.etdump/)", parse=text, matrix=False)
     target: str | None = option(None, "target name, to label PMU counters when the log printed "
                                 "no event list", parse=text, matrix=False)
+    etrecord: str | None = option(None, "the ETRecord of the .pte that ran (upstream "
+                                  "aot_arm_compiler --etrecord, or a product's etrecord.bin): "
+                                  "names the operators of the log's ETDump profile",
+                                  parse=text, matrix=False)

@@ -32,6 +32,12 @@ class RegressTask:
                                  "absence fails cells", parse=text, matrix=False)
     quiet: bool = option(False, f"{QUIET_HELP} (reports are still written)", parse=switch,
                          matrix=False)
+    scheduler: str | None = option(None, "run the cells on the Dask cluster at this scheduler "
+                                   "address (tcp://HOST:PORT; pip install -e '.[cluster]')",
+                                   parse=text, matrix=False)
+    workers: int | str | None = option(None, "run the cells on a local Dask cluster of N "
+                                       "one-thread workers started for this job",
+                                       parse=text, matrix=False)
 
 
 @dataclass(frozen=True)

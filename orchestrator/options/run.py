@@ -79,6 +79,14 @@ class RunnerSettings:
                         parse=switch)
     fast: bool = option(False, "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
                         parse=switch)
+    profile: bool = option(False, "runner: build with the ExecuTorch event tracer (a runtime "
+                           "build of its own) and report where the time goes per operator "
+                           "(ETDump read by ExecuTorch's Inspector: result, CSV, Chrome trace)",
+                           parse=switch)
+    intermediates: bool = option(False, "runner: --profile plus every operator's output "
+                                 "(upstream's ET_DUMP_INTERMEDIATE_OUTPUTS), compared op by op "
+                                 "with the exact reference's: names the first operator whose "
+                                 "output departs", parse=switch)
     pmu_trace: bool = option(False, "runner on an FVP: write the Ethos-U PMU trace to the run "
                              "directory", parse=switch, cli=False)
     sources: Mapping[str, Path] = option(help="runner: upstream source trees by name (default: "

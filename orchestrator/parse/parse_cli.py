@@ -43,7 +43,12 @@ def parse_command(task: ParseTask, json: bool = False) -> int:
             "pass the saved text console output of a run: invoke parse <logfile>",
         )
     out_dir = Path(etdump_dir) if etdump_dir else default_etdump_dir(path)
-    result = parse_log(path, out_dir, target=target, pmu_events=events)
+    etrecord = Path(task.etrecord) if task.etrecord else None
+    if etrecord is not None and not etrecord.is_file():
+        raise OrchestratorError(f"ETRecord {etrecord} does not exist",
+                                "pass the etrecord.bin of the compiled model: invoke parse "
+                                f"{logfile} --etrecord <file>")
+    result = parse_log(path, out_dir, etrecord, target=target, pmu_events=events)
     if json:
         print_json(result.to_dict())
     else:

@@ -10,6 +10,7 @@ from typing import Any
 from orchestrator.parse.classify import classify, completed_at, status_of
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.upstream import parse_file
+from orchestrator.profile.attach import attach_profile
 from orchestrator.results.model import RunResult, Versions
 
 CATALOGUE_EVENTS = "target catalogue (the log printed no event list)"
@@ -84,6 +85,17 @@ def result_from_facts(
     return result
 
 
-def parse_log(path: Path, etdump_dir: Path | None = None, **metadata: Any) -> RunResult:
-    """Parse a saved upstream console log into a RunResult (ETDump blobs go to etdump_dir)."""
-    return result_from_facts(parse_file(path, etdump_dir), transcript=path, **metadata)
+# upstream's arm_executor_runner: et_pal_current_ticks() is the PMU cycle counter
+UPSTREAM_TICKS = "cycles"
+
+
+def parse_log(path: Path, etdump_dir: Path | None = None, etrecord: Path | None = None,
+              **metadata: Any) -> RunResult:
+    """Parse a saved upstream console log into a RunResult (ETDump blobs go to etdump_dir;
+    the ETDump, read with `etrecord` when given, becomes the result's profile)."""
+    result = result_from_facts(parse_file(path, etdump_dir), transcript=path, **metadata)
+    etdump = result.artifacts.get("etdump")
+    if etdump and etdump_dir is not None:
+        result = attach_profile(result, Path(etdump).read_bytes(), etdump_dir,
+                                etrecord=etrecord, source=UPSTREAM_TICKS)
+    return result

@@ -138,3 +138,14 @@ class PendingTensor:
     chunks: int
     crc: int | None
     parts: dict[int, bytes] = field(default_factory=dict)
+
+
+@dataclass
+class PendingBlob:
+    """A blob header (an opaque named payload, e.g. an ETDump) whose chunks are arriving."""
+
+    name: str
+    nbytes: int
+    chunks: int
+    crc: int | None
+    parts: dict[int, bytes] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from orchestrator.protocol.records import (
     End,
     Fault,
     Metric,
+    PendingBlob,
     PendingTensor,
     to_int,
 )
@@ -32,6 +33,7 @@ class ParsedStream:
     metrics: list[Metric] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     tensors: dict[int, Tensor] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     layout: dict[str, str] = field(default_factory=dict)
     other: list[Frame] = field(default_factory=list)
@@ -58,6 +60,7 @@ class StreamParser:
         self.result = ParsedStream()
         self._partial = ""
         self._pending: dict[int, PendingTensor] = {}
+        self._blobs: dict[str, PendingBlob] = {}
 
     def feed(self, text: str) -> None:
         """Add output in any chunking; complete lines are parsed at once."""
@@ -92,9 +95,7 @@ class StreamParser:
         if self._partial:
             partial, self._partial = self._partial, ""
             self.feed_line(partial)
-        for pending in list(self._pending.values()):
-            self._complete_tensor(pending)
-        self._pending.clear()
+        self._complete_all()
         return self.result
 
     def _problem(self, text: str) -> None:
@@ -109,11 +110,10 @@ class StreamParser:
             self.result = ParsedStream(begin=Begin.from_frame(frame), lines=result.lines,
                                        problems=result.problems, corrupt=result.corrupt)
             self._pending.clear()
+            self._blobs.clear()
             return
         if frame.type == "end":
-            for pending in list(self._pending.values()):
-                self._complete_tensor(pending)
-            self._pending.clear()
+            self._complete_all()
             result.end = End.from_frame(frame)
             return
         result.frames += 1
@@ -151,18 +151,54 @@ class StreamParser:
         pending = self._pending.get(index) if index is not None else None
         if pending is None or seq is None:
             raise ValueError("data for a tensor without a header")
-        try:
-            pending.parts[seq] = base64.b64decode(frame.fields.get("b64", ""), validate=True)
-        except binascii.Error as error:
-            raise ValueError(f"bad base64 ({error})") from None
+        pending.parts[seq] = _chunk(frame)
+
+    def _on_blob(self, frame: Frame) -> None:
+        fields = frame.fields
+        name = fields.get("name", "")
+        nbytes, chunks = to_int(fields.get("nbytes")), to_int(fields.get("chunks"))
+        if not name or nbytes is None or chunks is None:
+            raise ValueError("blob header needs name, nbytes and chunks")
+        self._blobs[name] = PendingBlob(name, nbytes, chunks, to_int(fields.get("crc")))
+
+    def _on_bdata(self, frame: Frame) -> None:
+        pending = self._blobs.get(frame.fields.get("name", ""))
+        seq = to_int(frame.fields.get("seq"))
+        if pending is None or seq is None:
+            raise ValueError("data for a blob without a header")
+        pending.parts[seq] = _chunk(frame)
+
+    def _complete_all(self) -> None:
+        """Assemble every tensor and blob whose header arrived (at end or at the stream's end)."""
+        for pending in list(self._pending.values()):
+            self._complete_tensor(pending)
+        for blob in list(self._blobs.values()):
+            data = self._assemble(f"blob {blob.name}", blob.parts, blob.chunks, blob.crc)
+            if data is not None and len(data) != blob.nbytes:
+                self._problem(f"blob {blob.name}: {len(data)} bytes, header says {blob.nbytes}")
+            elif data is not None:
+                self.result.blobs[blob.name] = data
+        self._pending.clear()
+        self._blobs.clear()
+
+    def _assemble(self, label: str, parts: dict[int, bytes], chunks: int,
+                  crc: int | None) -> bytes | None:
+        """The payload from its chunks; None (and a problem) when one is missing or the
+        checksum does not match."""
+        missing = [seq for seq in range(chunks) if seq not in parts]
+        if missing:
+            self._problem(f"{label}: {len(missing)} of {chunks} data chunks missing")
+            return None
+        data = b"".join(parts[seq] for seq in range(chunks))
+        if crc is not None and zlib.crc32(data) != crc:
+            self._problem(f"{label}: data checksum mismatch")
+            return None
+        return data
 
     def _complete_tensor(self, pending: PendingTensor) -> None:
-        missing = [seq for seq in range(pending.chunks) if seq not in pending.parts]
-        if missing:
-            self._problem(f"tensor {pending.index}: {len(missing)} of {pending.chunks} "
-                          f"data chunks missing")
+        data = self._assemble(f"tensor {pending.index}", pending.parts, pending.chunks, None)
+        if data is None:
             return
-        data = b"".join(pending.parts[seq] for seq in range(pending.chunks))
         wanted = expected_size(pending.dtype, pending.shape)
         if len(data) != pending.nbytes or len(data) != wanted:
             self._problem(f"tensor {pending.index}: {len(data)} bytes, header says "
@@ -175,6 +211,14 @@ class StreamParser:
                                                     pending.shape, data)
 
 
+def _chunk(frame: Frame) -> bytes:
+    """The raw bytes of one tdata/bdata record."""
+    try:
+        return base64.b64decode(frame.fields.get("b64", ""), validate=True)
+    except binascii.Error as error:
+        raise ValueError(f"bad base64 ({error})") from None
+
+
 _HANDLERS = {
     "metric": StreamParser._on_metric,
     "check": StreamParser._on_check,
@@ -182,6 +226,8 @@ _HANDLERS = {
     "layout": StreamParser._on_layout,
     "tensor": StreamParser._on_tensor,
     "tdata": StreamParser._on_tdata,
+    "blob": StreamParser._on_blob,
+    "bdata": StreamParser._on_bdata,
 }
 
 

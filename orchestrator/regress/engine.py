@@ -4,6 +4,7 @@ parallel, then judge every cell against its expectation and baseline."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +65,7 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     reports: dict[str, CellReport] = {}
     active = []
     for cell in cells:
-        report = _not_runnable(cell, stages, options)
+        report = not_runnable(cell, stages.unavailable, options)
         if report is None:
             active.append(cell)
         else:
@@ -73,11 +74,19 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
     firmware, compiles = _prepare(active, stages, options, progress)
     prepared = time.monotonic()
     reports.update(_run_all(active, stages, options, firmware, compiles, progress))
-    for report in reports.values():
-        _check_baseline(report, options)
-    ordered = [reports[cell.key] for cell in cells]
     phases = {"build_and_compile": prepared - started, "simulate": time.monotonic() - prepared}
-    return EngineRun(ordered, list(firmware.values()), compiles,
+    return assemble(cells, reports, list(firmware.values()), compiles, phases, options)
+
+
+def assemble(cells: list[Cell], reports: dict[str, CellReport], builds: list[FirmwareOutcome],
+             compiles: dict[CompileRequest, CompileOutcome], phases: dict[str, float],
+             options: EngineOptions) -> EngineRun:
+    """The run of `cells` in matrix order from their reports (any executor's), each passing
+    cell checked against its baseline."""
+    for report in reports.values():
+        check_baseline(report, options)
+    ordered = [reports[cell.key] for cell in cells]
+    return EngineRun(ordered, builds, compiles,
                      {name: round(seconds, 3) for name, seconds in phases.items()})
 
 
@@ -103,13 +112,16 @@ def _run_all(active: list[Cell], stages: Stages, options: EngineOptions,
     return reports
 
 
-def _not_runnable(cell: Cell, stages: Stages, options: EngineOptions) -> CellReport | None:
-    """A report for a cell that will not run (expected skip, missing simulator), else None."""
+def not_runnable(cell: Cell, unavailable: Callable[[Cell], str | None],
+                 options: EngineOptions) -> CellReport | None:
+    """A report for a cell that will not run (expected skip, missing simulator), else None;
+    `unavailable` says why a simulating cell cannot run (Stages.unavailable, or for a
+    cluster: why no worker can)."""
     out_dir = str(cell_dir(options, cell))
     if cell.expect is Expect.SKIP:
         return skipped(cell, f"skipped by the matrix: {cell.expect_reason}", out_dir,
                        options.run_id)
-    reason = stages.unavailable(cell) if cell.simulates else None
+    reason = unavailable(cell) if cell.simulates else None
     if reason is None:
         return None
     if cell.sim_kind in options.require:
@@ -141,16 +153,21 @@ def _build_all(configs: list[FirmwareConfig], stages: Stages, progress: Progress
     """Build configurations one after another (each build is itself parallel)."""
     outcomes = {}
     for config in configs:
-        started = time.monotonic()
-        try:
-            outcome = stages.build_firmware(config)
-        except Exception as error:  # noqa: BLE001 - one failed build must not stop the job
-            outcome = FirmwareOutcome(config, False, _describe(error))
-        outcome.seconds = outcome.seconds or round(time.monotonic() - started, 3)
-        outcomes[config.key] = outcome
+        outcome = outcomes[config.key] = build_one(config, stages)
         state = "cached" if outcome.cached else ("ok" if outcome.ok else "FAILED")
         progress.advance("build", f"{state} {config.key} ({outcome.seconds:.1f} s)")
     return outcomes
+
+
+def build_one(config: FirmwareConfig, stages: Stages) -> FirmwareOutcome:
+    """Build one configuration; a failure becomes the outcome, never an exception."""
+    started = time.monotonic()
+    try:
+        outcome = stages.build_firmware(config)
+    except Exception as error:  # noqa: BLE001 - one failed build must not stop the job
+        outcome = FirmwareOutcome(config, False, describe(error))
+    outcome.seconds = outcome.seconds or round(time.monotonic() - started, 3)
+    return outcome
 
 
 def _compile_all(requests: list[CompileRequest], stages: Stages, options: EngineOptions,
@@ -158,30 +175,52 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
     """One batch compile for every (model, target, options) the cells need."""
     if not requests:
         return {}
-    log_dir = options.run_dir / "compile"
-    with writing(log_dir):
-        log_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        outcomes = dict(stages.compile_batch(requests, log_dir))
-    except Exception as error:  # noqa: BLE001 - reported on every cell that needed it
-        outcomes = {request: CompileOutcome(False, _describe(error)) for request in requests}
+    outcomes = compile_requests(requests, stages, options)
     for request in requests:
-        outcome = outcomes.setdefault(
-            request, CompileOutcome(False, "the batch compile returned nothing for it"))
+        outcome = outcomes[request]
         state = "cached" if outcome.cached else ("ok" if outcome.ok else "FAILED")
         chosen = ",".join(f"{k}={v}" for k, v in request.options) or "defaults"
         progress.advance("compile", f"{state} {request.model}@{request.target} ({chosen})")
     return outcomes
 
 
+def compile_requests(requests: list[CompileRequest], stages: Stages, options: EngineOptions
+                     ) -> dict[CompileRequest, CompileOutcome]:
+    """One batch compile of `requests` (logs under the run's compile/); every request gets
+    an outcome, a failure included."""
+    log_dir = options.run_dir / "compile"
+    with writing(log_dir):
+        log_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        outcomes = dict(stages.compile_batch(requests, log_dir))
+    except Exception as error:  # noqa: BLE001 - reported on every cell that needed it
+        outcomes = {request: CompileOutcome(False, describe(error)) for request in requests}
+    for request in requests:
+        outcomes.setdefault(request,
+                            CompileOutcome(False, "the batch compile returned nothing for it"))
+    return outcomes
+
+
 def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
              firmware: dict[str, FirmwareOutcome],
              compiles: dict[CompileRequest, CompileOutcome], progress: Progress) -> CellReport:
-    """Produce one cell's result (simulating when it is a run or app cell) and judge it."""
+    """Produce one cell's report and advance the progress display."""
+    compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
+    built = firmware[stages.firmware_config(cell).key] if cell.simulates else None
+    report = cell_report(cell, stages, options, built, compiled)
+    if cell.simulates:
+        progress.advance("simulate", f"{report.outcome.value:9} {cell.key} "
+                                     f"({report.seconds.get('simulate', 0.0):.1f} s)")
+    return report
+
+
+def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
+                built: FirmwareOutcome | None, compiled: CompileOutcome | None) -> CellReport:
+    """Produce one cell's result (simulating when it is a run or app cell) and judge it:
+    the engine's cell-level step, whichever executor (threads here, a Dask worker) runs it."""
     out_dir = cell_dir(options, cell)
     with writing(out_dir):
         out_dir.mkdir(parents=True, exist_ok=True)
-    compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
     seconds = {"compile": compiled.seconds} if compiled else {}
     cached = {"compile": compiled.cached} if compiled else {}
     if compiled is not None and not compiled.ok:
@@ -190,20 +229,16 @@ def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
     elif not cell.simulates:
         result = _compile_only(cell, compiled)
     else:
-        built = firmware[stages.firmware_config(cell).key]
+        assert built is not None
         seconds["build"], cached["build"] = built.seconds, built.cached
         result = _simulate(cell, stages, built, compiled, out_dir)
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
     with writing(out_dir / RESULT_NAME):
         (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
     outcome, reason = judge(cell, result)
-    report = CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
-                        extract_metrics(result), extract_versions(result), None, seconds,
-                        cached, options.run_id)
-    if cell.simulates:
-        progress.advance("simulate", f"{outcome.value:9} {cell.key} "
-                                     f"({seconds.get('simulate', 0.0):.1f} s)")
-    return report
+    return CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
+                      extract_metrics(result), extract_versions(result), None, seconds,
+                      cached, options.run_id)
 
 
 def _simulate(cell: Cell, stages: Stages, built: FirmwareOutcome,
@@ -216,7 +251,7 @@ def _simulate(cell: Cell, stages: Stages, built: FirmwareOutcome,
     try:
         result = stages.run_cell(cell, built, compiled, out_dir)
     except Exception as error:  # noqa: BLE001 - the cell errors, the job goes on
-        result = _not_run(cell, Status.ERROR, f"run failed: {_describe(error)}", None)
+        result = _not_run(cell, Status.ERROR, f"run failed: {describe(error)}", None)
     result.timings_s.setdefault("simulate", round(time.monotonic() - started, 3))
     if compiled is not None:
         _add_compile_facts(result, compiled)
@@ -263,7 +298,7 @@ def _not_run(cell: Cell, status: Status, reason: str, log: str | None) -> RunRes
     )
 
 
-def _check_baseline(report: CellReport, options: EngineOptions) -> None:
+def check_baseline(report: CellReport, options: EngineOptions) -> None:
     """Compare a passing cell's metrics with its baseline entry."""
     if options.baselines is None or report.outcome is not Outcome.PASS:
         return
@@ -277,7 +312,7 @@ def _log_of(result: RunResult) -> str | None:
     return artifacts.get("transcript") or artifacts.get("log")
 
 
-def _describe(error: Exception) -> str:
+def describe(error: BaseException) -> str:
     """One line for an exception (OrchestratorError already is one)."""
     if isinstance(error, OrchestratorError):
         return error.message

@@ -1,4 +1,5 @@
-"""A static, single-file HTML report: verdict, cell table, failures and embedded plots."""
+"""A static, single-file HTML report: verdict, cell table, per-operator profiles, failures and
+embedded plots."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def render_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = 
         + (f", shard {escape(str(document['shard']))}" if document.get("shard") else "")
         + f", matrix <code>{escape(document['matrix']['path'])}</code>. {escape(counts)}.</p>",
         _cell_table(document["cells"]),
+        _profiles(document["cells"]),
         "<h2>Plots</h2>" if plots else "",
         *(f"<figure><img alt='{escape(caption)}' src='data:image/png;base64,{data}'>"
           f"<figcaption>{escape(caption)}</figcaption></figure>" for caption, data in plots),
@@ -61,6 +63,36 @@ def _cell_table(cells: list[dict[str, Any]]) -> str:
             f"<td>{escape(cell['reason'])}</td>"
             f"<td><code>{escape(cell.get('log') or cell['out_dir'])}</code></td></tr>")
     return f"<table><tr>{header}</tr>{''.join(rows)}</table>"
+
+
+PROFILE_COLUMNS = ("operator", "executor", "calls", "total", "per call", "share %",
+                   "Vela est. NPU cycles")
+
+
+def _profiles(cells: list[dict[str, Any]]) -> str:
+    """Per-operator tables of the cells that ran with the event tracer (--profile)."""
+    sections = [_profile_table(cell["key"], profile) for cell in cells
+                if (profile := (cell.get("result") or {}).get("profile"))]
+    return "<h2>Per-operator profiles</h2>" + "".join(sections) if sections else ""
+
+
+def _profile_table(key: str, profile: dict[str, Any]) -> str:
+    """One cell's profile: what its counts mean, then one row per operator and the runtime."""
+    meaning = f"{profile['unit']} from {profile['source']}: {profile['note']}"
+    if profile.get("npu_note"):
+        meaning += f"; {profile['npu_note']}"
+    header = "".join(f"<th>{escape(name)}</th>" for name in PROFILE_COLUMNS)
+    rows = [[row["operator"], row["executor"], row["calls"], row["total"], row["per_call"],
+             row["share_percent"], row.get("vela_cycles")] for row in profile["operators"]]
+    total = profile["total"]
+    overhead = profile["runtime_overhead"]
+    rows.append(["ExecuTorch runtime (between operators)", "runtime", profile["inferences"],
+                 overhead, None, round(100.0 * overhead / total, 2) if total else 0.0, None])
+    body = "".join("<tr>" + "".join(
+        f"<td class='num'>{fmt(value)}</td>" if isinstance(value, (int, float)) or value is None
+        else f"<td>{escape(str(value))}</td>" for value in row) + "</tr>" for row in rows)
+    return (f"<h3><code>{escape(key)}</code>: {total} {escape(profile['unit'])}</h3>"
+            f"<p>{escape(meaning)}</p><table><tr>{header}</tr>{body}</table>")
 
 
 def _updates(lines: list[str] | None) -> str:

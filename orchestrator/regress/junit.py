@@ -72,8 +72,19 @@ def _details(cell: dict[str, Any]) -> str:
     baseline = cell.get("baseline")
     if baseline:
         lines.append(f"baseline: {baseline['summary']}")
+    if cell.get("cluster"):
+        lines.append(f"cluster: {placement(cell['cluster'])}")
     lines += [f"metric {name} = {fmt(value)}" for name, value in cell.get("metrics", {}).items()]
     return "\n".join(lines)
+
+
+def placement(where: dict[str, Any]) -> str:
+    """Where a cluster job ran a cell: 'tcp://w:1, products shared, attempt 2 (retried)'."""
+    if where.get("resumed"):
+        return "finished by an earlier run of this job (resumed)"
+    text = f"{where.get('worker')}, products {where.get('products')}"
+    attempts = where.get("attempts", 1)
+    return text + (f", attempt {attempts} (retried)" if where.get("retried") else "")
 
 
 def _count(element: ET.Element, cases: list[ET.Element]) -> None:

@@ -33,6 +33,7 @@ def render_markdown(document: dict[str, Any]) -> str:
                   for cell in failing]
         lines.append("")
     lines += _table(document["cells"])
+    lines += _cluster(document.get("cluster"))
     updates = document.get("baseline_updates")
     if updates:
         lines += ["", "### Baseline updates", "", "```diff", *updates, "```"]
@@ -52,6 +53,21 @@ def _table(cells: list[dict[str, Any]]) -> list[str]:
                                        cell.get("sim") or "-", *values, baseline,
                                        _escape(cell["reason"])[:160]]) + " |")
     return rows
+
+
+def _cluster(section: dict[str, Any] | None) -> list[str]:
+    """A cluster job's workers (refused ones with their reason), retried and resumed cells."""
+    if not section:
+        return []
+    lines = ["", f"### Cluster `{section['scheduler'] or 'local'}`", ""]
+    for worker in section["workers"]:
+        state = (f"refused: {_escape(worker['reason'])}" if worker["state"] == "refused"
+                 else f"{worker['cells']} cells, products {worker['products']}")
+        lines.append(f"- `{worker['address']}` ({worker['host']}): {state}")
+    for label in ("retried", "resumed"):
+        if section.get(label):
+            lines.append(f"- {label}: " + ", ".join(f"`{key}`" for key in section[label]))
+    return lines
 
 
 def _escape(text: str) -> str:

@@ -51,6 +51,7 @@ class CellReport:
     seconds: dict[str, float] = field(default_factory=dict)
     cached: dict[str, bool] = field(default_factory=dict)
     run_id: str = ""
+    placement: dict[str, Any] | None = None   # cluster jobs: worker, attempts, products
 
     @property
     def key(self) -> str:
@@ -72,6 +73,7 @@ class CellReport:
             "baseline": self.baseline.to_dict() if self.baseline else None,
             "seconds": self.seconds, "cached": self.cached,
             "result": self.result.to_dict() if self.result else None,
+            **({"cluster": self.placement} if self.placement is not None else {}),
         }
 
 

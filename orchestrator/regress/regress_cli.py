@@ -13,6 +13,7 @@ from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import quiet_if
 from orchestrator.regress.baseline import Baselines, load_baselines
 from orchestrator.regress.cells import Cell
+from orchestrator.regress.cluster.command import cluster_spec, job_journal, run_on_cluster
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
 from orchestrator.regress.matrix import Matrix, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
@@ -43,20 +44,23 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
     tree = scratch(scratch_root).ensure()
     loaded = load_matrix(matrix)
     cells = select_cells(loaded, tree, filter, rerun_failed, shard)
-    run_id = new_run_id()
+    spec = cluster_spec(task)
+    journal = job_journal(task, tree, loaded, cells) if spec else None
+    run_id = (journal.run_id() if journal else None) or new_run_id()
     book = load_baselines(baselines_path(loaded, task.baselines))
     options = EngineOptions(run_id=run_id, run_dir=tree.runs / run_id,
                             jobs=_jobs(task.jobs), require=_require(require),
                             baselines=book, tolerances=loaded.tolerances)
-    if stages is None:
-        from orchestrator.regress.real_stages import RealStages
-
-        stages = RealStages(tree)
     progress = make_progress(quiet or json)
     quiet_if(True)   # the job's own display reports its builds; one live display at a time
     started = utc_now()
+    section = None
     try:
-        run = execute(cells, stages, options, progress)
+        if spec is not None and journal is not None:
+            run, section = run_on_cluster(cells, stages, options, spec, tree, journal,
+                                          progress)
+        else:
+            run = execute(cells, stages or _real_stages(tree), options, progress)
     finally:
         progress.close()
     updates = _update_baselines(run, book) if task.update_baselines else None
@@ -64,7 +68,15 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
                                            rerun_failed, require))
     if updates is not None:
         document["baseline_updates"] = updates
+    if section is not None:
+        document["cluster"] = section
     return _publish(document, options.run_dir, tree, json, quiet)
+
+
+def _real_stages(tree: Scratch) -> Stages:
+    from orchestrator.regress.real_stages import RealStages
+
+    return RealStages(tree)
 
 
 def select_cells(loaded: Matrix, tree: Scratch, filter: str | None, rerun_failed: bool,

@@ -11,8 +11,9 @@ from typing import Any
 from orchestrator import __version__
 
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
-# 1.4: output numel/nbytes, classification.details.secondary, log.stated
-SCHEMA_VERSION = "1.4.0"
+# 1.4: output numel/nbytes, classification.details.secondary, log.stated;
+# 1.5: profile (per-operator time from the ETDump)
+SCHEMA_VERSION = "1.5.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -239,6 +240,45 @@ class VelaEstimate:
 
 
 @dataclass
+class OperatorTime:
+    """One operator of a profile: every call of it in the traced inferences, in the profile's
+    unit. `executor` says who ran it (a CPU kernel or a delegate); `vela_cycles` is Vela's
+    compile-time estimate for a delegate call (NPU cycles, an estimate, never measured)."""
+
+    operator: str
+    executor: str
+    calls: int
+    total: int
+    per_call: float
+    share_percent: float
+    vela_cycles: int | None = None
+    vela_operations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Profile:
+    """Where the time of the traced inferences went, per operator, from the runner's ETDump
+    read by ExecuTorch's Inspector. `source`/`unit` say what was counted and `timing` whether
+    it is timing at all (QEMU counts instructions); the rows plus `runtime_overhead` add up
+    to `total` (the Method::execute events)."""
+
+    source: str
+    unit: str
+    timing: bool
+    note: str
+    total: int
+    inferences: int
+    operators: list[OperatorTime] = field(default_factory=list)
+    runtime_overhead: int = 0
+    npu_note: str | None = None
+    reader: str | None = None
+    etdump_bytes: int | None = None
+    etrecord: bool = False
+    # --intermediates: every operator's output vs the exact reference's, the first departure
+    intermediates: dict[str, Any] | None = None
+
+
+@dataclass
 class Delegation:
     """ExecuTorch's delegation summary: how much of the graph went to a backend."""
 
@@ -329,6 +369,7 @@ class RunResult:
     npu: NpuPmu | None = None
     cpu: CpuCycles | None = None
     vela: VelaEstimate | None = None
+    profile: Profile | None = None
     memory: MemoryUse | None = None
     delegation: Delegation | None = None
     simulation: Simulation = field(default_factory=Simulation)

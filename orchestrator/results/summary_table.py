@@ -173,6 +173,27 @@ def _files(result: RunResult) -> str | None:
     return ", ".join(shown) or None
 
 
+PROFILE_ROWS_SHOWN = 5
+
+
+def _profile(result: RunResult) -> str | None:
+    """The heaviest operators of the profile, with what the counts mean."""
+    profile = result.profile
+    if profile is None:
+        return None
+    timing = "" if profile.timing else ", not timing"
+    shown = []
+    for row in profile.operators[:PROFILE_ROWS_SHOWN]:
+        calls = f" x{row.calls}" if row.calls > 1 else ""
+        vela = f" (Vela est. {row.vela_cycles} NPU cycles)" if row.vela_cycles is not None else ""
+        shown.append(f"{row.operator}{calls} {row.share_percent:.1f}%{vela}")
+    more = len(profile.operators) - PROFILE_ROWS_SHOWN
+    if more > 0:
+        shown.append(f"{more} more in profile_csv")
+    return (f"{profile.total} {profile.unit} ({profile.source}{timing}) over "
+            f"{profile.inferences} inference(s): " + ", ".join(shown))
+
+
 def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     """The rows of the compact table (only those with something to say)."""
     rows: list[tuple[str, Any]] = [
@@ -183,6 +204,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("NPU", _npu_share(result)),
         ("memory", _memory(result)),
         ("vela", _vela(result)),
+        ("profile", _profile(result)),
         ("delegation", _delegation(result)),
         ("exit code", _exit_code(result)),
         ("error stats", _errors(result)),

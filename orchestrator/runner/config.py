@@ -40,6 +40,8 @@ class RunnerData:
     default_kernel_set: str
     regress_kernel_set: str
     default_build_type: str
+    etdump_buffer_size: int
+    debug_buffer_size: int
 
 
 @lru_cache(maxsize=1)
@@ -53,9 +55,11 @@ def runner_data() -> RunnerData:
         if defaults[key] not in kernel_sets:
             raise OrchestratorError(f"runner.toml: defaults.{key} {defaults[key]} "
                                     "is not defined", f"fix {RUNNER_DATA}")
+    tracer = raw["event_tracer"]
     return RunnerData(int(raw["code"]["code_size"]), pools, kernel_sets,
                       defaults["kernel_set"], defaults["regress_kernel_set"],
-                      defaults["build_type"])
+                      defaults["build_type"], int(tracer["etdump_buffer_size"]),
+                      int(tracer["debug_buffer_size"]))
 
 
 def _pools(name: str, table: dict[str, Any]) -> Pools:

@@ -35,6 +35,8 @@ class RunnerOptions:
     build_type: str = "release"
     jobs: int = 2
     model_ops: tuple[str, ...] = ()   # the operators of the model about to run
+    profile: bool = False   # the event tracer: ETDump back through the protocol
+    intermediates: bool = False   # with it, every operator's output (a debug buffer)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
     """The runtime build a target links (shared by every platform with the same -mcpu)."""
     cmake_type = firmware_data()["build_types"][options.build_type]
     return RuntimeConfig(target.platform.gcc_cpu, cmake_type, options.kernel_set,
-                         kernel_ops(options.kernel_set), options.model_ops)
+                         kernel_ops(options.kernel_set), options.model_ops,
+                         event_tracer=options.profile)
 
 
 def memory_regions(platform: Platform, code_size: int) -> str:
@@ -101,6 +104,10 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
         "EOR_RUNNER_FAST_SCRATCH_SIZE": f"0x{pools.fast_scratch_size:x}",
         "EOR_MEMORY_REGIONS": memory_regions(target.platform, runner_data().code_size),
     }
+    if options.profile:
+        values["EOR_RUNNER_ETDUMP_BUFFER_SIZE"] = f"0x{runner_data().etdump_buffer_size:x}"
+    if options.intermediates:
+        values["EOR_RUNNER_DEBUG_BUFFER_SIZE"] = f"0x{runner_data().debug_buffer_size:x}"
     if placed_model(target) is not None:
         values.update({"EOR_RUNNER_NPU_EXECUTOR": "model", **model_definitions(target)})
     elif drives_npu_device(target):

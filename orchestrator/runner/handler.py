@@ -31,6 +31,7 @@ from orchestrator.runner.firmware import (
 from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
+from orchestrator.runner.profiling import profile_run
 from orchestrator.runner.request import RunnerSettings
 from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
@@ -74,7 +75,9 @@ def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
     mode = memory_mode_of(target, settings.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
                                          settings.fast_scratch),
-                         settings.kernel_set, request.build_type, settings.jobs)
+                         settings.kernel_set, request.build_type, settings.jobs,
+                         profile=settings.profile or settings.intermediates,
+                         intermediates=settings.intermediates)
 
 
 def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
@@ -176,5 +179,7 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
+    if settings.profile or settings.intermediates:
+        result = profile_run(result, stream, product, run_dir)
     return judge(result, stream, product, settings.thresholds, run_dir,
                  f"invoke run --target {request.target} --model {request.model}")

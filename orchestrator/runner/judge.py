@@ -49,14 +49,19 @@ def apply_exact(result: RunResult, verdict: ExactVerdict, rerun: str) -> RunResu
     result = replace(result, comparison=exact_comparison(verdict))
     if result.status is not Status.PASS or verdict.passed:
         return result
+    compared = result.profile.intermediates if result.profile else None
+    located = result.classification.details.get("intermediates") \
+        if compared and compared.get("departure") else None
     return replace(result, status=Status.FAIL,
                    reason=f"outputs are not bit-exact: {verdict.reason}",
                    classification=Classification(
                        kind=Kind.OUTPUT_MISMATCH, summary=verdict.reason,
-                       next_step=f"the target computed something else than the compiled "
-                                 f"program: {rerun}, then read the transcript and the "
-                                 f"product's reference_exact/",
-                       details={"first_mismatch": result.comparison.first_mismatch
+                       next_step=located or f"the target computed something else than the "
+                                 f"compiled program: {rerun} --intermediates names the first "
+                                 f"operator whose output departs; the transcript and the "
+                                 f"product's reference_exact/ hold the rest",
+                       details={**result.classification.details,
+                                "first_mismatch": result.comparison.first_mismatch
                                 if result.comparison else None}))
 
 

@@ -1,7 +1,8 @@
 """Build the ExecuTorch runtime libraries with ExecuTorch's own CMake, once per
-(cpu, build type, kernel set), cached under scratch/build/runtime-<key>/. Every platform and
-NPU configuration links the same build; the runner app compiles the Ethos-U delegate and
-driver for its NPU configuration itself. A growing ("model") kernel set keeps one build
+(cpu, build type, kernel set), cached under scratch/build/runtime-<key>/, and once more with
+the devtools event tracer when a run profiles. Every platform and NPU configuration links the
+same build; the runner app compiles the Ethos-U delegate and driver for its NPU configuration
+itself. A growing ("model") kernel set keeps one build
 directory whose op list grows: a new op reconfigures and compiles that op's source only."""
 
 from __future__ import annotations
@@ -54,10 +55,12 @@ class RuntimeConfig:
     kernel_set: str
     ops: tuple[str, ...] | str
     model_ops: tuple[str, ...] = ()
+    event_tracer: bool = False   # the devtools event tracer (ETDump): a build of its own
 
     @property
     def name(self) -> str:
-        return f"{self.gcc_cpu}-{self.build_type.lower()}-{self.kernel_set}"
+        traced = "-etdump" if self.event_tracer else ""
+        return f"{self.gcc_cpu}-{self.build_type.lower()}-{self.kernel_set}{traced}"
 
 
 def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain,
@@ -76,6 +79,7 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
         "EOR_HOST_FLATC": str(prebuilt_flatc(sources.executorch) or ""),
         # flatcc/gflags still declare CMake < 3.5; pip's CMake 4 needs this to accept them
         "CMAKE_POLICY_VERSION_MINIMUM": "3.5",
+        **({"EOR_EVENT_TRACER": "ON"} if config.event_tracer else {}),
     }
     return [str(cmake_binary()), "-S", str(RUNTIME_PROJECT), "-B", str(build_dir),
             "-G", "Ninja", *(f"-D{name}={value}" for name, value in definitions.items())]
@@ -86,7 +90,10 @@ def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolc
     (a growing set's ops are not part of it: it grows in place; the checkout's path is not
     either: a build directory configured from another checkout drops its CMake cache)."""
     fixed = replace(config, model_ops=(), ops=MODEL if config.ops == MODEL else config.ops)
-    recipe = {"config": asdict(fixed), "executorch": str(sources.executorch),
+    described = asdict(fixed)
+    if not config.event_tracer:   # untraced builds keep the keys they had before the tracer
+        del described["event_tracer"]
+    recipe = {"config": described, "executorch": str(sources.executorch),
               "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE,
               "launcher": str(compiler_launcher() or "")}
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:10]

@@ -28,6 +28,9 @@ from orchestrator.errors import OrchestratorError
 KILL_GRACE_S = 2.0
 READ_SIZE = 65536
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR")
+# Every simulator carries the pid of the process that started it: orchestrator.sim.owners
+# finds a dead owner's orphans (a worker killed mid-cell) and a cancelled job's simulators.
+OWNER_ENV = "ETHOSU_ORCH_SIM_OWNER"
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ def _read(descriptor: int) -> bytes:
 def _spawn(command: Sequence[str], cwd: Path, env: dict[str, str],
            terminal: bool) -> tuple[subprocess.Popen[bytes], int]:
     """Start `command` in its own session; return it and the descriptor its output comes on."""
+    env = {**env, OWNER_ENV: str(os.getpid())}
     if not terminal:
         process = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -1,4 +1,5 @@
-"""The interface of a TOSA flatbuffer: its main block's input and output tensors (no torch)."""
+"""The interface of a TOSA flatbuffer: its main block's input and output tensors, and which
+operator produces each tensor (no torch)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,50 @@ def graph_interface(tosa: bytes) -> GraphInterface:
     outputs = [block.Outputs(i).decode() for i in range(block.OutputsLength())]
     return GraphInterface(inputs=tuple(_tensor(block, name) for name in inputs),
                           outputs=tuple(_tensor(block, name) for name in outputs))
+
+
+@dataclass(frozen=True)
+class TosaOperator:
+    """One operator of the main block: its TOSA name and the tensors it reads and writes."""
+
+    op: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+
+def main_operators(tosa: bytes) -> list[TosaOperator]:
+    """The main block's operators in order, named by their TOSA op (CONV2D, RESCALE, ...)."""
+    from tosa.Op import Op
+
+    names = {value: key for key, value in vars(Op).items() if not key.startswith("_")}
+    block = _main_block(tosa)
+    found = []
+    for index in range(block.OperatorsLength()):
+        operator = block.Operators(index)
+        found.append(TosaOperator(
+            names.get(operator.Op(), f"op-{operator.Op()}"),
+            tuple(operator.Inputs(i).decode() for i in range(operator.InputsLength())),
+            tuple(operator.Outputs(i).decode() for i in range(operator.OutputsLength()))))
+    return found
+
+
+def operators_behind(tosa: bytes, outputs: list[str]) -> dict[str, list[str]]:
+    """For each tensor in `outputs` (what one emitted NPU operation writes), the TOSA
+    operators it implements: the one writing it and, back through its inputs, every non-CONST
+    operator whose output is neither a graph input nor another entry of `outputs` (what the
+    compiler fused into it), in graph order."""
+    operators = main_operators(tosa)
+    writer = {name: index for index, op in enumerate(operators) for name in op.outputs}
+    stops = set(outputs)
+    behind: dict[str, list[str]] = {}
+    for name in outputs:
+        found: set[int] = set()
+        pending = [name]
+        while pending:
+            index = writer.get(pending.pop())
+            if index is None or index in found or operators[index].op == "CONST":
+                continue
+            found.add(index)
+            pending += [tensor for tensor in operators[index].inputs if tensor not in stops]
+        behind[name] = [operators[index].op for index in sorted(found)]
+    return behind

@@ -191,3 +191,21 @@ def test_batch_reports_failures_per_item_and_goes_on(compiled, aot_scratch, mode
     assert [item.ok for item in items] == [False, True] and seen == items
     assert "defines no ModelUnderTest" in items[0].error
     assert items[1].product.cached
+
+
+@pytest.mark.parametrize(("model", "target"), REAL_CASES)
+def test_product_keeps_etrecord_and_exact_intermediates(compiled, model, target):
+    product = compiled[(model, target)]
+    assert product.manifest["etrecord"] == "etrecord.bin"
+    assert product.etrecord is not None and product.etrecord.stat().st_size > 0
+    if product.exact_record.exact:
+        from orchestrator.aot.tensors import load_array
+        from orchestrator.exact.intermediates import load_intermediates
+
+        assert product.exact_intermediates is not None
+        steps = [values for op, values in load_intermediates(product.exact_intermediates)
+                 if op != "alloc"]
+        # the last op's output is the program's output: the exact reference itself
+        final = np.asarray(load_array(product.reference_exact[0]))
+        assert steps[-1].shape == final.shape
+        assert np.array_equal(steps[-1].reshape(-1), final.reshape(-1))

@@ -17,6 +17,7 @@ from orchestrator.options.fields import from_cli, specs
 from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
 from orchestrator.regress.matrix import expand, load_matrix
+from orchestrator.runner.firmware import runtime_config
 from orchestrator.runner.handler import compile_choices_for, runner_options_for
 from orchestrator.sim.limits import run_limits
 from orchestrator.targets import load_catalogue
@@ -47,6 +48,8 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "min_snr": ("30", 30, 30.0),
     "top1": (True, True, True),
     "fast": (True, True, True),
+    "profile": (True, True, (True, True)),
+    "intermediates": (True, True, (True, True)),
     "pmu_trace": (None, True, True),
     "sources": (None, {"executorch": "/src/et"}, {"executorch": Path("/src/et")}),
 }
@@ -74,6 +77,8 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "atol": lambda: limits.atol, "rtol": lambda: limits.rtol, "qtol": lambda: limits.qtol,
         "min_snr": lambda: limits.min_snr_db, "top1": lambda: limits.require_top1,
         "fast": lambda: settings.fast, "pmu_trace": lambda: settings.pmu_trace,
+        "profile": lambda: (runner.profile, runtime_config(target, runner).event_tracer),
+        "intermediates": lambda: (runner.intermediates, runner.profile),
         "sources": lambda: dict(settings.sources),
     }
     return readers[name]()

@@ -33,6 +33,7 @@ int main(void) {
   eor_protocol_metric("odd name=*%", 18446744073709551615ull, "bytes", "a source");
   eor_protocol_check("neg", 0, -9223372036854775807ll - 1, 5);
   eor_protocol_tensor(7, "uint8", (const int32_t *)shape, 2, bytes, sizeof(bytes));
+  eor_protocol_blob("etdump", bytes + 1, 250);
   eor_record_t record;
   eor_record_start(&record, "note");
   eor_record_str(&record, "text", long_value);
@@ -67,6 +68,16 @@ def test_c_and_python_agree_on_every_record(emitted):
     assert result.checks[0].got == -(2**63) and result.checks[0].ok is False
     tensor = result.tensors[7]
     assert tensor.shape == (3, 100) and tensor.data == bytes((i * 37) % 256 for i in range(300))
+    assert result.blobs["etdump"] == bytes((i * 37) % 256 for i in range(1, 251))
+
+
+def test_a_damaged_blob_chunk_is_a_problem_not_a_payload(emitted):
+    lines = emitted.splitlines()
+    index = next(i for i, line in enumerate(lines) if " bdata " in line)
+    del lines[index]
+    result = parse_text("\n".join(lines) + "\n")
+    assert "etdump" not in result.blobs
+    assert any("blob etdump: 1 of 3 data chunks missing" in p for p in result.problems)
 
 
 def test_overlong_record_is_truncated_and_marked(emitted):

@@ -102,12 +102,17 @@ def record_sources(tree) -> bool:
     return True
 
 
-@pytest.fixture(scope="session")
-def lane(tmp_path_factory):
+def require_lane_tools() -> None:
+    """Skip, naming the install, without the cross compiler, QEMU or executorch."""
     if not GCC.is_file() or not shutil.which("qemu-system-arm"):
         pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm (apt-get install "
                     "gcc-arm-none-eabi qemu-system-arm)")
     pytest.importorskip("executorch", reason="needs executorch[ethos-u] (pip install -e .[aot])")
+
+
+@pytest.fixture(scope="session")
+def lane(tmp_path_factory):
+    require_lane_tools()
     from orchestrator.setup.toolchain import adopt_system_toolchain
 
     made = Lane(tmp_path_factory.mktemp("qemu-lane"))

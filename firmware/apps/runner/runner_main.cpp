@@ -12,6 +12,7 @@
 
 #include "eor/platform.h"
 #include "runner_areas.h"
+#include "runner_etdump.h"
 #include "runner_exit.h"
 #include "runner_npu.h"
 #include "runner_report.h"
@@ -215,7 +216,7 @@ int main() {
   HierarchicalAllocator planned({planned_spans, planned_count});
   MemoryManager memory(&method_allocator, &planned, &temp_allocator);
 
-  Result<Method> method = program->load_method(*name, &memory);
+  Result<Method> method = program->load_method(*name, &memory, runner_event_tracer());
   if (!method.ok()) {
     runner_report_pool("method_pool", method_allocator.used_size(), sizeof(method_pool));
     runner_report_pool("temp_pool", temp_allocator.peak(), sizeof(temp_pool));
@@ -258,6 +259,7 @@ int main() {
   uint64_t cycles = eor_cycles() - start;
 
   report_outputs(*method);
+  runner_etdump_report();
   runner_report_cycles(cycles, runs, eor_cycles_source());
   runner_npu_pmu_report(runs);
   runner_report_pool("method_pool", method_allocator.used_size(), sizeof(method_pool));

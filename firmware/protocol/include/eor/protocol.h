@@ -43,6 +43,8 @@ void eor_protocol_check(const char *name, int ok, int64_t got, int64_t expected)
  * bool. data: nbytes raw little-endian bytes. */
 void eor_protocol_tensor(unsigned index, const char *dtype, const int32_t *shape, unsigned rank,
                          const void *data, size_t nbytes);
+/* An opaque byte payload (e.g. an ETDump) under a name: one blob header, then bdata chunks. */
+void eor_protocol_blob(const char *name, const void *data, size_t nbytes);
 void eor_protocol_end(const char *status, int code);
 
 #ifdef __cplusplus

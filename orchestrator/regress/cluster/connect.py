@@ -1,0 +1,48 @@
+"""A Dask client: on an existing scheduler's address, or on a local cluster of N workers
+(one thread each, loopback only). Without dask installed: one line saying how to add it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import SCRATCH_ENV, Scratch
+
+INSTALL = "pip install -e '.[cluster]'"
+CONNECT_TIMEOUT_S = 20
+
+
+def distributed_module() -> Any:
+    """dask.distributed, or the one-line error naming the extra that provides it."""
+    try:
+        import distributed
+    except ImportError:
+        raise OrchestratorError("--scheduler and --workers need dask and distributed, which "
+                                "are not installed", INSTALL) from None
+    return distributed
+
+
+@contextmanager
+def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> Iterator[Any]:
+    """A connected client; when no address, a local cluster (started here, stopped on exit)
+    whose workers use the client's scratch."""
+    distributed = distributed_module()
+    with ExitStack() as stack:
+        if scheduler:
+            address: Any = scheduler
+        else:
+            address = stack.enter_context(distributed.LocalCluster(
+                n_workers=workers or 1, threads_per_worker=1, processes=True,
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=40,
+                env={SCRATCH_ENV: str(tree.root)}))
+        try:
+            client = stack.enter_context(distributed.Client(address,
+                                                            timeout=CONNECT_TIMEOUT_S))
+        except OSError as error:
+            raise OrchestratorError(
+                f"no Dask scheduler answers at {scheduler} ({error})",
+                "start one (dask scheduler --host HOST) or pass its address: "
+                "invoke regress --scheduler tcp://HOST:8786 ...") from None
+        yield client
