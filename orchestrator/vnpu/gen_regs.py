@@ -114,6 +114,8 @@ _MEMBER = re.compile(r"^\s*(\w+) = (\d+),?\s*$", re.M)
 _STRUCT = re.compile(r"^struct (npu_(?:op|set)_\w+)_t\s*\{\s*#ifdef __cplusplus\s*private:\s*"
                      r"#endif\s*(.*?)#ifdef __cplusplus", re.S | re.M)
 _BITFIELD = re.compile(r"^\s*uint32_t (\w+):(\d+);\s*$", re.M)
+_STRUCT_OPCODE = re.compile(r"^struct (npu_(?:op|set)_\w+)_t\s*\{.*?cmd([01])_opcode::(\w+)\)",
+                            re.S | re.M)
 
 
 def header_enums(header: str) -> dict[str, list[tuple[str, int]]]:
@@ -135,6 +137,17 @@ def header_commands(header: str) -> dict[str, list[tuple[str, int, int]]]:
             offset += int(width)
         commands.setdefault(name, fields)
     return commands
+
+
+def header_command_names(header: str) -> dict[tuple[int, str], str]:
+    """(kind, opcode name) -> the command's struct name, upper case, where they differ: regor's
+    disassembler (Vela's --verbose-register-command-stream) names a command by its struct,
+    e.g. opcode NPU_SET_RESIZE_X is struct npu_set_resize_x_step_t."""
+    names = {}
+    for struct, kind, opcode in _STRUCT_OPCODE.findall(header):
+        if struct.upper() != opcode:
+            names[(int(kind), opcode)] = struct.upper()
+    return names
 
 
 def _u85_field_lines(commands: dict[str, list[tuple[str, int, int]]]) -> list[str]:
@@ -168,9 +181,11 @@ def render_u85(header: str) -> str:
         prefix = f"EM85_CMD{kind}_"
         lines += [f"#define {prefix}{m} 0x{v:03x}u" for m, v in enums[enum_name]]
     lines += _u85_field_lines(commands)
+    listed = header_command_names(header)
     lines.append("static const em_opname_entry em85_cmd_names[] = {")
     for kind, enum_name in ((0, "cmd0_opcode"), (1, "cmd1_opcode")):
-        lines += [f"    {{{kind}, 0x{v:03x}u, \"{m}\"}}," for m, v in enums[enum_name]]
+        lines += [f"    {{{kind}, 0x{v:03x}u, \"{listed.get((kind, m), m)}\"}},"
+                  for m, v in enums[enum_name]]
     lines += ["};", "#endif"]
     return "\n".join(lines) + "\n"
 

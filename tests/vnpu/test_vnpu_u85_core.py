@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from test_vnpu_rounding import INT32_MAX, INT32_MIN, probe_values
 from vnpu_stream85 import Elementwise85, Stream85, enum, nhwc_strides, run85
+from vnpu_support import check_case
+from vnpu_u85_block import BLOCKS
 
 ROUND_MODES = ("DOUBLE_SYMMETRIC", "NATURAL", "DOUBLE_ASYMMETRIC", "SYMMETRIC",
                "TRUNCATE_TO_ZERO", "TRUNCATE_TO_LOWER")
@@ -119,3 +121,22 @@ def test_a_branch_stops_naming_it() -> None:
     code, message = run85(stream, scratch)
     assert code != 0
     assert message == "command NPU_OP_BRANCH at word 0 on Ethos-U85 (not modelled)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "target"), [("vnpu_cases_u85:matmul", "ethos-u85-128")])
+def test_a_matmul_with_weights_from_ifm2_is_exact(model: str, target: str) -> None:
+    """A real Vela stream of NPU_OP_CONV weights_ifm2 (a MatMul, regor GenerateConvolutionOp
+    "Dynamic weights"), decoded as Vela lists it and bit-exact against the TOSA reference."""
+    check_case(model, target, "int8")
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+@pytest.mark.parametrize("quantize", ["int8", "a16w8"])
+@pytest.mark.parametrize("block", BLOCKS)
+def test_a_transformer_block_is_exact(block: str, quantize: str) -> None:
+    """A pre-LayerNorm encoder block (vnpu_u85_block: attention with packed or separate q/k/v,
+    softmax over keys or queries, LayerNorm, GELU MLP) on U85-128: chaining, transposes,
+    MatMul, LUTs and a16w8's 48-bit accumulators in one stream."""
+    check_case(f"vnpu_u85_block:{block}", "ethos-u85-128", quantize)

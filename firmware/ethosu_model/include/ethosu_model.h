@@ -1,4 +1,4 @@
-/* ethosu_model: a functional model of the Arm Ethos-U55/U65 NPU (command-stream level).
+/* ethosu_model: a functional model of the Arm Ethos-U55/U65/U85 NPU (command-stream level).
  *
  * Portable C99, no dynamic allocation: it runs a Vela command stream (the driver payload an
  * Ethos-U delegate hands to ethosu_invoke_v3) against the given memory regions, on the host
@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define ETHOSU_MODEL_VERSION "0.1.0"
+#define ETHOSU_MODEL_VERSION "0.2.0" /* 0.2: Ethos-U85 */
 
 /* The entry points are the only symbols a shared build exports (the rest is hidden, so calls
    inside the library bind directly). */
@@ -24,7 +24,7 @@ extern "C" {
 #define ETHOSU_MODEL_API
 #endif
 
-typedef struct ethosu_model_npu { uint8_t arch; /* 55 or 65 */ uint16_t macs; uint8_t cores; } ethosu_model_npu;
+typedef struct ethosu_model_npu { uint8_t arch; /* 55, 65 or 85 */ uint16_t macs; uint8_t cores; } ethosu_model_npu;
 typedef struct ethosu_model_status { int code; char message[192]; } ethosu_model_status;
 
 /* Runs one driver payload exactly as ethosu_invoke_v3 receives it (COP1 custom data: driver

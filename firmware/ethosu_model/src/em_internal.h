@@ -30,7 +30,7 @@
 #define ETHOSU_MODEL_CHAIN_CAPACITY (1u << 18) /* bytes of one chain buffer (mv2 on U85-128 needs 75264) */
 #endif
 #ifndef ETHOSU_MODEL_TRANSPOSE_CAPACITY
-#define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 18) /* bytes of a transposed OFM, staged */
+#define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 21) /* bytes of a transposed OFM, staged (112x112x32 int8 = 401408) */
 #endif
 typedef struct em85_chain {
     int height, width, depth, bytes; /* 0 bytes: not written in this stream */
