@@ -6,6 +6,7 @@ from __future__ import annotations
 from orchestrator.options import RunRequest
 from orchestrator.options.build import BuildTask
 from orchestrator.options.compile import CompileTask
+from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.inspect import DoctorCheck, TargetsListing, VerifyTask
 from orchestrator.options.parse import ParseTask
 from orchestrator.options.regress import RegressMerge, RegressTask
@@ -86,4 +87,13 @@ verify = options_task(
     doc="NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact.",
     flags={"json": (False, "print the report as JSON (top-level \"exact\": true|false)")},
     short_flags=True,
+)
+
+
+evaluate = options_task(
+    "orchestrator.evaluate.evaluate_cli:evaluate_command", EvaluateRequest, name="evaluate",
+    doc="A data set through one simulator session: per-sample exactness, accuracy vs the float "
+        "model and the labels; writes scratch/runs/<id>/evaluation.{json,html}.",
+    flags={"json": (False, "print the evaluation document as JSON"),
+           "quiet": (False, QUIET_HELP)},
 )

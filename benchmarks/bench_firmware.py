@@ -22,9 +22,8 @@ from orchestrator.build.driver import build_dir_for
 from orchestrator.build.tools import resolve_tools
 from orchestrator.paths import Scratch, repo_root, scratch
 from orchestrator.setup.toolchain import adopt_system_toolchain
-from orchestrator.sim import choose_simulator, simulate
-from orchestrator.sim.select import simulator_binary
-from orchestrator.targets import load_catalogue
+from orchestrator.sim import simulate
+from orchestrator.sim.plan import plan_run
 
 TARGET = "cortex-m55"
 OVERHEAD_GOAL_S = 1.0
@@ -50,13 +49,11 @@ def bench_build(work: Scratch) -> dict[str, float]:
 
 def bench_qemu(work: Scratch, runs: int) -> float:
     """Median wall time of the QEMU process running the selftest."""
-    target = load_catalogue().target(TARGET)
-    simulator = choose_simulator(target, "qemu")
-    binary = simulator_binary(work, simulator)
+    plan = plan_run(work, TARGET, "qemu", rerun=f"invoke run --target {TARGET} --app selftest")
     build = build_firmware(work, config_for_target(TARGET))
     seconds = []
     for index in range(runs):
-        result = simulate(simulator, binary, build.elf, work.root / "bench-runs" / str(index),
+        result = simulate(plan, build.elf, work.root / "bench-runs" / str(index),
                           expected_build_id=build.build_id)
         assert result.verdict.kind == "pass", result.verdict.summary
         seconds.append(result.outcome.seconds)

@@ -87,6 +87,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from orchestrator.aot.api import compile_model
+    from orchestrator.options.compile import CompileChoices
     from orchestrator.paths import scratch
     from orchestrator.runner.sources import trees_under
     from orchestrator.setup.toolchain import adopt_system_toolchain
@@ -104,7 +105,8 @@ def main() -> int:
             "runner_s": first.seconds["runner"], "runtime_configured": first.runtime.configured,
             "noop_rebuild_s": noop}
     cpu = args.targets.split(",")[0]
-    product = compile_model(args.model, cpu, scratch_root=str(root), quantize="none")
+    product = compile_model(args.model, cpu, CompileChoices(quantize="none"),
+                            scratch_root=str(root))
     built, ours = timed(lambda: build(work, cpu, sources))
     embedded = embedded_rebuild(built.firmware, product.pte)
     report["second_model"] = {"target": cpu, "model": args.model, "ours_build_s": ours,

@@ -18,8 +18,3 @@ def load_toml(path: Path) -> dict[str, Any]:
     """Parse one TOML file into a dict."""
     with path.open("rb") as handle:
         return tomllib.load(handle)
-
-
-def loads_toml(text: str) -> dict[str, Any]:
-    """Parse TOML text into a dict."""
-    return tomllib.loads(text)

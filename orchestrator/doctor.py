@@ -18,7 +18,7 @@ from orchestrator.targets import Catalogue, Target, load_catalogue
 EVERY_TARGET = ("*",)
 MIN_FREE_BYTES = 10 * 2**30          # ExecuTorch sources + runtime builds + toolchain
 MIN_QEMU = (7, 0)                    # mps3-an547 with MVE
-CORE_PACKAGES = ("invoke", "requests", "pexpect", "rich", "jsonschema")  # cmake, ninja: tool rows
+CORE_PACKAGES = ("invoke", "requests", "rich", "jsonschema")  # cmake, ninja: tool rows
 AOT_INSTALL = "pip install torch=={torch} && pip install -e '.[aot]'"
 
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from orchestrator.build.config import app_names
 from orchestrator.cli import print_json, resolve
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.parse.classify import make_classification
@@ -26,11 +27,12 @@ from orchestrator.targets.catalogue import unknown_name_error
 from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
-    "selftest": "orchestrator.selftest:run_selftest",
+    "selftest": "orchestrator.selftest:run_app",
     "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
     "runner": "orchestrator.runner.handler:run_runner",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
+PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own
 RESULT_NAME = RESULT
 __all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
 
@@ -62,15 +64,24 @@ def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
     app is resolved as `invoke run` does (RunRequest.resolved)."""
     if request.app is None:
         request = request.resolved()
-    if request.app not in APPS:
-        raise unknown_name_error("app", str(request.app), sorted(APPS), "invoke run --help")
+    handler = handler_of(str(request.app))
     work = (work or scratch()).ensure()
     try:
-        result: RunResult = resolve(APPS[request.app])(request, work)
+        result: RunResult = resolve(handler)(request, work)
     except KeyboardInterrupt:
         write_result(work, interrupted_result(request, run_dir_for(work, request.run_id)))
         raise
     return write_result(work, result)
+
+
+def handler_of(app: str) -> str:
+    """The handler of `app`: its own (APPS), else the protocol app flow for an app the
+    firmware project declares (firmware/apps/<app>, orchestrator/data/firmware.toml)."""
+    if app in APPS:
+        return APPS[app]
+    if app in app_names():
+        return PROTOCOL_APP
+    raise unknown_name_error("app", app, sorted({*APPS, *app_names()}), "invoke run --help")
 
 
 def write_result(work: Scratch, result: RunResult) -> RunResult:

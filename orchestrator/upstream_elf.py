@@ -11,17 +11,14 @@ from typing import TYPE_CHECKING
 from orchestrator.errors import OrchestratorError
 from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.paths import Scratch
-from orchestrator.results import Kind, RunResult, Status, Versions
+from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.model import Simulation, utc_now
-from orchestrator.setup.lock import read_lock
-from orchestrator.sim import choose_simulator
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.fvp_run import fvp_environment
-from orchestrator.sim.limits import RunLimits, run_limits
+from orchestrator.sim.limits import RunLimits
+from orchestrator.sim.plan import RunPlan, place, plan_placed, sim_options
 from orchestrator.sim.process import ProcessOutcome
-from orchestrator.sim.select import setup_artifact, simulator_binary
 from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
-from orchestrator.targets import Simulator, Target, load_catalogue
+from orchestrator.targets import Target, load_catalogue
 
 if TYPE_CHECKING:
     from orchestrator.options.run import RunRequest
@@ -62,23 +59,19 @@ def data_files(specs: Sequence[str]) -> list[DataFile]:
     return found
 
 
-def simulator_for(target: Target, requested: str | None) -> Simulator:
-    """The requested simulator, else the target's first FVP (refusing what cannot run it)."""
+def plan_for(work: Scratch, request: RunRequest, target: Target) -> RunPlan:
+    """The requested simulator, else the target's first FVP; never a functional NPU model
+    (an upstream ELF drives a real NPU device), refused with the reason."""
+    requested = request.sim
     if requested in (None, "auto"):
         fvps = [sim for sim in target.simulators if sim.kind == "fvp"]
         requested = fvps[0].name if fvps else None
+    rerun = f"invoke run --target {target.name} --elf <ELF>"
     try:
-        return choose_simulator(target, requested, npu_model=False)
+        placement = place(target, requested, npu_model=False, needs_data=bool(request.data))
     except OrchestratorError as error:
-        raise OrchestratorError(error.cause, f"invoke run --target {target.name} --elf <ELF> "
-                                             "--sim fvp (invoke targets)") from None
-
-
-def known_versions(work: Scratch, simulator: Simulator) -> Versions:
-    """Simulator name and the version setup's probe recorded (a foreign ELF tells us no more)."""
-    entry = read_lock(work).get(setup_artifact(simulator)) or {}
-    return Versions(simulator=simulator.binary,
-                    simulator_version=entry.get("reported_version") or entry.get("version"))
+        raise OrchestratorError(error.cause, f"{rerun} --sim fvp (invoke targets)") from None
+    return plan_placed(work, placement, sim_options(request), rerun=rerun)
 
 
 def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
@@ -90,29 +83,24 @@ def run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
     target = load_catalogue().target(request.target)
     elf = elf_path(request.elf, target.name)
     data = data_files(request.data)
-    simulator = simulator_for(target, request.sim)
-    binary = simulator_binary(work, simulator)
-    env = fvp_environment(binary, work) if simulator.kind == "fvp" else None
+    plan = plan_for(work, request, target)
     run_id, started = request.run_id, utc_now()
     run_dir = work.runs / run_id
     parser = UpstreamLogParser(run_dir / ETDUMP_DIR)
-    limits = run_limits(simulator, request.timeout_s, request.idle_timeout_s)
-    _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk, data=data,
-                        limits=limits, macs=target.macs, env=env)
+    _, outcome = launch(plan, elf, run_dir, consumer=parser.feed_chunk, data=data)
     facts = parser.finish()
     note_outcome(facts.simulation, outcome)
-    facts.target.simulator = simulator.name
+    facts.target.simulator = plan.simulator.name
     facts.target.options.update({"elf": str(elf), "num_macs": target.macs,
-                                 "limits": limits.record(),
+                                 "limits": plan.limits.record(),
                                  "data": [f"{d.path}@0x{d.address:x}" for d in data]})
     result = result_from_facts(facts, source=SOURCE, target=target.name,
-                               pmu_events=target.pmu_events,
-                               versions=known_versions(work, simulator),
+                               pmu_events=target.pmu_events, versions=plan.versions_now(),
                                transcript=run_dir / TRANSCRIPT,
                                timings_s={"simulate": round(outcome.seconds, 3)}, run_id=run_id)
     result.started_at, result.finished_at = started, utc_now()
     result.artifacts.update({"elf": str(elf), "command": str(run_dir / COMMAND)})
-    return name_the_limit(result, limits, outcome)
+    return name_the_limit(result, plan.limits, outcome)
 
 
 LIMIT_KINDS = {Kind.CPU_TIME_LIMIT: "deadline", Kind.TIMEOUT: "deadline"}

@@ -13,6 +13,7 @@ from orchestrator.aot.options import resolve_options
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import step
 from orchestrator.write_faults import filling, writing
@@ -79,11 +80,16 @@ def _keep_failure_log(staging: Path, final: Path) -> Path | None:
     return kept
 
 
-def compile_model(model: str, target: str, *, scratch_root: str | Path | None = None,
-                  inputs: str | None = None, calibration: str | None = None,
-                  **options: Any) -> Product:
-    """Compile `model` for `target` (see resolve_options for the options)."""
-    request = make_request(model, target, inputs=inputs, calibration=calibration, **options)
+def request_for(model: str, target: str, choices: CompileChoices | None = None
+                ) -> CompileRequest:
+    """The compile request of `choices` (the compile option group; None: the defaults)."""
+    return make_request(model, target, **(choices or CompileChoices()).given())
+
+
+def compile_model(model: str, target: str, choices: CompileChoices | None = None, *,
+                  scratch_root: str | Path | None = None) -> Product:
+    """Compile `model` for `target` with `choices` (checked by resolve_options)."""
+    request = request_for(model, target, choices)
     with step(f"compile {model} for {target}"):
         return compile_request(request, scratch(scratch_root))
 

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any
 
-from orchestrator.aot.api import cached_product, compile_request, make_request
+from orchestrator.aot.api import cached_product, compile_request, request_for
 from orchestrator.aot.products import Product
 from orchestrator.cli import print_json
 from orchestrator.options.compile import CompileTask
@@ -100,7 +100,7 @@ def render(result: dict[str, Any]) -> str:
 def compile_command(task: CompileTask, json: bool = False) -> int:
     """Compile (or fetch from cache) and print the summary."""
     started = time.perf_counter()
-    request = make_request(task.model, task.target, **task.choices.given())
+    request = request_for(task.model, task.target, task.choices)
     where = scratch()
     if cached_product(request, where) is None:
         print(f"compiling {request.model.name} for {request.options.target} "

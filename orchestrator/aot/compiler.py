@@ -8,6 +8,7 @@ import shutil
 import time
 import traceback
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ def _flatten_outputs(outputs: Any) -> list[Any]:
     return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
 
 
-def _run(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
+def run_model(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
     import torch
 
     with torch.no_grad():
@@ -90,7 +91,7 @@ def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example
     return lowered, store_partitions(graph_module, recorded, staging)
 
 
-def _calibration(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def calibration_for(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The user's calibration files; for a built-in model without them, seeded samples."""
     if not request.calibration and request.model.kind == "builtin":
         from orchestrator.aot.zoo import calibration_samples
@@ -131,8 +132,8 @@ def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
 
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     model, example = load_model(request.model, request.inputs, request.options.torchvision)
-    samples = _calibration(request, example) if request.options.quantize else []
-    float_outputs = _run(model, example)
+    samples = calibration_for(request, example) if request.options.quantize else []
+    float_outputs = run_model(model, example)
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
@@ -153,7 +154,7 @@ def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
     records["reference_float"] = _write_tensors(staging / layout.REFERENCE_FLOAT,
                                                 float_outputs, out_orders)
     if lowered.quantized_model is not None:
-        quantized_outputs = _run(lowered.quantized_model, lowered.inputs)
+        quantized_outputs = run_model(lowered.quantized_model, lowered.inputs)
         records["reference_quantized"] = _write_tensors(
             staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders)
     return records
@@ -170,6 +171,15 @@ def _keep_tosa_only(folder: Path | None) -> None:
             path.unlink()
 
 
+def exited(request: CompileRequest, stop: SystemExit) -> OrchestratorError:
+    """A step of the compile that tried to end the process (sys.exit), as one sentence."""
+    return OrchestratorError(
+        f"compiling {request.model.name} for {request.options.target} stopped: a third-party "
+        f"step tried to exit the process (status {stop.code}; Vela does so on arguments it "
+        "rejects)", "read the compile log for the step's message, and check --vela-flags / "
+        "--vela-config")
+
+
 def _failure_text(error: BaseException) -> str:
     """The full traceback behind a failure (the one-line error hides the original)."""
     original = error.__context__ if error.__suppress_context__ and error.__context__ else error
@@ -184,20 +194,31 @@ def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) 
     (staging / COMPILE_LOG).write_text(text + "\n".join(lines) + ("\n" if lines else ""))
 
 
+@contextlib.contextmanager
+def captured_output() -> Iterator[tuple[io.StringIO, list[warnings.WarningMessage]]]:
+    """Everything lowering prints and warns, kept out of the console (and out of pytest's
+    warnings-are-errors): the text and the warnings it raised."""
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield captured, caught
+
+
 def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
     """Compile `request` into `staging` and return its manifest (written last)."""
     started = time.perf_counter()
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
-                warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+    with captured_output() as (captured, caught):
+        try:
             saved = _lower_and_save(request, staging)
-    except BaseException as error:
-        captured.write(_failure_text(error))
-        raise
-    finally:
-        _write_log(staging, captured.getvalue(), caught)
+        except SystemExit as stop:   # a third-party step (Vela's argument parser, user code)
+            captured.write(_failure_text(stop))
+            raise exited(request, stop) from None
+        except BaseException as error:
+            captured.write(_failure_text(error))
+            raise
+        finally:
+            _write_log(staging, captured.getvalue(), caught)
     facts = program_facts(saved.program.executorch_program)
     _check_runnable(facts, request)
     tensors = _write_references(staging, saved.lowered, saved.float_outputs, facts)

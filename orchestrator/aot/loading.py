@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.sources import ModelRef
+from orchestrator.aot.sources import ModelRef, sha256_file
 from orchestrator.errors import OrchestratorError
 
 MODEL_ATTRIBUTE = "ModelUnderTest"
@@ -49,8 +49,12 @@ def load_tensors(path: Path, what: str) -> tuple[Any, ...]:
             f"save {what} with torch.save(tuple_of_tensors) or numpy.save") from None
 
 
-def _import_file(path: Path) -> Any:
-    name = f"_orchestrator_model_{abs(hash(str(path)))}"
+def import_model_file(path: Path) -> Any:
+    """The model file imported once per process and content (its module-level code, such
+    as training a small model, runs once)."""
+    name = f"_orchestrator_model_{sha256_file(path)[:16]}"
+    if name in sys.modules:
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise OrchestratorError(f"cannot import model file {path}", "check it is a .py file")
@@ -59,6 +63,7 @@ def _import_file(path: Path) -> Any:
     try:
         spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001 - user code
+        sys.modules.pop(name, None)
         raise OrchestratorError(f"model file {path} failed to import: "
                                 f"{type(error).__name__}: {error}",
                                 f"run python {path} to see the full error") from None
@@ -67,7 +72,7 @@ def _import_file(path: Path) -> Any:
 
 def _from_file(ref: ModelRef) -> tuple[Any, Any]:
     path = Path(ref.location)
-    module = _import_file(path)
+    module = import_model_file(path)
     if not hasattr(module, MODEL_ATTRIBUTE):
         raise OrchestratorError(
             f"model file {path.name} defines no {MODEL_ATTRIBUTE}",

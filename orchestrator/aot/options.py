@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orchestrator.aot.vela_flags import check_vela_flags
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets import Target, load_catalogue
 
@@ -126,6 +127,7 @@ def resolve_options(target: str, *, quantize: str | bool | None = "int8",
                 f"invoke compile --target {spec.name} without Vela/TOSA options")
         return CompileOptions(target=spec.name, quantize=scheme, delegate=False,
                               strict_export=strict_export, torchvision=torchvision)
+    check_vela_flags(flags)
     _check_choice(spec, "system_config", system_config, spec.npu.system_configs, bool(config))
     _check_choice(spec, "memory_mode", memory_mode, spec.npu.memory_modes, bool(config))
     if tosa and not wants_delegate:

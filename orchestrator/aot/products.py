@@ -12,6 +12,7 @@ from typing import Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
 from orchestrator.exact.record import ExactRecord
+from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, partitions_from_manifest
 
 MANIFEST = "manifest.json"
@@ -42,6 +43,14 @@ class Product:
     @property
     def pte(self) -> Path:
         return self.directory / PTE
+
+    @property
+    def versions(self) -> Versions:
+        """The tool versions that made this product (executorch, Vela; torch, tosa-tools and
+        the rest under extra, by package name)."""
+        found = {str(k): str(v) for k, v in (self.manifest.get("versions") or {}).items()}
+        return Versions(executorch=found.pop("executorch", None),
+                        vela=found.pop("ethos-u-vela", None), extra=found)
 
     @property
     def inputs(self) -> list[TensorFile]:

@@ -27,6 +27,14 @@ class TensorFile:
                 "byteorder": "little"}
 
 
+def stored_bytes(array: Any, dim_order: tuple[int, ...]) -> bytes:
+    """A numpy array's raw little-endian bytes in `dim_order` (what the device reads)."""
+    import numpy as np
+
+    stored = np.ascontiguousarray(np.transpose(array, dim_order) if array.ndim else array)
+    return bytes(stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes())
+
+
 def write_tensor(directory: Path, index: int, array: Any,
                  dim_order: tuple[int, ...] | None = None) -> TensorFile:
     """Write a numpy array as `<index>.bin` (+ `<index>.json`), bytes in `dim_order`."""
@@ -34,13 +42,12 @@ def write_tensor(directory: Path, index: int, array: Any,
 
     array = np.asarray(array)
     order = tuple(dim_order) if dim_order is not None else tuple(range(array.ndim))
-    stored = np.ascontiguousarray(np.transpose(array, order) if array.ndim else array)
-    little = stored.astype(stored.dtype.newbyteorder("<"), copy=False)
+    data = stored_bytes(array, order)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{index}{DATA_SUFFIX}"
-    path.write_bytes(little.tobytes())
+    path.write_bytes(data)
     record = TensorFile(path=path, dtype=array.dtype.name, shape=tuple(array.shape),
-                        dim_order=order, nbytes=little.nbytes)
+                        dim_order=order, nbytes=len(data))
     path.with_suffix(SIDECAR_SUFFIX).write_text(json.dumps(record.to_json(), indent=2) + "\n")
     return record
 

@@ -11,6 +11,7 @@ from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets import Platform, Target, load_catalogue
 from orchestrator.targets.catalogue import unknown_name_error
+from orchestrator.targets.runner_data import default_build_type
 
 FIRMWARE_DATA = DATA_DIR / "firmware.toml"
 LAYOUT_OPTIONS = {"stack_size": "EOR_STACK_SIZE", "heap_size": "EOR_HEAP_SIZE",
@@ -35,7 +36,7 @@ class BuildConfig:
 
     app: str
     platform: Platform
-    build_type: str = "release"
+    build_type: str = field(default_factory=default_build_type)
     npu_config: str | None = None
     options: tuple[tuple[str, str], ...] = field(default=())
     # Source trees outside the checkout it compiles (name, dir): prefix-mapped to their name.
@@ -89,7 +90,7 @@ def parse_options(app: str, options: list[str] | None) -> tuple[tuple[str, str],
     return tuple(sorted(pairs.items()))
 
 
-def config_for_target(target: str | Target, app: str = "selftest", build_type: str = "release",
+def config_for_target(target: str | Target, app: str = "selftest", build_type: str | None = None,
                       options: list[str] | None = None,
                       extra: tuple[tuple[str, str], ...] = ()) -> BuildConfig:
     """The build of `app` for a catalogue target (its platform and NPU configuration); a
@@ -97,6 +98,7 @@ def config_for_target(target: str | Target, app: str = "selftest", build_type: s
     definitions the tool itself adds (not user options)."""
     if app not in app_names():
         raise unknown_name_error("app", app, app_names(), "invoke build --help")
+    build_type = build_type or default_build_type()
     if build_type not in firmware_data()["build_types"]:
         raise unknown_name_error("build type", build_type, list(firmware_data()["build_types"]),
                                  "invoke build --help")

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from orchestrator.targets.model import NpuModel, Target
+from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel, Target
 from orchestrator.vnpu.version import model_version
 
-__all__ = ["model_version"]
-EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
-EXECUTOR_MODEL = "functional-model"  # our functional model: outputs only, no timing
+__all__ = ["EXECUTOR_FVP", "EXECUTOR_MODEL", "model_version"]
 
 
 def placed_model(target: Target) -> NpuModel | None:
@@ -44,10 +42,3 @@ def model_definitions(target: Target) -> dict[str, str]:
             "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),
             "ETHOSU_MODEL_PYTHON": sys.executable}   # generates the tables from its Vela
-
-
-def executor_name(target: Target) -> str | None:
-    """Which NPU executes `target`'s command streams in this build (None: no NPU)."""
-    if target.npu is None:
-        return None
-    return EXECUTOR_MODEL if placed_model(target) is not None else EXECUTOR_FVP

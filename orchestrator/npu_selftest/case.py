@@ -4,13 +4,14 @@ TOSA reference model computes for them on the host; written as a C header for th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram, programs_in_pte
@@ -30,6 +31,7 @@ class NpuCase:
     blob: VelaProgram
     inputs: tuple[np.ndarray[Any, Any], ...]
     expected: tuple[np.ndarray[Any, Any], ...]
+    versions: Versions = field(default_factory=Versions, compare=False)  # the compile's tools
     # region 2 (the delegate's fast scratch): the .pte carries no size, so the memory mode's
     # size from runner.toml, as the runner gives it (Dedicated_Sram_384KB, U85's default: 384 KiB)
     fast_scratch_size: int = 0
@@ -68,7 +70,7 @@ def make_case(product: Any, model: str, target: str, fast_scratch_size: int = 0)
     expected = tuple(run_tosa_flatbuffer(partition.tosa, inputs))
     _check_placement(blob.inputs, inputs, model)
     _check_placement(blob.outputs, expected, model)
-    return NpuCase(model, target, blob, inputs, expected, fast_scratch_size)
+    return NpuCase(model, target, blob, inputs, expected, product.versions, fast_scratch_size)
 
 
 def _bytes(name: str, data: bytes) -> str:

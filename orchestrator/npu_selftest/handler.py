@@ -4,22 +4,24 @@ with the case and the functional NPU model, run it on QEMU; the verdict is the d
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator.build import BuildResult, build_firmware, config_for_target
-from orchestrator.build.npu_model import model_definitions, placed_model
+from orchestrator.build.npu_model import model_definitions
 from orchestrator.errors import OrchestratorError
 from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
+from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.config import pools_for, runner_data
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.metrics import functional_model_npu, label_emulated_npu_cycles
-from orchestrator.sim import choose_simulator, simulate
-from orchestrator.sim.result import run_result
-from orchestrator.sim.select import placed_on, simulator_binary
-from orchestrator.targets import Simulator, Target, load_catalogue
+from orchestrator.sim.kinds import SimOptions
+from orchestrator.sim.plan import RunPlan, plan_run, sim_options
+from orchestrator.targets import Target
+from orchestrator.targets.model import EXECUTOR_MODEL
 
 if TYPE_CHECKING:
     from orchestrator.options.run import RunRequest
@@ -29,16 +31,15 @@ DEFAULT_MODEL = "convnet"
 CASE_OPTION = "EOR_NPU_SELFTEST_CASE_DIR"
 
 
-def model_target(name: str) -> tuple[Target, Simulator]:
-    """`name` placed on the simulator that runs the functional NPU model (QEMU)."""
-    target = load_catalogue().target(name)
-    simulator = choose_simulator(target, "qemu")
-    placed = placed_on(target, simulator)
-    if placed_model(placed) is None:
+def model_plan(work: Scratch, name: str, options: SimOptions | None = None) -> RunPlan:
+    """The plan running `name` on the functional NPU model (QEMU's), or why it cannot."""
+    plan = plan_run(work, name, "qemu", options,
+                    rerun=f"invoke run --target {name} --app {APP}")
+    if plan.npu_executor != EXECUTOR_MODEL:
         raise OrchestratorError(f"the NPU self-test runs NPU targets on the functional NPU "
                                 f"model, and {name} has none",
                                 "invoke run --target ethos-u55-128 --app npuselftest --sim qemu")
-    return placed, simulator
+    return plan
 
 
 def compile_case(work: Scratch, model: str, compiled_for: str) -> NpuCase:
@@ -60,27 +61,26 @@ def build_case(work: Scratch, target: Target, case: NpuCase, build_type: str) ->
                                                   extra=tuple(extra)))
 
 
-def run_case(work: Scratch, target: Target, simulator: Simulator, case: NpuCase,
-             build: BuildResult, timeout_s: float | None, idle_s: float | None,
-             started: str | None = None, run_id: str | None = None) -> RunResult:
-    """Simulate the built app; the RunResult names the functional model as the NPU."""
+def run_case(work: Scratch, plan: RunPlan, case: NpuCase, build: BuildResult,
+             started: str | None = None, run_id: str | None = None,
+             run_dir: Path | None = None) -> RunResult:
+    """Run the built app as planned (in scratch/runs/<id>/ unless `run_dir` is given); the
+    RunResult names the functional model as the NPU."""
     run_id = run_id or new_run_id()
-    binary = simulator_binary(work, simulator)
-    simulation = simulate(simulator, binary, build.elf, work.runs / run_id, deadline_s=timeout_s,
-                          idle_s=idle_s, expected_build_id=build.build_id)
-    result = run_result(run_id, target, build, simulation, started_at=started or utc_now())
+    run = run_firmware(plan, build, run_dir or work.runs / run_id, run_id, started_at=started,
+                       versions=case.versions)
+    result = run.result
     result.model = case.name
-    result.npu = functional_model_npu(simulation.stream)
-    label_emulated_npu_cycles(result, target)
+    result.npu = functional_model_npu(run.simulation.stream)
+    label_emulated_npu_cycles(result, plan.target)
     result.target.options["compiled_for"] = case.compiled_for
-    return explain_npu_model_refusal(result, simulation.stream)
+    return explain_npu_model_refusal(result, run.simulation.stream)
 
 
 def run_npu_selftest(request: RunRequest, work: Scratch) -> RunResult:
     """The app's whole flow for one target (default model: convnet)."""
-    target, simulator = model_target(request.target)
+    plan = model_plan(work, request.target, sim_options(request))
     started = utc_now()
     case = compile_case(work, request.model or DEFAULT_MODEL, request.target)
-    build = build_case(work, target, case, request.build_type)
-    return run_case(work, target, simulator, case, build, request.timeout_s, request.idle_timeout_s,
-                    started, run_id=request.run_id)
+    build = build_case(work, plan.target, case, request.build_type)
+    return run_case(work, plan, case, build, started, run_id=request.run_id)

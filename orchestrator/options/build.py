@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orchestrator.options.fields import option, strings, text
+from orchestrator.targets.runner_data import default_build_type
 
 
 @dataclass(frozen=True)
@@ -15,7 +16,8 @@ class BuildTask:
                          "ethos-u55-128", parse=text, matrix=False, positional=True)
     app: str = option("selftest", "firmware app under firmware/apps/", parse=text,
                       matrix=False)
-    build_type: str = option("release", "release or debug", parse=text, matrix=False)
+    build_type: str = option(help="release or debug (default: runner.toml defaults.build_type)",
+                             parse=text, matrix=False, default_factory=default_build_type)
     options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                       "EOR_STACK_SIZE=0x10000)", parse=strings, flag="option",
                                       repeatable=True, matrix=False)

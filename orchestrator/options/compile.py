@@ -29,14 +29,19 @@ class CompileChoices:
                                    "refused without an NPU)", parse=switch,
                                    off=("no_delegate", "run every op on the CPU (default for "
                                         "Cortex-M targets)"))
-    inputs: str | None = option(None, "input tensors: .pt (torch.save of a tuple) or .npy",
+    inputs: str | None = option(None, "input tensors: .pt (torch.save of a tuple) or .npy; "
+                                "invoke compile: the model's example inputs; invoke run: "
+                                "your input sets (a .npy/.npz/.pt file, or a directory with "
+                                "one per file, other files through the model's "
+                                "preprocess(path)) in one simulator session, each judged "
+                                "against its own exact reference, without recompiling",
                                 parse=text)
     calibration: str | None = option(None, "calibration data for quantization: a .pt/.npy "
                                      "file or a directory", parse=text)
     system_config: str | None = option(None, "Vela system config (default: the target's, from "
                                        "the catalogue)", parse=text)
-    memory_mode: str | None = option(None, "Vela memory mode (default: the target's, from the "
-                                     "catalogue)", parse=text)
+    memory_mode: str | None = option(None, "Vela memory mode, and the runner's memory plan "
+                                     "(default: the target's, from the catalogue)", parse=text)
     vela_config: str | None = option(None, "your own vela.ini", parse=text)
     vela_flags: str | tuple[str, ...] | None = option(None, "extra Vela flags, e.g. "
                                                       "'--optimise Size'", parse=vela_flags)

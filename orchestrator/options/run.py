@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
-from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
     number,
     option,
@@ -26,15 +25,9 @@ from orchestrator.options.fields import (
     text,
 )
 from orchestrator.results.model import new_run_id
+from orchestrator.targets.runner_data import default_build_type, runner_data
 
-
-@lru_cache(maxsize=1)
-def runner_defaults() -> dict[str, str]:
-    """runner.toml [defaults]: the default model and kernel set (data, not code)."""
-    return {str(k): str(v) for k, v in load_toml(DATA_DIR / "runner.toml")["defaults"].items()}
-
-
-DEFAULT_MODEL = runner_defaults()["model"]
+DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, not code)
 
 
 @dataclass(frozen=True)
@@ -51,22 +44,18 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    """The ExecuTorch runner's options: memory plan, kernels, compile choices it passes on,
-    the output comparison and FVP extras."""
+    """The ExecuTorch runner's options: memory plan, kernels, the output comparison and FVP
+    extras (the compile's choices are RunRequest.compile, the compile stage's own group)."""
 
-    memory_mode: str | None = option(None, "runner: Ethos-U memory mode (default: the target's)",
-                                     parse=text)
     kernel_set: str = option(help="runner: portable kernels linked (model: only the model's, "
                              "growing with later models; all; or a named set: see "
                              "orchestrator/data/runner.toml)", parse=text,
-                             default_factory=lambda: runner_defaults()["kernel_set"])
+                             default_factory=lambda: runner_data().default_kernel_set)
     method_pool: int | None = option(None, "runner: method pool bytes (e.g. 32M; default from "
                                      "runner.toml)", parse=size)
     temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
     fast_scratch: int | None = option(None, "runner: Ethos-U fast scratch bytes "
                                       "(Dedicated_Sram)", parse=size)
-    quantize: str | None = option(None, "runner: int8, a16w8 or none (default: the compile "
-                                  "stage's)", parse=text)
     atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
     rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
     qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "
@@ -125,7 +114,8 @@ class RunRequest:
                                           "many seconds; 0 = no watchdog (default: the "
                                           "simulator's: none on an FVP, 20 on QEMU)",
                                           parse=seconds_or_off, flag="idle_timeout")
-    build_type: str = option("release", "release or debug", parse=text)
+    build_type: str = option(help="release or debug (default: runner.toml defaults.build_type)",
+                             parse=text, default_factory=default_build_type)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                             "EOR_STACK_SIZE=0x10000)", parse=strings,
                                             flag="option", repeatable=True)
@@ -136,6 +126,7 @@ class RunRequest:
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
     runner: RunnerSettings = subgroup(RunnerSettings)
+    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
     run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
 
     def resolved(self) -> RunRequest:

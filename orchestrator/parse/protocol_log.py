@@ -13,7 +13,7 @@ from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
 from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.parse.status_codes import status_details
-from orchestrator.results.model import Kind
+from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, Kind
 
 if TYPE_CHECKING:
     from orchestrator.protocol import ParsedStream, StreamParser
@@ -53,6 +53,10 @@ def apply_protocol(facts: LogFacts, stream: ParsedStream) -> None:
         facts.mark("runner", facts.log.lines)
         facts.versions.extra["firmware_build_id"] = stream.begin.build_id
         facts.runner["protocol_app"] = stream.begin.app
+    model = next((frame.fields["npu_model_version"] for frame in stream.other
+                  if frame.type == "note" and "npu_model_version" in frame.fields), None)
+    if model:
+        facts.versions.extra[FUNCTIONAL_MODEL_VERSION] = str(model)
     facts.outputs = facts.outputs or outputs(stream)
     facts.cpu = facts.cpu or cpu_cycles(stream)
     for problem in stream.problems[:3]:

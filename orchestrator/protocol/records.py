@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from orchestrator.protocol.frame import Frame
+from orchestrator.protocol.tensors import Tensor
 
 # Configurable Fault Status Register bits (Armv8-M ARM, B3.2.15), for readable reports.
 CFSR_BITS = {
@@ -138,6 +139,30 @@ class PendingTensor:
     chunks: int
     crc: int | None
     parts: dict[int, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One finished input set of a sample session: its outputs and the cycles it took (the
+    `sample` record closes the tensors reported since the previous one)."""
+
+    seq: int                       # position in this session
+    index: int                     # position in the data set
+    cycles: int
+    unit: str
+    source: str
+    tensors: dict[int, Tensor]
+
+    @classmethod
+    def from_frame(cls, frame: Frame, tensors: dict[int, Tensor]) -> Sample:
+        fields = frame.fields
+        seq, cycles = to_int(fields.get("seq")), to_int(fields.get("value"))
+        if seq is None or cycles is None:
+            raise ValueError("sample record needs seq and value")
+        index = to_int(fields.get("index"))
+        return cls(seq=seq, index=seq if index is None else index, cycles=cycles,
+                   unit=fields.get("unit", ""), source=fields.get("source", ""),
+                   tensors=dict(tensors))
 
 
 @dataclass

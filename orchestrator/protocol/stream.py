@@ -16,6 +16,7 @@ from orchestrator.protocol.records import (
     Metric,
     PendingBlob,
     PendingTensor,
+    Sample,
     to_int,
 )
 from orchestrator.protocol.tensors import DTYPES, Tensor, expected_size
@@ -36,6 +37,7 @@ class ParsedStream:
     blobs: dict[str, bytes] = field(default_factory=dict)
     faults: list[Fault] = field(default_factory=list)
     layout: dict[str, str] = field(default_factory=dict)
+    samples: list[Sample] = field(default_factory=list)   # a sample session's input sets
     other: list[Frame] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     frames: int = 0
@@ -146,6 +148,13 @@ class StreamParser:
         self._pending[index] = PendingTensor(index, dtype, shape, nbytes, chunks,
                                              to_int(fields.get("crc")))
 
+    def _on_sample(self, frame: Frame) -> None:
+        for pending in list(self._pending.values()):
+            self._complete_tensor(pending)
+        self._pending.clear()
+        self.result.samples.append(Sample.from_frame(frame, self.result.tensors))
+        self.result.tensors = {}
+
     def _on_tdata(self, frame: Frame) -> None:
         index, seq = to_int(frame.fields.get("index")), to_int(frame.fields.get("seq"))
         pending = self._pending.get(index) if index is not None else None
@@ -226,6 +235,7 @@ _HANDLERS = {
     "layout": StreamParser._on_layout,
     "tensor": StreamParser._on_tensor,
     "tdata": StreamParser._on_tdata,
+    "sample": StreamParser._on_sample,
     "blob": StreamParser._on_blob,
     "bdata": StreamParser._on_bdata,
 }

@@ -9,10 +9,13 @@ from typing import Any
 
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import check_keys, from_matrix, matrix_keys
-from orchestrator.options.run import RunRequest, runner_defaults
+from orchestrator.options.run import RunRequest
 from orchestrator.regress.cells import Cell
+from orchestrator.sim.plan import Placement, place
+from orchestrator.targets import load_catalogue
+from orchestrator.targets.runner_data import runner_data
 
-OPTION_GROUPS: tuple[type, ...] = (RunRequest, CompileChoices)
+OPTION_GROUPS: tuple[type, ...] = (RunRequest,)   # its compile choices included
 OPTION_KEYS = matrix_keys(*OPTION_GROUPS)
 
 
@@ -39,6 +42,12 @@ def run_request(cell: Cell, app: str) -> RunRequest:
                            "model": cell.model if app == "runner" else None})
     if "kernel_set" not in cell.option_dict:
         # Baselines hold section sizes: the ELF must not depend on which models ran before.
-        regress_set = runner_defaults()["regress_kernel_set"]
+        regress_set = runner_data().regress_kernel_set
         request = replace(request, runner=replace(request.runner, kernel_set=regress_set))
     return request
+
+
+def cell_placement(cell: Cell) -> Placement:
+    """The cell's target placed on its simulator (orchestrator.sim.plan.place: the one
+    answer to whether it runs there and with which NPU executor)."""
+    return place(load_catalogue().target(cell.target), cell.simulator)

@@ -13,6 +13,7 @@ from orchestrator.options.fields import seconds
 from orchestrator.regress.cell_options import check_option_set
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.results import Kind
+from orchestrator.sim.plan import place
 
 MATRIX_SCHEMA = 1
 DEFAULT_OPTIONS = "default"
@@ -256,19 +257,22 @@ def _target(matrix: Matrix, lane: Lane, catalogue: Any, name: str) -> Any:
 
 
 def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, str | None]:
-    """(simulator name, kind) a lane's cells run on for `target` (None for compile-only)."""
+    """(simulator name, kind) a lane's cells run on for `target` (None for compile-only):
+    the first kind the run plan can place it on (an NPU target on QEMU runs on the
+    functional NPU model where the catalogue has one; auto tries an FVP first for it)."""
     if lane.sim is None:
         return None, None
-    kinds: tuple[str, ...] = ("qemu", "fvp") if lane.sim == "auto" else (lane.sim,)
-    if target.has_npu:
-        kinds = tuple(kind for kind in kinds if kind != "qemu")
+    auto = ("fvp", "qemu") if target.has_npu else ("qemu", "fvp")
+    kinds: tuple[str, ...] = auto if lane.sim == "auto" else (lane.sim,)
+    refusals = []
     for kind in kinds:
-        simulator = target.simulator(kind)
-        if simulator is not None:
-            return simulator.name, kind
+        try:
+            return place(target, kind).simulator.name, kind
+        except OrchestratorError as error:
+            refusals.append(error.cause)
     raise MatrixError(
         f"{matrix.path}: lane {lane.name} asks for sim = {lane.sim!r} but target {target.name} "
-        f"cannot run there" + (" (QEMU has no NPU)" if target.has_npu else ""),
+        f"cannot run there ({'; '.join(refusals)})",
         "use sim = 'fvp', or mode = 'compile' for Vela estimates only")
 
 

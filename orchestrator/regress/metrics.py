@@ -115,3 +115,16 @@ def _accuracy(result: RunResult, metrics: dict[str, float]) -> None:
             agrees = getattr(output, name)
             if agrees is not None:
                 metrics[f"{prefix}{name}"] = 1.0 if agrees else 0.0
+    _dataset_accuracy(result.accuracy.dataset or {}, metrics)
+
+
+DATASET_METRICS = ("completed", "top1_agreement", "top5_agreement", "snr_db_mean", "snr_db_min")
+
+
+def _dataset_accuracy(dataset: dict[str, Any], metrics: dict[str, float]) -> None:
+    """A cell over a data set (`inputs`): accuracy.dataset.<name>, task accuracy of the
+    float model, the host integer program and the device included."""
+    for name in DATASET_METRICS:
+        _put(metrics, f"accuracy.dataset.{name}", dataset.get(name))
+    for program, value in (dataset.get("accuracy") or {}).items():
+        _put(metrics, f"accuracy.dataset.{program}", value)

@@ -1,5 +1,7 @@
 """Model cells: the run stage's ExecuTorch runner (orchestrator.runner) driven per cell, with
-the model the batch compile already produced and a runner ELF built once per config."""
+the model the batch compile already produced and a runner ELF built once per config. The
+cell's target is placed on its simulator first (an NPU target on QEMU runs on the functional
+NPU model, its runner built for the model's platform)."""
 
 from __future__ import annotations
 
@@ -8,50 +10,46 @@ from typing import Any
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
-from orchestrator.regress.cell_options import run_request
+from orchestrator.regress.cell_options import cell_placement, run_request
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
 from orchestrator.results import RunResult
-from orchestrator.runner.firmware import RunnerOptions
+from orchestrator.runner.firmware import RunnerOptions, drives_npu_device
 from orchestrator.runner.handler import runner_options_for
-from orchestrator.targets import load_catalogue
 
 
 def unavailable(tree: Scratch, cell: Cell) -> str | None:
     """Why the runner cannot be built here (its upstream source trees are not set up)."""
     from orchestrator.runner.sources import sources_available
 
-    target = load_catalogue().target(cell.target)
+    target = cell_placement(cell).target
     return sources_available(tree, run_request(cell, "runner").runner.sources,
-                             npu=target.has_npu)
+                             npu=drives_npu_device(target))
 
-def idle_seconds(cell: Cell) -> float | None:
-    """The no-output watchdog: the option set's idle_timeout_s, else None (the simulator's
-    catalogue default: off on an FVP, whose NPU runs print nothing for minutes)."""
-    return run_request(cell, "runner").idle_timeout_s
 
 def _runner_options(cell: Cell) -> RunnerOptions:
     """The RunnerOptions that select the cell's runner ELF (as `invoke run` selects them)."""
-    return runner_options_for(load_catalogue().target(cell.target), run_request(cell, "runner"))
+    return runner_options_for(cell_placement(cell).target, run_request(cell, "runner"))
 
 
 def firmware_config(cell: Cell) -> FirmwareConfig:
-    """One runner config per (target, memory mode, pools, kernel set, build type)."""
+    """One runner config per (target, platform, memory mode, pools, kernel set, build type)."""
     options = _runner_options(cell)
-    key = "-".join(("runner", cell.target, options.memory_mode, options.kernel_set,
-                    options.build_type, options.pools.describe()))
+    target = cell_placement(cell).target
+    key = "-".join(("runner", cell.target, target.platform.name, options.memory_mode,
+                    options.kernel_set, options.build_type, options.pools.describe()))
     return FirmwareConfig(key, cell.target, "runner",
-                          (("options", options),
+                          (("options", options), ("target", target),
                            ("sources", run_request(cell, "runner").runner.sources)))
+
 
 def build(tree: Scratch, config: FirmwareConfig) -> FirmwareOutcome:
     """Build the runtime and the runner ELF (both incremental); `cached` if nothing changed."""
     from orchestrator.runner.firmware import build_runner
 
     detail = dict(config.detail)
-    target = load_catalogue().target(config.target)
     try:
-        built = build_runner(tree, target, detail["options"], detail["sources"])
+        built = build_runner(tree, detail["target"], detail["options"], detail["sources"])
     except OrchestratorError as error:
         return FirmwareOutcome(config, False, error.message)
     firmware = built.firmware
@@ -60,6 +58,7 @@ def build(tree: Scratch, config: FirmwareConfig) -> FirmwareOutcome:
                            log=str(firmware.build_dir / "build.log"),
                            seconds=round(sum(built.seconds.values()), 3))
 
+
 def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path) -> RunResult:
     """Load the compiled model into the runner on the cell's simulator; compare outputs.
 
@@ -67,12 +66,10 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
     for all cells, with the cell's directory as the run dir."""
     from orchestrator.results.model import new_run_id
     from orchestrator.runner.handler import simulate_product
-    from orchestrator.sim.select import refuse_unless_capable, simulator_binary
+    from orchestrator.sim.plan import plan_request
 
-    catalogue = load_catalogue()
-    target, simulator = catalogue.target(cell.target), catalogue.simulators[cell.simulator]
-    refuse_unless_capable(simulator, target, needs_npu=target.has_npu, needs_data=True)
     request = run_request(cell, "runner")
-    return simulate_product(out_dir, new_run_id(), target, simulator,
-                            simulator_binary(tree, simulator), product, built, request,
-                            request.runner, _runner_options(cell))
+    plan = plan_request(tree, request, needs_data=True,
+                        rerun=f"invoke regress --filter '{cell.key}'")
+    return simulate_product(plan, out_dir, new_run_id(), product, built, request,
+                            _runner_options(cell))

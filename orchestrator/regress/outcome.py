@@ -82,12 +82,6 @@ def skipped(cell: Cell, reason: str, out_dir: str, run_id: str) -> CellReport:
     return CellReport(cell, Outcome.SKIPPED, reason, out_dir, run_id=run_id)
 
 
-def errored(cell: Cell, reason: str, out_dir: str, run_id: str, log: str | None = None
-            ) -> CellReport:
-    """A cell that could not run because something it needs failed."""
-    return CellReport(cell, Outcome.ERROR, reason, out_dir, log=log, run_id=run_id)
-
-
 def judge(cell: Cell, result: RunResult) -> tuple[Outcome, str]:
     """The outcome of a finished run given the cell's expectation."""
     if cell.expect is Expect.XFAIL:

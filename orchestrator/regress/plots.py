@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import io
 from collections import defaultdict
 from typing import Any
 
+from orchestrator.plotting import png_of, pyplot
+
 CYCLE_METRICS = ("npu.cycles", "cpu.cycles", "vela.npu_cycles", "vela.total_cycles")
 MEMORY_METRICS = ("memory.pte_size", "vela.sram_used_kib", "vela.offchip_flash_used_kib")
-
-
-def _pyplot() -> Any:
-    """pyplot on the Agg backend (no display needed; never imported at package import)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def metric_table(cells: list[dict[str, Any]], metric: str) -> dict[str, dict[str, float]]:
@@ -33,7 +23,7 @@ def metric_table(cells: list[dict[str, Any]], metric: str) -> dict[str, dict[str
 
 def grouped_bars(title: str, metric: str, table: dict[str, dict[str, float]]) -> str:
     """A grouped bar chart (models on x, one bar per target) as a base64 PNG."""
-    plt = _pyplot()
+    plt = pyplot()
     models = sorted(table)
     targets = sorted({target for row in table.values() for target in row})
     width = 0.8 / max(1, len(targets))
@@ -51,12 +41,12 @@ def grouped_bars(title: str, metric: str, table: dict[str, dict[str, float]]) ->
         axes.set_yscale("log")
     axes.set_title(title)
     axes.legend(fontsize=7)
-    return _png(plt, figure)
+    return png_of(plt, figure)
 
 
 def delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
     """Relative change vs baseline per (cell, metric); out-of-tolerance bars in red."""
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(figsize=(8, max(2.0, 0.3 * len(deltas) + 1)))
     labels = [label for label, _, _ in deltas]
     axes.barh(range(len(deltas)), [100 * value for _, value, _ in deltas],
@@ -66,16 +56,7 @@ def delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
     axes.axvline(0, color="black", linewidth=0.8)
     axes.set_xlabel("change vs baseline (%)")
     axes.set_title("Delta vs baseline (red: out of tolerance)")
-    return _png(plt, figure)
-
-
-def _png(plt: Any, figure: Any) -> str:
-    """Render a figure to a base64 PNG string and free it."""
-    buffer = io.BytesIO()
-    figure.tight_layout()
-    figure.savefig(buffer, format="png", dpi=90)
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+    return png_of(plt, figure)
 
 
 def report_plots(cells: list[dict[str, Any]]) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The real stages behind the engine: firmware builds (orchestrator.build), the batch
-compile (orchestrator.aot), and simulation (orchestrator.sim; the model runner of the
-run stage for model cells)."""
+compile (orchestrator.aot), and simulation through the run plan (app cells: app_lane;
+model cells: the model runner of the run stage, model_lane)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
-from orchestrator.regress import model_lane
-from orchestrator.regress.cell_options import compile_choices, run_request
+from orchestrator.regress import app_lane, model_lane
+from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.stages import (
     CompileOutcome,
@@ -20,15 +20,11 @@ from orchestrator.regress.stages import (
     FirmwareConfig,
     FirmwareOutcome,
 )
-from orchestrator.results import MemoryUse, RunResult, Versions
+from orchestrator.results import MemoryUse, RunResult
+from orchestrator.runner.handler import model_choices
 from orchestrator.targets import load_catalogue
 
 BATCH_LOG = "compile-batch.json"
-
-
-def compile_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The option-set choices that are compile options (orchestrator.options.compile)."""
-    return compile_choices(options).given()
 
 
 class RealStages:
@@ -41,11 +37,10 @@ class RealStages:
 
     def unavailable(self, cell: Cell) -> str | None:
         """Why the cell's simulator (or the model runner) cannot be used here."""
-        from orchestrator.sim.select import simulator_binary
+        from orchestrator.sim.plan import simulator_binary
 
-        simulator = self.catalogue.simulators[cell.simulator]
         try:
-            simulator_binary(self.tree, simulator)
+            simulator_binary(self.tree, self.catalogue.simulators[cell.simulator])
         except OrchestratorError as error:
             return error.message
         if cell.mode is Mode.RUN:
@@ -53,46 +48,31 @@ class RealStages:
         return None
 
     def firmware_config(self, cell: Cell) -> FirmwareConfig:
-        """The selftest (or another app) for app cells; the model runner for model cells."""
+        """The app (selftest, npuselftest, ...) for app cells; the model runner for model
+        cells."""
         if cell.mode is Mode.RUN:
             return model_lane.firmware_config(cell)
-        from orchestrator.build import config_for_target
-
-        request = run_request(cell, cell.model_spec)
-        config = config_for_target(cell.target, app=cell.model_spec,
-                                   build_type=request.build_type,
-                                   options=list(request.build_options))
-        return FirmwareConfig(config.key, cell.target, config.app, (("config", config),))
+        return app_lane.firmware_config(cell)
 
     def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:
         """Configure if needed and build incrementally; `cached` when nothing was rebuilt."""
-        from orchestrator.build import build_firmware
-        from orchestrator.build.driver import build_dir_for
-
         if config.app == "runner":
             return model_lane.build(self.tree, config)
-        build_config = dict(config.detail)["config"]
-        log = build_dir_for(self.tree, build_config) / "build.log"
-        try:
-            built = build_firmware(self.tree, build_config, jobs=self.build_jobs)
-        except OrchestratorError as error:
-            return FirmwareOutcome(config, False, error.message, log=str(log))
-        return FirmwareOutcome(config, True, product=built,
-                               cached=not (built.configured or built.rebuilt), log=str(log),
-                               seconds=round(sum(built.seconds.values()), 3))
+        return app_lane.build(self.tree, config, self.build_jobs)
 
     def compile_batch(self, requests: list[CompileRequest], log_dir: Path
                       ) -> dict[CompileRequest, CompileOutcome]:
         """Every request through the compile stage's batch function, in this one process."""
-        from orchestrator.aot.api import compile_many, make_request
+        from orchestrator.aot.api import compile_many, request_for
 
         log = log_dir / BATCH_LOG
         outcomes: dict[CompileRequest, CompileOutcome] = {}
         prepared = {}
         for request in requests:
             try:
-                prepared[request] = make_request(request.model_spec, request.target,
-                                                 **compile_options(dict(request.options)))
+                prepared[request] = request_for(
+                    request.model_spec, request.target,
+                    model_choices(compile_choices(dict(request.options))))
             except OrchestratorError as error:
                 outcomes[request] = CompileOutcome(False, error.message, log=str(log))
         items = compile_many(list(prepared.values()), self.tree)
@@ -110,24 +90,7 @@ class RealStages:
             assert compiled is not None
             return model_lane.run_cell(self.tree, cell, firmware.product, compiled.product,
                                        out_dir)
-        return self._run_app(cell, firmware.product, out_dir)
-
-    def _run_app(self, cell: Cell, build: Any, out_dir: Path) -> RunResult:
-        """Run a firmware app (e.g. selftest) on the cell's simulator."""
-        from orchestrator.results.model import new_run_id, utc_now
-        from orchestrator.sim import simulate
-        from orchestrator.sim.result import run_result
-        from orchestrator.sim.select import refuse_unless_capable, simulator_binary
-
-        target = self.catalogue.target(cell.target)
-        simulator = self.catalogue.simulators[cell.simulator]
-        refuse_unless_capable(simulator, target, needs_npu=False)
-        started = utc_now()
-        idle = model_lane.idle_seconds(cell)
-        simulation = simulate(simulator, simulator_binary(self.tree, simulator), build.elf,
-                              out_dir, deadline_s=cell.timeout_s, idle_s=idle,
-                              expected_build_id=build.build_id, macs=target.macs)
-        return run_result(new_run_id(), target, build, simulation, started_at=started)
+        return app_lane.run_cell(self.tree, cell, firmware.product, out_dir)
 
 
 def _compiled(product: Any) -> CompileOutcome:
@@ -135,7 +98,6 @@ def _compiled(product: Any) -> CompileOutcome:
     from orchestrator.aot.compiler import COMPILE_LOG
 
     manifest = product.manifest
-    versions = manifest.get("versions", {})
     program = manifest.get("program", {})
     scratch_bytes = program.get("max_vela_scratch_bytes")
     return CompileOutcome(
@@ -144,10 +106,7 @@ def _compiled(product: Any) -> CompileOutcome:
         vela=vela_estimate(manifest.get("vela")),
         memory=MemoryUse(pte_size=manifest.get("pte_bytes"),
                          allocations={"vela_scratch": scratch_bytes} if scratch_bytes else {}),
-        versions=Versions(executorch=versions.get("executorch"),
-                          vela=versions.get("ethos-u-vela"),
-                          extra={k: v for k, v in versions.items()
-                                 if k not in ("executorch", "ethos-u-vela")}),
+        versions=product.versions,
         cached=product.cached,
         log=str(product.directory / COMPILE_LOG),
         seconds=0.0 if product.cached else float(manifest.get("compile_seconds", 0.0)),

@@ -73,6 +73,9 @@ class Classification:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra: the functional NPU model's
+
+
 @dataclass
 class Versions:
     """Every component version that produced the result (None when unknown)."""
@@ -85,6 +88,20 @@ class Versions:
     simulator_version: str | None = None
     runtime_commit: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+
+    def filled_from(self, *others: Versions | None) -> Versions:
+        """A copy with each field these versions lack taken from the first of `others` that
+        has it (extra keys likewise: a key already here wins)."""
+        known = {name: value for name, value in self.__dict__.items() if name != "extra"}
+        extra = dict(self.extra)
+        for other in others:
+            if other is None:
+                continue
+            for name, value in other.__dict__.items():
+                if name != "extra" and known.get(name) is None:
+                    known[name] = value
+            extra = {**other.extra, **extra}
+        return Versions(**known, extra=extra)
 
 
 @dataclass
@@ -169,6 +186,7 @@ class Accuracy:
     require_top1: bool = False
     passed: bool | None = None
     reason: str = ""
+    dataset: dict[str, Any] | None = None    # a run over many input sets: its summary
 
 
 @dataclass

@@ -264,6 +264,18 @@ def accuracy_line(accuracy: Accuracy) -> str:
     return f"vs float model: {', '.join(parts)}{gate}"
 
 
+def dataset_line(dataset: dict[str, Any]) -> str:
+    """A run over many input sets: how many ran and matched, agreement with the float model
+    (evaluation.json beside result.json has every sample)."""
+    exact = dataset.get("exact")
+    parts = [f"{dataset.get('completed')} of {dataset.get('requested')} input sets in one "
+             "session", "exact n/a" if exact is None else f"{exact} bit-exact"]
+    top1 = dataset.get("top1_agreement")
+    if top1 is not None:
+        parts.append(f"top-1 agrees with the float model on {100 * top1:.1f}%")
+    return ", ".join(parts)
+
+
 def _number(value: Any, spec: str = ".3g") -> str:
     return "n/a" if value is None else format(float(value), spec)
 
@@ -293,6 +305,8 @@ def format_result(result: RunResult) -> str:
         rows.append(("compare", comparison_line(result.comparison)))
     if result.accuracy is not None and result.accuracy.outputs:
         rows.append(("accuracy", accuracy_line(result.accuracy)))
+    if result.accuracy is not None and result.accuracy.dataset:
+        rows.append(("samples", dataset_line(result.accuracy.dataset)))
     rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)

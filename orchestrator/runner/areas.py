@@ -13,7 +13,11 @@ INPUT_MAGIC = b"EORINPT1"
 MODEL_HEADER_SIZE = 64           # the .pte starts here (64-byte aligned)
 MAX_DIMS = 8
 _MODEL_HEADER = struct.Struct("<8sIII12x")
-_INPUT_HEADER = struct.Struct("<8sIIII8x")
+_INPUT_HEADER = struct.Struct("<8sIIIII4x")
+_SAMPLES_HEADER = struct.Struct("<8sIIIIII")
+SAMPLES_MAGIC = b"EORSMPL1"
+SAMPLES_FILE = "eor_samples.bin"   # runner_samples.h RUNNER_SAMPLES_FILE
+SAMPLES_HEADER_SIZE = 64
 _INPUT_DESC = struct.Struct("<II8III")
 DATA_ALIGN = 64
 
@@ -38,8 +42,11 @@ def pack_model(pte: bytes) -> bytes:
     return header.ljust(MODEL_HEADER_SIZE, b"\0") + pte
 
 
-def pack_inputs(inputs: Sequence[InputTensor], run_nonce: int, num_inferences: int = 1) -> bytes:
-    """The input-area file: header, one descriptor per input, then the aligned tensor bytes."""
+def pack_inputs(inputs: Sequence[InputTensor], run_nonce: int, num_inferences: int = 1,
+                samples: int = 0) -> bytes:
+    """The input-area file: header, one descriptor per input, then the aligned tensor bytes.
+    `samples` N > 0 makes it a sample session's area: the runner then reads N input sets
+    from the samples file (pack_samples)."""
     header_size = _align(_INPUT_HEADER.size + _INPUT_DESC.size * len(inputs), DATA_ALIGN)
     descriptors, blobs, offset = [], [], header_size
     for tensor in inputs:
@@ -48,7 +55,7 @@ def pack_inputs(inputs: Sequence[InputTensor], run_nonce: int, num_inferences: i
         blobs.append(padded)
         offset += len(padded)
     head = _INPUT_HEADER.pack(INPUT_MAGIC, header_size, len(inputs), run_nonce & 0xFFFFFFFF,
-                              num_inferences)
+                              num_inferences, samples)
     return (head + b"".join(descriptors)).ljust(header_size, b"\0") + b"".join(blobs)
 
 
@@ -68,7 +75,7 @@ def _align(value: int, alignment: int) -> int:
 
 def unpack_inputs(blob: bytes) -> tuple[int, int, list[InputTensor]]:
     """(run_nonce, num_inferences, inputs) of an input-area file (the inverse of pack_inputs)."""
-    magic, _, count, nonce, runs = _INPUT_HEADER.unpack_from(blob)
+    magic, _, count, nonce, runs, _ = _INPUT_HEADER.unpack_from(blob)
     if magic != INPUT_MAGIC:
         raise ValueError("not an input-area file")
     names = {code: name for name, code in SCALAR_TYPE.items()}
@@ -78,3 +85,18 @@ def unpack_inputs(blob: bytes) -> tuple[int, int, list[InputTensor]]:
         dtype, ndim, dims, (offset, nbytes) = fields[0], fields[1], fields[2:10], fields[10:12]
         inputs.append(InputTensor(names[dtype], tuple(dims[:ndim]), blob[offset:offset + nbytes]))
     return nonce, runs, inputs
+
+
+def pack_samples(input_sets: Sequence[Sequence[InputTensor]], run_nonce: int,
+                 first: int = 0) -> tuple[bytes, bytes, int]:
+    """(input area, samples file, record size) of a sample session over `input_sets` (record
+    k is input set first+k of the data set; runner_samples.h has the layout)."""
+    if not input_sets:
+        raise ValueError("a sample session needs at least one input set")
+    records = [pack_inputs(inputs, run_nonce) for inputs in input_sets]
+    stride = _align(max(len(record) for record in records), DATA_ALIGN)
+    head = _SAMPLES_HEADER.pack(SAMPLES_MAGIC, SAMPLES_HEADER_SIZE, len(records), stride, first,
+                                run_nonce & 0xFFFFFFFF, 0).ljust(SAMPLES_HEADER_SIZE, b"\0")
+    body = b"".join(record.ljust(stride, b"\0") for record in records)
+    area = pack_inputs(input_sets[0], run_nonce, samples=len(records))
+    return area, head + body, stride

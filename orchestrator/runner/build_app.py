@@ -14,12 +14,13 @@ from orchestrator.runner.firmware import RunnerOptions, build_runner
 from orchestrator.targets import load_catalogue
 
 
-def build_runner_app(work: Scratch, target: str, build_type: str = "release",
+def build_runner_app(work: Scratch, target: str, build_type: str | None = None,
                      kernel_set: str | None = None, memory_mode: str | None = None,
                      jobs: int = 2, sources: Mapping[str, Path] | None = None) -> BuildResult:
     """Build the runtime and the runner ELF for `target` (incrementally)."""
     resolved = load_catalogue().target(target)
     mode = memory_mode_of(resolved, memory_mode)
     options = RunnerOptions(mode, pools_for(mode),
-                            kernel_set or runner_data().default_kernel_set, build_type, jobs)
+                            kernel_set or runner_data().default_kernel_set,
+                            build_type or runner_data().default_build_type, jobs)
     return build_runner(work, resolved, options, sources).firmware

@@ -1,19 +1,16 @@
 """Why a runner run failed, said in the result: a runner exit status (10-16) with its message,
-an FVP limit or launch failure, inputs that were not this run's (nonce)."""
+inputs that were not this run's (nonce), a command stream the functional NPU model refused
+(an FVP's limit or launch failure: the FVP kind, orchestrator.sim.fvp)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from orchestrator.build.npu_model import EXECUTOR_MODEL
-from orchestrator.parse.classify import status_of
 from orchestrator.parse.exit_codes import NEXT_STEP, RESULT_KIND, RUNNER_EXIT
-from orchestrator.parse.fvp_stops import stop_reason
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, RunResult, Status
-from orchestrator.sim.fvp_run import fvp_stop
-from orchestrator.sim.limits import recorded_hint
-from orchestrator.sim.select import setup_artifact
+from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.targets import load_catalogue
 
 
@@ -33,29 +30,6 @@ def explain_exit(result: RunResult, stream: ParsedStream, model: str) -> RunResu
                        kind=RESULT_KIND[kind], summary=summary, next_step=next_step,
                        evidence=result.classification.evidence,
                        details={**result.classification.details, "runner_exit": kind}))
-
-
-FVP_NEXT = {Kind.CPU_TIME_LIMIT: "raise the limit: invoke run ... --timeout <seconds>",
-            Kind.CYCLE_LIMIT: "raise the FVP's cycle/time limit, or run a smaller model",
-            Kind.LAUNCH_FAILURE: "check the FVP install: invoke doctor (then invoke setup --only "
-                                 "fvp)"}
-
-
-def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
-    """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
-    if result.simulation is not None:
-        result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
-    stop = fvp_stop(transcript)
-    if result.status is Status.PASS or stop is None:
-        return result
-    next_step = stop.next_step or FVP_NEXT[stop.kind]
-    hint = recorded_hint(result.target.options, "deadline") if result.target else None
-    if stop.kind is Kind.CPU_TIME_LIMIT and hint:
-        next_step = f"the FVP stopped at its --timelimit: {hint}"
-    return replace(result, status=status_of(stop.kind), reason=stop.summary,
-                   classification=Classification(
-                       kind=stop.kind, summary=stop.summary, next_step=next_step,
-                       evidence=[stop.evidence], details={"fvp_stop": stop.kind.value}))
 
 
 def check_nonce(result: RunResult, stream: ParsedStream, nonce: int) -> RunResult:

@@ -20,9 +20,10 @@ from orchestrator.runner.runtime import (
     Toolchain,
     build_runtime,
 )
-from orchestrator.runner.sources import RuntimeSources, resolve_sources
+from orchestrator.runner.sources import RuntimeSources, resolve_sources, source_commit
 from orchestrator.targets import Platform, Target
 from orchestrator.targets.npu_axi import NpuAxi, npu_axi, npu_axi_data
+from orchestrator.targets.runner_data import default_build_type
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class RunnerOptions:
     memory_mode: str
     pools: Pools
     kernel_set: str = field(default_factory=lambda: runner_data().default_kernel_set)
-    build_type: str = "release"
+    build_type: str = field(default_factory=default_build_type)
     jobs: int = 2
     model_ops: tuple[str, ...] = ()   # the operators of the model about to run
     profile: bool = False   # the event tracer: ETDump back through the protocol
@@ -46,6 +47,7 @@ class RunnerBuild:
     runtime: RuntimeBuild
     firmware: BuildResult
     seconds: dict[str, float]
+    runtime_commit: str | None = None   # the ExecuTorch source commit the runtime is built from
 
 
 def runtime_config(target: Target, options: RunnerOptions) -> RuntimeConfig:
@@ -148,4 +150,5 @@ def build_runner(work: Scratch, target: Target, options: RunnerOptions,
                               manifest_extra={"kernels": runtime.kernels_json()})
     return RunnerBuild(runtime, firmware,
                        {"runtime": round(runtime_done - started, 3),
-                        "runner": round(time.perf_counter() - runtime_done, 3)})
+                        "runner": round(time.perf_counter() - runtime_done, 3)},
+                       source_commit(work, trees.executorch))

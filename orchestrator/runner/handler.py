@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
-from orchestrator.results import RunResult
+from orchestrator.planned_run import run_firmware
+from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import (
     check_nonce,
     explain_exit,
-    explain_fvp_stop,
     explain_npu_model_refusal,
 )
 from orchestrator.runner.firmware import (
@@ -32,19 +32,16 @@ from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
-from orchestrator.runner.request import RunnerSettings
-from orchestrator.sim import choose_simulator, simulate
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.result import run_result
-from orchestrator.sim.select import placed_on, target_binary
-from orchestrator.targets import Simulator, Target, load_catalogue
+from orchestrator.sim.plan import RunPlan, plan_request
+from orchestrator.targets import Target
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
-    from orchestrator.options.run import RunRequest
+    from orchestrator.options.compile import CompileChoices
+    from orchestrator.options.run import RunnerSettings, RunRequest
 
 MODEL_FILE = "model_area.bin"
-PMU_TRACE = "ethosu_pmu_trace.txt"
 INPUT_FILE = "input_area.bin"
 
 
@@ -53,26 +50,20 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
                                 f"invoke run --target {request.target} --model mv2")
-    target = load_catalogue().target(request.target)
-    settings = request.runner
-    simulator = choose_simulator(target, None if request.sim in (None, "auto") else request.sim)
-    target = placed_on(target, simulator)
-    binary = target_binary(work, simulator, target,
-                           f"invoke run --target {target.name} --model {request.model}")
+    plan = plan_request(work, request, needs_data=True)
     started = utc_now()
-    options = runner_options_for(target, request)
-    product = compile_for(request.model, target, options.memory_mode, settings, work)
+    options = runner_options_for(plan.target, request)
+    product = compile_for(request.model, plan.target, model_choices(request.compile), work)
     options = replace(options, model_ops=model_operators(product))
-    build = build_runner(work, target, options, settings.sources)
-    run_id = request.run_id
-    return simulate_product(work.runs / run_id, run_id, target, simulator, binary, product,
-                            build, request, settings, options, started)
+    build = build_runner(work, plan.target, options, request.runner.sources)
+    return simulate_product(plan, work.runs / request.run_id, request.run_id, product, build,
+                            request, options, started)
 
 
 def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
     """The runner ELF the request selects: memory mode, pools, kernel set, build type."""
     settings = request.runner
-    mode = memory_mode_of(target, settings.memory_mode)
+    mode = memory_mode_of(target, request.compile.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
                                          settings.fast_scratch),
                          settings.kernel_set, request.build_type, settings.jobs,
@@ -80,27 +71,27 @@ def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
                          intermediates=settings.intermediates)
 
 
-def simulate_product(run_dir: Path, run_id: str, target: Target, simulator: Simulator,
-                     binary: Path, product: Product, build: RunnerBuild, request: RunRequest,
-                     settings: RunnerSettings, options: RunnerOptions,
+def simulate_product(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
+                     build: RunnerBuild, request: RunRequest, options: RunnerOptions,
                      started: str | None = None) -> RunResult:
-    """Load a compiled model into a built runner, simulate, parse, compare: one RunResult."""
-    started = started or utc_now()
+    """Load a compiled model into a built runner, run as planned, compare: one RunResult.
+    With --inputs, the user's input sets in one sample session instead."""
+    if request.compile.inputs:
+        from orchestrator.evaluate.run_inputs import run_with_inputs
+
+        return run_with_inputs(plan, run_dir, run_id, product, build, request, options)
     nonce = secrets.randbits(32)
     data = write_areas(run_dir, product, build, request, options, nonce)
-    simulation = simulate(simulator, binary, build.firmware.elf, run_dir, data=data,
-                          deadline_s=request.timeout_s, idle_s=request.idle_timeout_s,
-                          expected_build_id=build.firmware.build_id, macs=target.macs,
-                          fast=settings.fast,
-                          pmu_trace=run_dir / PMU_TRACE if settings.pmu_trace else None)
-    result = run_result(run_id, target, build.firmware, simulation, started_at=started)
-    axi = npu_axi_record(target, options.memory_mode, settings.fast)
+    versions = product.versions.filled_from(Versions(runtime_commit=build.runtime_commit))
+    run = run_firmware(plan, build.firmware, run_dir, run_id, started_at=started, data=data,
+                       versions=versions)
+    result = run.result
+    axi = npu_axi_record(plan.target, options.memory_mode, plan.options.fast)
     if axi is not None:
         result.target.options["npu_axi"] = axi
-    if simulator.kind == "fvp":
-        result = explain_fvp_stop(result, simulation.outcome.transcript)
-    result = check_nonce(result, simulation.stream, nonce)
-    return finish(result, simulation.stream, product, target, build, request, settings, run_dir)
+    result = check_nonce(result, run.simulation.stream, nonce)
+    return finish(result, run.simulation.stream, product, plan.target, build, request,
+                  request.runner, run_dir)
 
 
 def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any] | None:
@@ -112,23 +103,18 @@ def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, An
     return {**runner_npu_axi(target, memory_mode).record(), "timing_adapters_in_effect": not fast}
 
 
-def compile_for(model: str, target: Target, mode: str, settings: RunnerSettings,
-                work: Scratch) -> Product:
+def model_choices(choices: CompileChoices) -> CompileChoices:
+    """What the runner compiles: the model with its own example inputs. `--inputs` are the
+    run's input sets (a sample session, each judged against its own exact reference), so
+    they never make a product of their own."""
+    return replace(choices, inputs=None)
+
+
+def compile_for(model: str, target: Target, choices: CompileChoices, work: Scratch) -> Product:
     """The compiled model (cached by the compile stage)."""
     from orchestrator.aot.api import compile_model
 
-    return compile_model(model, target.name, scratch_root=work.root,
-                         **compile_choices_for(target, mode, settings))
-
-
-def compile_choices_for(target: Target, mode: str, settings: RunnerSettings) -> dict[str, Any]:
-    """The compile options the runner passes on: quantization, a non-default memory mode."""
-    options: dict[str, Any] = {}
-    if settings.quantize:
-        options["quantize"] = settings.quantize
-    if target.has_npu and mode != target.memory_mode:
-        options["memory_mode"] = mode
-    return options
+    return compile_model(model, target.name, choices, scratch_root=work.root)
 
 
 def model_operators(product: Product) -> tuple[str, ...]:
@@ -146,13 +132,21 @@ def input_tensors(product: Product) -> list[InputTensor]:
 def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: RunRequest,
                 options: RunnerOptions, nonce: int) -> list[DataFile]:
     """Refuse a model that does not fit; write the two area files; return what to load."""
-    pte = product.pte.read_bytes()
     inputs = pack_inputs(input_tensors(product), nonce)
+    return place_areas(run_dir, product, build, options, inputs,
+                       f"invoke run --target {request.target} --model {request.model}")
+
+
+def place_areas(run_dir: Path, product: Product, build: RunnerBuild, options: RunnerOptions,
+                inputs: bytes, rerun: str, input_bytes: int | None = None) -> list[DataFile]:
+    """Refuse a model or inputs that do not fit (`input_bytes`: what the input area must
+    hold, default the input file's size); write the model and input area files."""
+    pte = product.pte.read_bytes()
     model_addr, model_size = build.firmware.area("model_area")
     input_addr, input_size = build.firmware.area("input_area")
-    rerun = f"invoke run --target {request.target} --model {request.model}"
-    check_fits(needs_for(program_facts_of(product.manifest), len(pte), len(inputs),
-                         options.pools, model_size, input_size), rerun)
+    check_fits(needs_for(program_facts_of(product.manifest), len(pte),
+                         input_bytes or len(inputs), options.pools, model_size, input_size),
+               rerun)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / MODEL_FILE).write_bytes(pack_model(pte))
     (run_dir / INPUT_FILE).write_bytes(inputs)

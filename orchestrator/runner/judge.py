@@ -116,7 +116,7 @@ def judge(result: RunResult, stream: ParsedStream, product: Product, limits: Thr
     if not stream.tensors or not references:
         return result
     orders = [tuple(r.dim_order) for r in references]
-    device = device_arrays(stream, orders)
+    device = device_arrays(stream.tensors, orders)
     record = product.exact_record
     gates = Gates(limits.min_snr_db, limits.require_top1)
     if product.reference_kind == "exact":

@@ -20,9 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.targets.runner_data import ALL, MODEL
 
-ALL = "ALL"
-MODEL = "MODEL"
 NONE = "NONE"
 FUNCTIONS_YAML = Path("kernels/portable/functions.yaml")
 KERNEL_DIR = Path("kernels/portable/cpu")

@@ -4,13 +4,13 @@ Comparison, and an output mismatch when a passing run's outputs differ."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from orchestrator.options.run import Thresholds
-from orchestrator.protocol import ParsedStream
+from orchestrator.protocol import ParsedStream, Tensor
 from orchestrator.results import Classification, Comparison, Kind, RunResult, Status
 from orchestrator.runner.compare import Comparison as OutputsComparison
 from orchestrator.runner.compare import compare_outputs
@@ -18,12 +18,12 @@ from orchestrator.runner.compare import compare_outputs
 COMPARISON_FILE = "comparison.json"
 
 
-def device_arrays(stream: ParsedStream, orders: Sequence[tuple[int, ...]]) -> list[Any]:
+def device_arrays(tensors: Mapping[int, Tensor], orders: Sequence[tuple[int, ...]]) -> list[Any]:
     """Output tensors as numpy arrays in logical order (bytes come in each output's dim order)."""
     import numpy as np
 
     arrays = []
-    for position, (_, tensor) in enumerate(sorted(stream.tensors.items())):
+    for position, (_, tensor) in enumerate(sorted(tensors.items())):
         raw = tensor.to_numpy()
         order = orders[position] if position < len(orders) else tuple(range(raw.ndim))
         if order != tuple(range(raw.ndim)) and raw.ndim == len(order):
@@ -55,7 +55,7 @@ def compare_with_reference(result: RunResult, stream: ParsedStream, references: 
                            orders: Sequence[tuple[int, ...]], reference: str,
                            limits: Thresholds, run_dir: Path) -> RunResult:
     """Attach the comparison; a passing run whose outputs differ becomes an output mismatch."""
-    outcome = compare_outputs(device_arrays(stream, orders), references, limits,
+    outcome = compare_outputs(device_arrays(stream.tensors, orders), references, limits,
                               quantized=reference == "quantized")
     result.artifacts["comparison"] = str(write_comparison(run_dir, outcome, reference))
     result = replace(result, comparison=comparison(outcome, reference, limits))

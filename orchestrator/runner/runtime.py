@@ -27,8 +27,6 @@ from orchestrator.paths import Scratch, repo_root
 from orchestrator.progress import run_step
 from orchestrator.runner.host_tools import prebuilt_flatc
 from orchestrator.runner.kernel_set import (
-    ALL,
-    MODEL,
     cmake_ops,
     missing_from,
     portable_kernels,
@@ -37,6 +35,7 @@ from orchestrator.runner.kernel_set import (
     write_grown,
 )
 from orchestrator.runner.sources import RuntimeSources
+from orchestrator.targets.runner_data import ALL, MODEL
 
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
 STAMP = "orchestrator-runtime.json"

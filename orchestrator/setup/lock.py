@@ -38,13 +38,6 @@ def write_lock_entry(scratch: Scratch, name: str, entry: dict[str, Any]) -> None
     _write_artifacts(scratch, artifacts)
 
 
-def remove_lock_entry(scratch: Scratch, name: str) -> None:
-    """Forget one artifact (used before a forced reinstall)."""
-    artifacts = read_lock(scratch)
-    if artifacts.pop(name, None) is not None:
-        _write_artifacts(scratch, artifacts)
-
-
 def _write_artifacts(scratch: Scratch, artifacts: dict[str, dict[str, Any]]) -> None:
     """Atomically replace the lock file with `artifacts`."""
     document = {"schema": LOCK_SCHEMA, "artifacts": dict(sorted(artifacts.items()))}

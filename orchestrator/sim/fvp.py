@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult
+from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.fvp_run import explain_fvp_stop, fvp_environment, setup_artifact
+from orchestrator.sim.kinds import PMU_TRACE, Invocation
 from orchestrator.targets import Simulator
 
 
@@ -58,3 +64,36 @@ def fvp_command(simulator: Simulator, binary: Path, elf: Path, data: Sequence[Da
     if options.timelimit_s is not None:
         command += ["--timelimit", str(options.timelimit_s)]
     return command
+
+
+class Fvp:
+    """A Corstone FVP installed by setup: the catalogue's parameter prefixes, setup's recorded
+    environment and version, stops read from its own messages."""
+
+    def binary(self, work: Scratch, simulator: Simulator) -> Path:
+        artifact = setup_artifact(simulator)
+        hint = f"invoke setup --only {artifact}"
+        if artifact not in read_lock(work):
+            raise OrchestratorError(f"{simulator.name} is not set up in {work.root}", hint)
+        return installed_binary(work, artifact, simulator.binary, setup_hint=hint)
+
+    def command(self, run: Invocation) -> list[str]:
+        options = FvpOptions(macs=run.options.macs, timelimit_s=int(run.limits.deadline_s),
+                             semihosting_cwd=run.run_dir, fast=run.options.fast,
+                             pmu_trace=run.run_dir / PMU_TRACE if run.options.pmu_trace else None)
+        return fvp_command(run.simulator, run.binary, run.elf, run.data, options)
+
+    def environment(self, binary: Path, work: Scratch | None) -> dict[str, str] | None:
+        return fvp_environment(binary, work)
+
+    def version(self, work: Scratch | None, simulator: Simulator, binary: Path) -> str | None:
+        """The version setup's probe recorded (it started the FVP once with --version)."""
+        entry = (read_lock(work).get(setup_artifact(simulator)) or {}) if work else {}
+        recorded = entry.get("reported_version") or entry.get("version")
+        return str(recorded) if recorded else None
+
+    def explain_stop(self, result: RunResult, transcript: str) -> RunResult:
+        return explain_fvp_stop(result, transcript)
+
+
+KIND = Fvp()

@@ -5,15 +5,18 @@ never means success)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
+from orchestrator.parse.classify import status_of
+from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_reason, stop_table
 from orchestrator.paths import Scratch
-from orchestrator.results.model import Kind
+from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
 from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
+from orchestrator.sim.limits import recorded_hint
+from orchestrator.targets import Simulator
 
 PYTHON_DIR = "python"   # Corstone-320 ships its own python (and libpython) here
 
@@ -77,3 +80,36 @@ def _line_of(text: str, position: int) -> str:
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", position)
     return text[start:end if end >= 0 else None].strip()
+
+
+FVP_NEXT = {Kind.CPU_TIME_LIMIT: "raise the limit: invoke run ... --timeout <seconds>",
+            Kind.CYCLE_LIMIT: "raise the FVP's cycle/time limit, or run a smaller model",
+            Kind.LAUNCH_FAILURE: "check the FVP install: invoke doctor (then invoke setup --only "
+                                 "fvp)"}
+
+
+def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
+    """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
+    if result.simulation is not None:
+        result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
+    stop = fvp_stop(transcript)
+    if result.status is Status.PASS or stop is None:
+        return result
+    next_step = stop.next_step or FVP_NEXT[stop.kind]
+    hint = recorded_hint(result.target.options, "deadline") if result.target else None
+    if stop.kind is Kind.CPU_TIME_LIMIT and hint:
+        next_step = f"the FVP stopped at its --timelimit: {hint}"
+    return replace(result, status=status_of(stop.kind), reason=stop.summary,
+                   classification=Classification(
+                       kind=stop.kind, summary=stop.summary, next_step=next_step,
+                       evidence=[stop.evidence], details={"fvp_stop": stop.kind.value}))
+
+
+def setup_artifact(simulator: Simulator) -> str:
+    """The setup item installing `simulator` (fvp-corstone-300 holds both U55 and U65 FVPs)."""
+    from orchestrator.setup.catalogue import load_setup_catalogue
+
+    for artifact in load_setup_catalogue().artifacts.values():
+        if simulator.binary in artifact.binaries:
+            return artifact.name
+    return simulator.name

@@ -4,8 +4,9 @@ to a log file and a consumer, host deadline plus no-output watchdog, group kill 
 The simulator's stdout/stderr is a pseudo-terminal by default: C stdio (the FVP's included)
 line-buffers a terminal but block-buffers a pipe (4 KiB), which held a run's output back
 until exit and tripped the no-output watchdog. The terminal is raw (no echo, no CR/LF
-translation), so the log stays byte-exact. pexpect (a dependency) is not used here: its
-spawn has no wait-with-timeout for the group-kill path; the standard pty module suffices.
+translation), so the log stays byte-exact. The standard pty module suffices: the output is
+one-way (a sample session's inputs reach the firmware through semihosting file reads,
+firmware/PROTOCOL.md "Sample sessions"), so nothing here needs pexpect's dialogue helpers.
 """
 
 from __future__ import annotations

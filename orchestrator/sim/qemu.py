@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from orchestrator.hosttools import qemu_binary, tool_version
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.kinds import Invocation
+from orchestrator.sim.versions import simulator_version
 from orchestrator.targets import Simulator
 
 
@@ -18,3 +23,26 @@ def qemu_command(simulator: Simulator, binary: Path, elf: Path,
     for item in data:
         command += ["-device", f"loader,file={item.path},addr=0x{item.address:x},force-raw=on"]
     return command
+
+
+class Qemu:
+    """QEMU (the OS package's qemu-system-arm): no NPU, no FVP extras, exits as it is told."""
+
+    def binary(self, work: Scratch, simulator: Simulator) -> Path:
+        return qemu_binary()
+
+    def command(self, run: Invocation) -> list[str]:
+        return qemu_command(run.simulator, run.binary, run.elf, run.data)
+
+    def environment(self, binary: Path, work: Scratch | None) -> dict[str, str] | None:
+        return None
+
+    def version(self, work: Scratch | None, simulator: Simulator, binary: Path) -> str | None:
+        """What `qemu-system-arm --version` prints (cached in `work`)."""
+        return simulator_version(work, binary) if work else tool_version(binary) or None
+
+    def explain_stop(self, result: RunResult, transcript: str) -> RunResult:
+        return result   # QEMU's stops are the host's (limits) or the firmware's (records)
+
+
+KIND = Qemu()

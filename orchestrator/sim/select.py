@@ -1,14 +1,11 @@
-"""Pick the simulator for a target and refuse, with a reason, what it cannot do."""
+"""Pick the simulator for a target and refuse, with a reason, what it cannot do (the parts of
+orchestrator.sim.plan.place, which every run path asks)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.hosttools import qemu_binary
-from orchestrator.paths import Scratch
-from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 
@@ -41,7 +38,8 @@ def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
 
 
 def choose_simulator(target: Target, requested: str | None = None,
-                     needs_npu: bool | None = None, npu_model: bool = True) -> Simulator:
+                     needs_npu: bool | None = None, npu_model: bool = True,
+                     needs_data: bool = False) -> Simulator:
     """The simulator to use: the requested kind/name, else the target's first one."""
     needs_npu = target.has_npu if needs_npu is None else needs_npu
     if requested is None:
@@ -55,7 +53,8 @@ def choose_simulator(target: Target, requested: str | None = None,
             raise OrchestratorError(f"unknown simulator '{requested}' (valid: "
                                     f"{', '.join(names)} or a simulator name)", "invoke targets")
         chosen = next((sim for sim in candidates if sim in target.simulators), candidates[0])
-    refuse_unless_capable(chosen, target, needs_npu=needs_npu, npu_model=npu_model)
+    refuse_unless_capable(chosen, target, needs_npu=needs_npu, needs_data=needs_data,
+                          npu_model=npu_model)
     return chosen
 
 
@@ -67,40 +66,3 @@ def placed_on(target: Target, simulator: Simulator) -> Target:
         return target
     return replace(target, platform=load_catalogue().platforms[model.platform],
                    simulators=(simulator,))
-
-
-def target_binary(scratch: Scratch, simulator: Simulator, target: Target, rerun: str) -> Path:
-    """simulator_binary, but a missing FVP for an NPU target that a functional NPU model can
-    also run names both fixes: set the FVP up, or rerun (`rerun`) on the model's simulator."""
-    try:
-        return simulator_binary(scratch, simulator)
-    except OrchestratorError as error:
-        alternative = next((sim for sim in load_catalogue().simulators.values()
-                            if target.npu_model_on(sim) is not None), None)
-        if simulator.kind != "fvp" or alternative is None or not target.has_npu:
-            raise
-        raise OrchestratorError(
-            f"{error.cause}, and {target.name} needs it to run on a simulated Ethos-U",
-            f"invoke setup --only {setup_artifact(simulator)}, or run on the functional NPU "
-            f"model (outputs, no NPU timing): {rerun} --sim {alternative.kind}") from error
-
-
-def setup_artifact(simulator: Simulator) -> str:
-    """The setup item installing `simulator` (fvp-corstone-300 holds both U55 and U65 FVPs)."""
-    from orchestrator.setup.catalogue import load_setup_catalogue
-
-    for artifact in load_setup_catalogue().artifacts.values():
-        if simulator.binary in artifact.binaries:
-            return artifact.name
-    return simulator.name
-
-
-def simulator_binary(scratch: Scratch, simulator: Simulator) -> Path:
-    """QEMU from the OS package; an FVP from the setup lock (under the artifact holding it)."""
-    if simulator.kind == "qemu":
-        return qemu_binary()
-    artifact = setup_artifact(simulator)
-    hint = f"invoke setup --only {artifact}"
-    if artifact not in read_lock(scratch):
-        raise OrchestratorError(f"{simulator.name} is not set up in {scratch.root}", hint)
-    return installed_binary(scratch, artifact, simulator.binary, setup_hint=hint)

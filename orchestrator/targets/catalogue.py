@@ -34,8 +34,7 @@ _SIMULATOR_OPTIONAL = {"machine": str, "npu_prefix": str, "board_prefix": str,
                        "cpu_prefix": str, "extra_params": list}
 _LIMIT_KEYS = {"deadline_s": int, "idle_s": int}
 _LIMIT_OPTIONAL = {"host_grace_s": int}
-_CAPABILITY_KEYS = {"npu": bool, "cycle_source": str, "semihosting": bool,
-                    "data_loading": bool, "deterministic": bool}
+_CAPABILITY_KEYS = {"npu": bool, "semihosting": bool, "data_loading": bool}
 _FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "system_config": str,
                 "memory_mode": str, "system_configs": list, "memory_modes": list,
                 "quantization": list, "pmu_counters": int, "pmu_events": list}

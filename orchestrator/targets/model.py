@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,8 @@ class Capabilities:
     """What a simulator can do; a run that needs more is refused, never faked."""
 
     npu: bool
-    cycle_source: str
     semihosting: bool
     data_loading: bool
-    deterministic: bool
 
 
 @dataclass(frozen=True)
@@ -103,6 +101,10 @@ class NpuFamily:
         return dict(self.cores).get(macs, 1)
 
 
+EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
+EXECUTOR_MODEL = "functional-model"  # a functional NPU model: outputs only, no timing
+
+
 @dataclass(frozen=True)
 class NpuModel:
     """A functional NPU model that runs NPU targets on simulators without an NPU."""
@@ -132,7 +134,6 @@ class Target:
     npu: NpuFamily | None = None
     macs: int | None = None
     npu_models: tuple[NpuModel, ...] = ()
-    extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
     def has_npu(self) -> bool:

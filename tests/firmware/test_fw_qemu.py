@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from orchestrator.sim import DataFile, simulate
+from orchestrator.sim.kinds import SimOptions
+from orchestrator.sim.plan import place, plan_placed
+from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow
 
@@ -23,10 +26,14 @@ def kernel_inputs() -> tuple[list[list[int]], list[list[int]]]:
     return a, b
 
 
-def run(qemu, build, run_dir: Path, **kwargs):
+def run(qemu, build, run_dir: Path, data=(), deadline_s=None, idle_s=None,
+        expected_build_id=None):
     simulator, binary = qemu
-    kwargs.setdefault("expected_build_id", build.build_id)
-    return simulate(simulator, binary, build.elf, run_dir, **kwargs)
+    placement = place(load_catalogue().target("cortex-m55"), simulator.name)
+    plan = plan_placed(None, placement, SimOptions(timeout_s=deadline_s, idle_timeout_s=idle_s),
+                       binary=binary)
+    return simulate(plan, build.elf, run_dir, data=data,
+                    expected_build_id=expected_build_id or build.build_id)
 
 
 @pytest.fixture(scope="module")

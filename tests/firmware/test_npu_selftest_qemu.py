@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from orchestrator.npu_selftest.case import NpuCase, render_header
-from orchestrator.npu_selftest.handler import build_case, compile_case, model_target, run_case
+from orchestrator.npu_selftest.handler import build_case, compile_case, model_plan, run_case
 from orchestrator.paths import Scratch
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors
 from orchestrator.run import RunRequest, execute
+from orchestrator.sim.kinds import SimOptions
 from orchestrator.targets import Simulator
 
 pytestmark = pytest.mark.slow
@@ -72,9 +73,9 @@ def test_result_names_the_functional_model_and_no_npu_timing(u55_run: RunResult)
 
 def test_stream_for_another_npu_config_is_refused_on_the_device(
         fw_scratch: Scratch, case: NpuCase, qemu: tuple[Simulator, Path]) -> None:
-    target, simulator = model_target("ethos-u65-256")
-    build = build_case(fw_scratch, target, case, "release")
-    result = run_case(fw_scratch, target, simulator, case, build, 60.0, 20.0)
+    plan = model_plan(fw_scratch, "ethos-u65-256", SimOptions(timeout_s=60.0, idle_timeout_s=20.0))
+    build = build_case(fw_scratch, plan.target, case, "release")
+    result = run_case(fw_scratch, plan, case, build)
     assert result.status is Status.FAIL
     assert result.classification.kind is Kind.NPU_ERROR
     assert result.reason.startswith("functional NPU model (ethos-u65-256): ")

@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
                     "orchestrator.hosttools", "orchestrator.crash_report",
                     "orchestrator.cmake_cache", "orchestrator.write_faults",
-                    "orchestrator.progress",
+                    "orchestrator.progress", "orchestrator.plotting",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.options",
                     "orchestrator.protocol", "orchestrator.results", "orchestrator.targets")),
     ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse",
@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sim", ("orchestrator.sim",)),
     ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
                   "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
-                  "orchestrator.npu_selftest")),
+                  "orchestrator.npu_selftest", "orchestrator.planned_run",
+                  "orchestrator.evaluate")),
     ("regress", ("orchestrator.regress",)),
     ("tasks", ("orchestrator.task_options",)),
 ]

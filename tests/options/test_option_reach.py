@@ -13,12 +13,13 @@ from invoke.parser import Parser, ParserContext
 
 import tasks
 from orchestrator.errors import OrchestratorError
+from orchestrator.evaluate.run_inputs import evaluation_request
 from orchestrator.options.fields import from_cli, specs
 from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
 from orchestrator.regress.matrix import expand, load_matrix
 from orchestrator.runner.firmware import runtime_config
-from orchestrator.runner.handler import compile_choices_for, runner_options_for
+from orchestrator.runner.handler import runner_options_for
 from orchestrator.sim.limits import run_limits
 from orchestrator.targets import load_catalogue
 
@@ -42,6 +43,16 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "temp_pool": ("0x30000", "0x30000", 0x30000),
     "fast_scratch": ("64K", "64K", 64 << 10),
     "quantize": ("a16w8", "a16w8", "a16w8"),
+    "delegate": (True, True, True),
+    "inputs": ("in.npy", "in.npy", "in.npy"),
+    "calibration": ("calib", "calib", "calib"),
+    "system_config": ("Ethos_U85_SYS_DRAM_High", "Ethos_U85_SYS_DRAM_High",
+                      "Ethos_U85_SYS_DRAM_High"),
+    "vela_config": ("my.ini", "my.ini", "my.ini"),
+    "vela_flags": ("--optimise=Size", "--optimise Size", None),
+    "tosa": (True, True, True),
+    "strict_export": (False, False, False),
+    "torchvision": (True, True, True),
     "atol": ("0.25", 0.25, 0.25),
     "rtol": ("0.5", 0.5, 0.5),
     "qtol": ("3", 3, 3.0),
@@ -59,7 +70,7 @@ def stage_value(name: str, request: RunRequest) -> Any:
     """What the stage that uses option `name` reads, via the functions that stage calls."""
     target = load_catalogue().target(request.target)
     runner = runner_options_for(target, request)
-    compile_options = compile_choices_for(target, runner.memory_mode, request.runner)
+    compile_options = request.compile.given()   # what compile_model receives
     settings, limits = request.runner, request.runner.thresholds
     sim_limits = run_limits(target.simulators[0], request.timeout_s, request.idle_timeout_s)
     readers = {
@@ -69,6 +80,9 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "build_type": lambda: runner.build_type, "build_options": lambda: request.build_options,
         "elf": lambda: request.elf, "data": lambda: request.data,
         "memory_mode": lambda: (runner.memory_mode, compile_options.get("memory_mode")),
+        **{name: (lambda name=name: compile_options.get(name)) for name in (
+            "delegate", "calibration", "system_config", "vela_config", "vela_flags",
+            "tosa", "strict_export", "torchvision")},
         "kernel_set": lambda: runner.kernel_set,
         "method_pool": lambda: runner.pools.method_pool_size,
         "temp_pool": lambda: runner.pools.temp_pool_size,
@@ -80,6 +94,9 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "profile": lambda: (runner.profile, runtime_config(target, runner).event_tracer),
         "intermediates": lambda: (runner.intermediates, runner.profile),
         "sources": lambda: dict(settings.sources),
+        # the runner's input sets (one sample session), not a compile input
+        "inputs": lambda: evaluation_request(request.resolved()).data
+        if request.compile.inputs else None,
     }
     return readers[name]()
 
@@ -94,9 +111,12 @@ def cli_request(*argv: str) -> RunRequest:
 
 
 def cli_argv(name: str, value: Any) -> list[str]:
-    flag = next(spec.flag for spec in specs(RunRequest) if spec.name == name)
+    spec = next(spec for spec in specs(RunRequest) if spec.name == name)
+    flag = spec.flag
     if value is True:
         return [flag]
+    if value is False:   # a switch on by default: its --no- form
+        return [f"--no-{flag[2:]}"]
     values = value if isinstance(value, list) else [value]
     return [item for text in values for item in (flag, text)]
 
@@ -112,6 +132,7 @@ def test_each_flag_reaches_its_stage(name):
     request = cli_request(*base, *cli_argv(name, cli))
     default = cli_request("--target", TARGET)
     expected = tuple(cli) if name == "build_options" else expected
+    expected = cli if name == "vela_flags" else expected
     assert stage_value(name, request) == expected
     if name != "target":
         assert stage_value(name, request) != stage_value(name, default)
@@ -145,6 +166,7 @@ def test_each_matrix_key_reaches_its_stage(tmp_path):
         request = run_request(cells[name.replace("_", "-")], "runner")
         expected = SAMPLES[name][2]
         expected = tuple(SAMPLES[name][1]) if name == "build_options" else expected
+        expected = SAMPLES[name][1] if name == "vela_flags" else expected
         assert stage_value(name, request) == expected, name
         assert stage_value(name, request) != stage_value(name, default), name
 

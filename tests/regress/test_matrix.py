@@ -63,9 +63,34 @@ def test_bad_matrices_name_the_problem(tmp_path, text, words):
     assert words in caught.value.message and "next: fix" in caught.value.message
 
 
-def test_npu_target_on_qemu_is_refused_not_faked(tmp_path):
-    path = write(tmp_path, "[[lanes]]\nmodels=['add']\ntargets=['ethos-u55-128']\nsim='qemu'\n")
-    with pytest.raises(MatrixError, match="QEMU has no NPU"):
+def _npu_targets_by_model_support() -> tuple[list[str], list[str]]:
+    """(NPU targets a functional NPU model runs on QEMU, those it does not), one per family,
+    as the catalogue's [npu_models] says (other branches add families there)."""
+    catalogue = load_catalogue()
+    qemu = catalogue.simulator("qemu")
+    first = {}
+    for _name, target in sorted(catalogue.targets.items()):
+        if target.npu is not None:
+            first.setdefault(target.npu.name, target)
+    runs = [t.name for t in first.values() if t.npu_model_on(qemu) is not None]
+    return runs, [t.name for t in first.values() if t.npu_model_on(qemu) is None]
+
+
+def test_npu_target_on_qemu_runs_on_the_functional_model(tmp_path):
+    runs, _ = _npu_targets_by_model_support()
+    assert runs, "the catalogue names no functional NPU model family"
+    targets = ",".join(repr(name) for name in runs)
+    path = write(tmp_path, f"[[lanes]]\nmodels=['add']\ntargets=[{targets}]\nsim='qemu'\n")
+    cells = expand(load_matrix(path), load_catalogue())
+    assert {(c.target, c.sim, c.sim_kind) for c in cells} == {(t, "qemu", "qemu") for t in runs}
+
+
+def test_npu_target_no_model_runs_on_qemu_is_refused_not_faked(tmp_path):
+    _, refused = _npu_targets_by_model_support()
+    if not refused:
+        pytest.skip("the functional NPU model runs every Ethos-U family in the catalogue")
+    path = write(tmp_path, f"[[lanes]]\nmodels=['add']\ntargets=['{refused[0]}']\nsim='qemu'\n")
+    with pytest.raises(MatrixError, match="qemu has no Ethos-U NPU"):
         expand(load_matrix(path), load_catalogue())
 
 
@@ -109,3 +134,15 @@ def test_example_matrices_expand(name, cells, simulated):
     assert sum(cell.simulates for cell in expanded) == simulated
     assert all(cell.sim_kind != "qemu" for cell in expanded if cell.simulates and
                load_catalogue().target(cell.target).has_npu)
+
+
+def test_example_npu_model_matrix_runs_npu_targets_on_qemu():
+    from orchestrator.paths import repo_root
+
+    path = repo_root() / "examples" / "regress" / "qemu-npu.toml"
+    expanded = expand(load_matrix(path), load_catalogue())
+    assert {c.key for c in expanded} == {
+        "npuselftest@ethos-u55-128/default", "add@ethos-u55-128/default",
+        "convnet@ethos-u55-128/default", "add@ethos-u65-256/default",
+        "convnet@ethos-u65-256/default"}
+    assert all(c.simulates and c.sim == "qemu" for c in expanded)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.paths import scratch
+from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.real_stages import RealStages, compile_options, vela_estimate
+from orchestrator.regress.real_stages import RealStages, vela_estimate
 from orchestrator.targets import load_catalogue
 
 MATRIX = """
@@ -66,9 +67,9 @@ def test_models_share_one_runner_build_per_config(cells, stages):
 
 
 def test_only_compile_options_reach_the_compiler(cells):
-    assert compile_options(cells["add@ethos-u85-128/sram"].option_dict) == {
+    assert compile_choices(cells["add@ethos-u85-128/sram"].option_dict).given() == {
         "memory_mode": "Sram_Only"}
-    assert compile_options(cells["selftest@cortex-m55/fault"].option_dict) == {}
+    assert compile_choices(cells["selftest@cortex-m55/fault"].option_dict).given() == {}
 
 
 def test_vela_totals_map_to_the_result_estimate():

@@ -11,6 +11,7 @@ killed as a silent hang with nothing read: both run at once to keep the test ~22
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,10 @@ from orchestrator.paths import scratch
 from orchestrator.results import Kind, Status
 from orchestrator.run import RunRequest, execute
 from orchestrator.setup.lock import write_lock_entry
+from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.limits import RunLimits
+from orchestrator.sim.plan import place, plan_placed
 from orchestrator.sim.process import ProcessOutcome
-from orchestrator.sim.select import setup_artifact
 from orchestrator.sim.session import launch
 from orchestrator.targets import load_catalogue
 
@@ -34,10 +36,11 @@ OLD = RunLimits(simulator="fvp-corstone-320", deadline_s=60.0, idle_s=20.0,
 
 
 def _old_way(binary: Path, elf: Path, run_dir: Path) -> ProcessOutcome:
-    simulator = load_catalogue().simulators["fvp-corstone-320"]
+    target = load_catalogue().target("ethos-u85-128")
+    plan = plan_placed(None, place(target, "fvp-corstone-320"), binary=binary)
     parser = UpstreamLogParser(run_dir / "etdump")
-    _, outcome = launch(simulator, binary, elf, run_dir, consumer=parser.feed_chunk,
-                        limits=OLD, macs=128, env={}, terminal=False)
+    _, outcome = launch(replace(plan, limits=OLD, environment={}), elf, run_dir,
+                        consumer=parser.feed_chunk, terminal=False)
     return outcome
 
 

@@ -12,13 +12,13 @@ from fvp_replay_install import install_replay, invocation
 
 from orchestrator.paths import scratch
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
-from orchestrator.runner.failure_causes import explain_fvp_stop
 from orchestrator.setup import execstack
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim import simulate
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, fvp_stop
-from orchestrator.sim.select import simulator_binary
+from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, explain_fvp_stop, fvp_stop
+from orchestrator.sim.kinds import SimOptions
+from orchestrator.sim.plan import place, plan_placed, simulator_binary
 from orchestrator.targets import load_catalogue
 
 
@@ -33,9 +33,18 @@ def replay(tmp_path: Path, simulator_name: str, transcript: str, exit_code: int,
     for item in data:
         item.path.write_bytes(b"\0" * 64)
     run_dir = tmp_path / "run"
-    result = simulate(simulator, binary, elf, run_dir, data=data, deadline_s=deadline_s,
-                      idle_s=idle_s, macs=128, fast=True)
+    result = simulate(replay_plan(simulator, binary, SimOptions(
+        timeout_s=deadline_s, idle_timeout_s=idle_s, macs=128, fast=True)), elf, run_dir,
+        data=data)
     return result, invocation(binary), binary
+
+
+def replay_plan(simulator, binary, options, work=None):
+    """A run plan for the replay stand-in: a catalogue target the simulator runs, placed on
+    it, with the stand-in as its binary."""
+    target = next(t for t in load_catalogue().targets.values()
+                  if simulator in t.simulators and t.has_npu)
+    return plan_placed(work, place(target, simulator.name), options, binary=binary)
 
 
 def as_run_result(simulation) -> RunResult:
@@ -140,7 +149,9 @@ def test_replay_protocol_runs_get_the_environment_setup_recorded(tmp_path):
     assert simulator_binary(work, simulator) == binary
     elf = tmp_path / "runner.elf"
     elf.write_bytes(b"\x7fELF")
-    simulate(simulator, binary, elf, tmp_path / "run", deadline_s=20.0, idle_s=10.0)
+    simulate(replay_plan(simulator, simulator_binary(work, simulator),
+                         SimOptions(timeout_s=20.0, idle_timeout_s=10.0), work),
+             elf, tmp_path / "run")
     env = invocation(binary)["env"]
     assert env["LD_LIBRARY_PATH"] == "/recorded/lib"
     assert "GLIBC_TUNABLES" not in env and "PYTHONHOME" not in env

@@ -6,9 +6,9 @@ import pytest
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import from_cli
+from orchestrator.options.fields import size as parse_size
 from orchestrator.options.run import RunnerSettings
 from orchestrator.runner.config import kernel_ops, memory_mode_of, pools_for, runner_data
-from orchestrator.runner.request import parse_size
 from orchestrator.targets import load_catalogue
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Kind, Status
 from orchestrator.run import RunnerSettings, RunRequest, execute
@@ -21,8 +22,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 def run_model(work, sources, model: str, quantize: str, **extra):
     request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
                          timeout_s=120.0, idle_timeout_s=60.0,
-                         runner=replace(from_cli(RunnerSettings, {"quantize": quantize, **extra}),
-                                        sources=sources))
+                         runner=replace(from_cli(RunnerSettings, extra), sources=sources),
+                         compile=from_cli(CompileChoices, {"quantize": quantize}))
     return execute(request, work)
 
 

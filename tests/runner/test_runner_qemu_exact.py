@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Status
 from orchestrator.run import RunnerSettings, RunRequest, execute
@@ -22,8 +23,8 @@ CASES = ["add", "softmax", "convnet", "mv2", str(MODELS / "residual_cnn.py"),
 def run_int8(work, sources, model: str, **extra):
     request = RunRequest(target="cortex-m55", app="runner", sim="qemu", model=model,
                          timeout_s=600.0, idle_timeout_s=300.0,
-                         runner=replace(from_cli(RunnerSettings, {"quantize": "int8", **extra}),
-                                        sources=sources))
+                         runner=replace(from_cli(RunnerSettings, extra), sources=sources),
+                         compile=from_cli(CompileChoices, {"quantize": "int8"}))
     return execute(request, work)
 
 

@@ -90,7 +90,7 @@ def test_outputs_equal_the_tosa_reference_bit_for_bit(model_run: tuple[str, RunR
     product = product_of(result)
     stream = parse_text(Path(result.artifacts["transcript"]).read_text())
     references = product.reference
-    device = device_arrays(stream, [tuple(r.dim_order) for r in references])
+    device = device_arrays(stream.tensors, [tuple(r.dim_order) for r in references])
     expected = tosa_outputs_dequantized(product)
     assert len(device) == len(expected)
     for got, want in zip(device, expected, strict=True):

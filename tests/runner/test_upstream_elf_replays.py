@@ -17,8 +17,7 @@ from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors
 from orchestrator.run import RunRequest, execute, run_command
 from orchestrator.setup.lock import write_lock_entry
-from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE
-from orchestrator.sim.select import setup_artifact
+from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, setup_artifact
 from orchestrator.targets import load_catalogue
 
 RECORDED_VERSION = "11.27.25"

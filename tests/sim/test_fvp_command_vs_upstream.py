@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.limits import run_limits
-from orchestrator.sim.session import command_for
+from orchestrator.sim.kinds import SimOptions
+from orchestrator.sim.plan import place, plan_placed
 from orchestrator.targets import load_catalogue
 
 UPSTREAM_TIMEOUT = "600"   # run_fvp.sh:24 timeout="600", passed as --timelimit (191, 206)
@@ -96,8 +96,9 @@ def test_fvp_command_line_equals_run_fvp_sh(target_name, fast, tmp_path):
     target = load_catalogue().target(target_name)
     simulator = target.simulators[0]
     elf, data = tmp_path / "runner.elf", DataFile(tmp_path / "model.pte", 0x70000000)
-    ours = command_for(simulator, Path(simulator.binary), elf, [data], tmp_path,
-                       run_limits(simulator).deadline_s, macs=target.macs, fast=fast)
+    plan = plan_placed(None, place(target, simulator.name), SimOptions(fast=fast),
+                       binary=Path(simulator.binary))
+    ours = plan.kind.command(plan.invocation(elf, tmp_path, (data,)))
     theirs = upstream_argv(target_name, elf, data, tmp_path, fast)
     assert _rest(ours) == _rest(theirs)
     expected = theirs[:] + [x for add in OUR_ADDITIONS[target.platform.name]

@@ -1,6 +1,7 @@
 /* The two areas the host fills before reset (QEMU -device loader, FVP --data):
  *   model area: runner_model_header, then the .pte at header_size;
- *   input area: runner_input_header, `count` runner_input_desc, then the tensor bytes.
+ *   input area: runner_input_header, `count` runner_input_desc, then the tensor bytes;
+ *   in a sample session each input set of the samples file has the input area's layout.
  * All fields little-endian. orchestrator/runner/areas.py writes exactly these layouts. */
 #ifndef RUNNER_AREAS_H
 #define RUNNER_AREAS_H
@@ -25,7 +26,9 @@ struct runner_input_header {
   uint32_t count;       /* number of input descriptors */
   uint32_t run_nonce;   /* echoed in the report: proves these inputs were read */
   uint32_t num_inferences;
-  uint32_t reserved[2];
+  uint32_t samples;     /* 0: run these inputs. N: a session over N input sets, read one by
+                         * one from RUNNER_SAMPLES_FILE (runner_samples.h) into this area */
+  uint32_t reserved;
 };
 
 struct runner_input_desc {

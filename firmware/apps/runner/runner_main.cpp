@@ -1,7 +1,8 @@
 // The ExecuTorch runner: one ELF per (platform, NPU config, memory mode, build type, kernel
 // set) runs any model. The host places the .pte and the inputs in the model / input areas;
 // the runner loads, runs and reports every output bit-exact through the UART protocol,
-// then exits through semihosting with a code from runner_exit.h.
+// then exits through semihosting with a code from runner_exit.h. An input area that asks
+// for a sample session runs every input set of the samples file (runner_samples.h) in turn.
 #include <cstdint>
 #include <cstring>
 
@@ -16,6 +17,7 @@
 #include "runner_exit.h"
 #include "runner_npu.h"
 #include "runner_report.h"
+#include "runner_samples.h"
 
 using executorch::extension::BufferDataLoader;
 using executorch::runtime::Error;
@@ -163,6 +165,58 @@ void report_outputs(const Method& method) {
   }
 }
 
+
+// Set every input from the input area and execute `runs` times; the cycles it took.
+uint64_t run_inputs(Method& method, const MethodMeta& meta, const runner_input_header* inputs,
+                    uint32_t runs, const PeakAllocator& temp_allocator) {
+  alignas(TensorImpl) static uint8_t impls[16][sizeof(TensorImpl)];
+  if (method.inputs_size() != inputs->count) {
+    runner_report_need("inputs", method.inputs_size());
+    fail(RUNNER_EXIT_INPUT, "wrong number of inputs", Error::InvalidArgument);
+  }
+  if (inputs->count > 16) {
+    fail(RUNNER_EXIT_INPUT, "more than 16 inputs", Error::NotSupported);
+  }
+  for (size_t i = 0; i < inputs->count; ++i) {
+    set_input(method, meta, inputs, i, reinterpret_cast<TensorImpl*>(impls[i]));
+  }
+  uint64_t start = eor_cycles();
+  for (uint32_t r = 0; r < runs; ++r) {
+    Error error = method.execute();
+    if (error != Error::Ok) {
+      runner_report_pool("temp_pool", temp_allocator.peak(), sizeof(temp_pool));
+      fail(temp_allocator.failed() ? RUNNER_EXIT_ALLOC : RUNNER_EXIT_EXEC,
+           temp_allocator.failed() ? "temp pool too small (Ethos-U scratch / kernel temp)"
+                                   : "Method::execute failed",
+           error);
+    }
+  }
+  return eor_cycles() - start;
+}
+
+// A sample session: each input set of the samples file into the input area, run, report
+// its outputs and close it with a `sample` record; the cycles of all of them.
+uint64_t run_samples(Method& method, const MethodMeta& meta, uint32_t samples,
+                     const PeakAllocator& temp_allocator) {
+  size_t area_size = 0;
+  auto* area = static_cast<uint8_t*>(eor_input_area(&area_size));
+  const char* problem = runner_samples_open(samples);
+  if (problem != nullptr) {
+    fail(RUNNER_EXIT_INPUT, problem, Error::InvalidArgument);
+  }
+  uint64_t total = 0;
+  for (uint32_t k = 0; k < samples; ++k) {
+    if ((problem = runner_samples_read(k, area, area_size)) != nullptr) {
+      fail(RUNNER_EXIT_INPUT, problem, Error::InvalidArgument);
+    }
+    uint64_t cycles = run_inputs(method, meta, input_header(), 1, temp_allocator);
+    report_outputs(method);
+    runner_report_sample(k, cycles, eor_cycles_source());
+    total += cycles;
+  }
+  return total;
+}
+
 }  // namespace
 
 int main() {
@@ -230,35 +284,17 @@ int main() {
          "load_method failed", method.error());
   }
 
-  size_t n_inputs = method->inputs_size();
-  if (n_inputs != inputs->count) {
-    runner_report_need("inputs", n_inputs);
-    fail(RUNNER_EXIT_INPUT, "wrong number of inputs", Error::InvalidArgument);
-  }
-  alignas(TensorImpl) static uint8_t impls[16][sizeof(TensorImpl)];
-  if (n_inputs > 16) {
-    fail(RUNNER_EXIT_INPUT, "more than 16 inputs", Error::NotSupported);
-  }
-  for (size_t i = 0; i < n_inputs; ++i) {
-    set_input(*method, *meta, inputs, i, reinterpret_cast<TensorImpl*>(impls[i]));
-  }
-
   uint32_t runs = inputs->num_inferences ? inputs->num_inferences : 1;
   runner_npu_pmu_reset();
-  uint64_t start = eor_cycles();
-  for (uint32_t r = 0; r < runs; ++r) {
-    Error error = method->execute();
-    if (error != Error::Ok) {
-      runner_report_pool("temp_pool", temp_allocator.peak(), sizeof(temp_pool));
-      fail(temp_allocator.failed() ? RUNNER_EXIT_ALLOC : RUNNER_EXIT_EXEC,
-           temp_allocator.failed() ? "temp pool too small (Ethos-U scratch / kernel temp)"
-                                   : "Method::execute failed",
-           error);
-    }
+  uint64_t cycles = 0;
+  if (inputs->samples == 0) {
+    cycles = run_inputs(*method, *meta, inputs, runs, temp_allocator);
+    report_outputs(*method);
+  } else {
+    runs = inputs->samples;
+    cycles = run_samples(*method, *meta, inputs->samples, temp_allocator);
   }
-  uint64_t cycles = eor_cycles() - start;
 
-  report_outputs(*method);
   runner_etdump_report();
   runner_report_cycles(cycles, runs, eor_cycles_source());
   runner_npu_pmu_report(runs);

@@ -9,6 +9,7 @@ enum {
   SYS_WRITE0 = 0x04,
   SYS_WRITE = 0x05,
   SYS_READ = 0x06,
+  SYS_SEEK = 0x0A,
   SYS_FLEN = 0x0C,
   SYS_REMOVE = 0x0E,
   SYS_EXIT = 0x18,
@@ -51,6 +52,11 @@ int eor_semihosting_write(int handle, const void *data, size_t length) {
 int eor_semihosting_read(int handle, void *data, size_t length) {
   const unsigned block[3] = {(unsigned)handle, (unsigned)data, (unsigned)length};
   return semihosting_call(SYS_READ, block);
+}
+
+int eor_semihosting_seek(int handle, size_t position) {
+  const unsigned block[2] = {(unsigned)handle, (unsigned)position};
+  return semihosting_call(SYS_SEEK, block);
 }
 
 long eor_semihosting_flen(int handle) {

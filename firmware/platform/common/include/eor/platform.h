@@ -38,6 +38,7 @@ int eor_semihosting_open(const char *path, int mode); /* mode: 0 "r" .. 11 "a+b"
 int eor_semihosting_close(int handle);
 int eor_semihosting_write(int handle, const void *data, size_t length); /* bytes NOT written */
 int eor_semihosting_read(int handle, void *data, size_t length);        /* bytes NOT read */
+int eor_semihosting_seek(int handle, size_t position); /* 0 ok */
 long eor_semihosting_flen(int handle);
 int eor_semihosting_remove(const char *path);
 void eor_semihosting_write0(const char *text);

@@ -1,11 +1,15 @@
-"""Adapter: a protocol run (build + simulation) -> the project's RunResult document."""
+"""A planned run of firmware we built: simulate it as the run plan says, and assemble the
+RunResult document from the build, the simulation and every version in play (the plan's:
+simulator, functional NPU model; the build's toolchain; what the caller adds: the compile's
+tools, the runtime's source commit). Every run path of our firmware ends here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from orchestrator.build import BuildResult
 from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (
@@ -20,50 +24,15 @@ from orchestrator.results import (
 )
 from orchestrator.results.model import utc_now
 from orchestrator.sim.classify import Verdict
-from orchestrator.sim.session import COMMAND, TRANSCRIPT, SimulationResult
+from orchestrator.sim.data import DataFile
+from orchestrator.sim.plan import RunPlan
+from orchestrator.sim.session import COMMAND, TRANSCRIPT, SimulationResult, simulate
 from orchestrator.targets import Target
 
 PROTOCOL_FORMAT = "eor-protocol-1"
 
 
-class _Config(Protocol):
-    @property
-    def app(self) -> str: ...
-    @property
-    def build_type(self) -> str: ...
-    @property
-    def options(self) -> tuple[tuple[str, str], ...]: ...
-
-
-class _Section(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def size(self) -> int: ...
-
-
-class BuiltFirmware(Protocol):
-    """What a run's result records of the firmware build (orchestrator.build.BuiltFirmware)."""
-
-    @property
-    def config(self) -> _Config: ...
-    @property
-    def elf(self) -> Path: ...
-    @property
-    def map_file(self) -> Path: ...
-    @property
-    def build_id(self) -> str: ...
-    @property
-    def key(self) -> str: ...
-    @property
-    def toolchain_version(self) -> str: ...
-    @property
-    def sections(self) -> Sequence[_Section]: ...
-    @property
-    def seconds(self) -> dict[str, float]: ...
-
-
-def classification(verdict: Verdict, target: Target, build: BuiltFirmware,
+def classification(verdict: Verdict, target: Target, build: BuildResult,
                    transcript: str) -> Classification:
     """The verdict as a RunResult Classification with a concrete next step."""
     pc = verdict.details.get("registers", {}).get("pc")
@@ -75,7 +44,7 @@ def classification(verdict: Verdict, target: Target, build: BuiltFirmware,
                           details={"verdict": verdict.cause, **verdict.details})
 
 
-def memory(stream: ParsedStream, build: BuiltFirmware) -> MemoryUse:
+def memory(stream: ParsedStream, build: BuildResult) -> MemoryUse:
     """Heap/stack use reported by the firmware and the image's section sizes."""
     pools = {}
     for name in ("heap", "stack"):
@@ -87,8 +56,31 @@ def memory(stream: ParsedStream, build: BuiltFirmware) -> MemoryUse:
                      image_sections={s.name: s.size for s in build.sections})
 
 
-def run_result(run_id: str, target: Target, build: BuiltFirmware, simulation: SimulationResult,
-               started_at: str | None = None, simulator_version: str | None = None) -> RunResult:
+@dataclass(frozen=True)
+class PlannedRun:
+    """A finished run: its RunResult and the simulation it came from (records, outcome)."""
+
+    result: RunResult
+    simulation: SimulationResult
+
+
+def run_firmware(plan: RunPlan, build: BuildResult, run_dir: Path, run_id: str, *,
+                 started_at: str | None = None, data: Sequence[DataFile] = (),
+                 versions: Versions | None = None) -> PlannedRun:
+    """Simulate `build` as `plan` says in `run_dir`; the RunResult with the plan's and the
+    build's versions (and `versions`: the compile's, the runtime's), the simulator's stop
+    explained by its kind."""
+    started_at = started_at or utc_now()
+    simulation = simulate(plan, build.elf, run_dir, data=data,
+                          expected_build_id=build.build_id)
+    result = run_result(run_id, plan.target, build, simulation, started_at=started_at)
+    result.versions = result.versions.filled_from(plan.versions_now(), versions)
+    result = plan.kind.explain_stop(result, simulation.outcome.transcript)
+    return PlannedRun(result, simulation)
+
+
+def run_result(run_id: str, target: Target, build: BuildResult, simulation: SimulationResult,
+               started_at: str | None = None) -> RunResult:
     """Assemble the RunResult of one protocol run."""
     stream, outcome, verdict = simulation.stream, simulation.outcome, simulation.verdict
     run_dir = outcome.log_path.parent
@@ -103,8 +95,7 @@ def run_result(run_id: str, target: Target, build: BuiltFirmware, simulation: Si
             "checks": {c.name: c.ok for c in stream.checks},
             "limits": simulation.limits.record()}),
         versions=Versions(toolchain=build.toolchain_version or None,
-                          simulator=simulation.simulator.binary,
-                          simulator_version=simulator_version),
+                          simulator=simulation.simulator.binary),
         outputs=outputs(stream), cpu=cpu_cycles(stream), memory=memory(stream, build),
         simulation=Simulation(exit_code=outcome.exit_code, stop_reason=outcome.stopped_by,
                               completed=stream.end is not None,

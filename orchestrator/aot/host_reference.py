@@ -1,0 +1,119 @@
+"""A compiled product's host programs for new inputs, without recompiling: the float model
+and the lowered program run exactly (the same reference the compile stage wrote for its own
+inputs). Imports torch.
+
+The lowered edge program cannot be stored with the product (ExecuTorch's edge ops and
+verifier do not pickle), so it is lowered again here from the same request (model,
+calibration, options: everything the product key covers) and checked against the product:
+its exact outputs on the product's own inputs must equal reference_exact/ bit for bit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.products import Product
+from orchestrator.aot.tensors import load_array
+from orchestrator.errors import OrchestratorError
+
+
+class HostPrograms:
+    """The float model and the product's exact program, loaded once, run per input set."""
+
+    def __init__(self, request: CompileRequest, product: Product) -> None:
+        from orchestrator.aot.compiler import calibration_for, captured_output
+        from orchestrator.aot.loading import load_model
+        from orchestrator.aot.lowering import lower
+
+        self.product = product
+        self.model, example = load_model(request.model, request.inputs,
+                                          request.options.torchvision)
+        self.layout: tuple[Any, ...] = example   # the inputs' memory formats, as lowered
+        self.program: Any = None
+        if not product.reference_exact:
+            return
+        samples = calibration_for(request, example)
+        with captured_output():
+            lowered = lower(self.model, example, samples, request.options, request.model.name)
+        self.program = lowered.edge.exported_program()
+        self.layout = lowered.inputs
+        self._check_same_program(lowered.inputs)
+
+    def _check_same_program(self, inputs: tuple[Any, ...]) -> None:
+        again = self._run_exact(inputs)
+        stored = [load_array(record) for record in self.product.reference_exact]
+        same = again is not None and len(again) == len(stored) and all(
+            a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+            for a, b in zip(again, stored, strict=True))
+        if not same:
+            raise OrchestratorError(
+                f"lowering {self.product.manifest['model']['name']} again gave another program "
+                f"than product {self.product.key} (its exact reference differs)",
+                "recompile: remove the product directory and rerun the command")
+
+    def _run_exact(self, inputs: Sequence[Any]) -> list[np.ndarray[Any, Any]] | None:
+        from orchestrator.exact.interpreter import ProgramRunner
+
+        runner = ProgramRunner(self.program, {p.delegate: p for p in self.product.partitions})
+        return [o.detach().contiguous().numpy() for o in runner.run(list(inputs))]
+
+    def float_outputs(self, arrays: Sequence[np.ndarray[Any, Any]]) -> list[np.ndarray[Any, Any]]:
+        """The float model's outputs for one input set."""
+        from orchestrator.aot.compiler import run_model
+
+        return [t.numpy() for t in run_model(self.model, _tensors(arrays))]
+
+    def exact_outputs(self, arrays: Sequence[np.ndarray[Any, Any]]
+                      ) -> list[np.ndarray[Any, Any]] | None:
+        """The lowered program's exact outputs for one input set (None: the product has no
+        exact reference, see its exact_reference record)."""
+        if self.program is None:
+            return None
+        return self._run_exact(self.lowered_inputs(arrays))
+
+    def lowered_inputs(self, arrays: Sequence[np.ndarray[Any, Any]]) -> tuple[Any, ...]:
+        """An input set as the lowered program takes it (the example's memory format)."""
+        import torch
+
+        return tuple(t.contiguous(memory_format=torch.channels_last) if _channels_last(e) else t
+                     for t, e in zip(_tensors(arrays), self.layout, strict=True))
+
+
+def _tensors(arrays: Sequence[np.ndarray[Any, Any]]) -> tuple[Any, ...]:
+    import torch
+
+    return tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in arrays)
+
+
+def _channels_last(example: Any) -> bool:
+    import torch
+
+    return bool(example.dim() == 4 and not example.is_contiguous()
+                and example.is_contiguous(memory_format=torch.channels_last))
+
+
+def compile_request_of(product: Product) -> CompileRequest:
+    """The compile request that made `product`, from its manifest (a product compiled from
+    user input or calibration files names only their digests: refused)."""
+    from orchestrator.aot.options import CompileOptions
+    from orchestrator.aot.sources import ModelRef
+
+    manifest = product.manifest
+    identity = manifest.get("identity") or {}
+    if identity.get("inputs") or identity.get("calibration"):
+        raise OrchestratorError(f"product {product.key} was compiled from input or calibration "
+                                "files, which its manifest names only by digest",
+                                "use invoke evaluate --calibration DIR for such a model")
+    model = manifest["model"]
+    options = dict(manifest["options"])
+    options["vela_flags"] = tuple(options.get("vela_flags") or ())
+    request = CompileRequest(ModelRef(model["kind"], model["name"], model["location"],
+                                      model["digest"]), CompileOptions(**options))
+    if request.key() != product.key:
+        raise OrchestratorError(f"product {product.key} does not match its own manifest (it "
+                                f"reads as {request.key()})",
+                                "recompile: remove the product directory and rerun")
+    return request

@@ -1,0 +1,1 @@
+"""`invoke evaluate`: a data set through one simulator session, scored per sample."""

@@ -1,0 +1,268 @@
+"""`invoke evaluate`: compile (cached), build the runner (cached), check every input set
+fits the model, compute each one's host references, run them all in one simulator session,
+score them and write evaluation.json / evaluation.html beside the session's transcript."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.aot.dataset import (
+    InputShape,
+    calibration_files,
+    data_files,
+    load_input_sets,
+    preprocess_hook,
+    read_labels,
+)
+from orchestrator.aot.sources import tensor_files
+from orchestrator.errors import OrchestratorError
+from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
+from orchestrator.evaluate.session import Session, SessionPlan, device_inputs, run_session
+from orchestrator.options.evaluate import EvaluateRequest
+from orchestrator.options.run import RunRequest
+from orchestrator.paths import Scratch
+from orchestrator.progress import step
+from orchestrator.runner.handler import model_choices, model_operators, runner_options_for
+from orchestrator.runner.reference_check import device_arrays
+from orchestrator.sim.plan import RunPlan, plan_request
+from orchestrator.targets import Simulator
+
+if TYPE_CHECKING:
+    from orchestrator.aot.host_reference import HostPrograms
+    from orchestrator.aot.key import CompileRequest
+    from orchestrator.aot.products import Product
+    from orchestrator.runner.areas import InputTensor
+    from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
+
+LABELS_DEFAULT = "labels.txt"
+
+
+@dataclass(frozen=True)
+class DataPlan:
+    """The evaluated files, their labels and the calibration files left after the split."""
+
+    files: tuple[Path, ...]
+    labels: list[int] | None
+    calibration: tuple[Path, ...]
+
+
+def plan_data(request: EvaluateRequest) -> DataPlan:
+    """Files (sorted, first --limit), labels, and calibration without the evaluated files."""
+    given = request.compile.inputs
+    if given and given != request.data:
+        raise OrchestratorError("invoke evaluate reads its input sets from --data, so --inputs "
+                                "does not apply", f"invoke evaluate --data {given}")
+    labels_path = _labels_path(request)
+    files = data_files(request.data, labels_path)[:request.limit]
+    labels = read_labels(labels_path, files) if labels_path else None
+    calibration = calibration_files(tensor_files(request.compile.calibration, "calibration"),
+                                    files,
+                                    request.calibration_overlap)
+    return DataPlan(files, labels, calibration)
+
+
+def _labels_path(request: EvaluateRequest) -> Path | None:
+    if request.labels:
+        path = Path(request.labels).expanduser().resolve()
+        if not path.is_file():
+            raise OrchestratorError(f"labels file {request.labels} does not exist",
+                                    "check the --labels path")
+        return path
+    default = Path(request.data).expanduser().resolve() / LABELS_DEFAULT
+    return default if default.is_file() else None
+
+
+def run_request(request: EvaluateRequest) -> RunRequest:
+    """The runner-side view of an evaluation (the same runner ELF a run would use)."""
+    return RunRequest(target=request.target, model=request.model, app="runner",
+                      sim=request.sim, timeout_s=request.timeout_s,
+                      idle_timeout_s=request.idle_timeout_s, build_type=request.build_type,
+                      compile=model_choices(request.compile), runner=request.runner,
+                      run_id=request.run_id)
+
+
+def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...],
+                    work: Scratch) -> tuple[CompileRequest, Product]:
+    """(compile request, product): the model calibrated on the split's calibration files."""
+    from orchestrator.aot.api import compile_request, request_for
+
+    choices = replace(model_choices(request.compile), calibration=None)
+    compile = request_for(request.model, request.target, choices)
+    if calibration:
+        if not compile.options.quantize:
+            raise OrchestratorError("calibration data only applies to a quantized compile",
+                                    "drop --calibration or --quantize none")
+        compile = replace(compile, calibration=calibration)
+    with step(f"compile {request.model} for {request.target}"):
+        return compile, compile_request(compile, work)
+
+
+def model_inputs(product: Product) -> list[InputShape]:
+    """What the compiled program takes, input by input."""
+    return [InputShape(t.dtype, tuple(t.shape)) for t in product.inputs]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything a session needs, checked and built: the data, the run plan, the compiled
+    product and its host programs, the runner, and each input set as the device takes it."""
+
+    data: DataPlan
+    plan: RunPlan
+    product: Product
+    build: RunnerBuild
+    options: RunnerOptions
+    host: HostPrograms
+    references: list[tuple[list[Any] | None, list[Any]]]   # (exact, float) per input set
+    device_sets: list[list[InputTensor]]
+    rerun: str
+
+
+def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
+    """Compile (cached), refuse input sets that do not fit, compute every input set's host
+    references, build the runner (cached): nothing has been simulated yet."""
+    from orchestrator.runner.firmware import build_runner
+
+    rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
+             f"--data {request.data}")
+    data = plan_data(request)
+    runs = run_request(request)
+    plan = plan_request(work, runs, rerun=rerun, needs_data=True)
+    refuse_without_semihosting(plan.simulator, rerun)
+    options = runner_options_for(plan.target, runs)
+    compile, product = compile_product(request, data.calibration, work)
+    options = replace(options, model_ops=model_operators(product))
+    checked = checked_inputs(data, compile, product, rerun)   # before building: fail fast
+    build = build_runner(work, plan.target, options, request.runner.sources)
+    return Prepared(data, plan, product, build, options, *checked, rerun)
+
+
+def refuse_without_semihosting(simulator: Simulator, rerun: str) -> None:
+    """A sample session reads its input sets through semihosting."""
+    if not simulator.capabilities.semihosting:
+        raise OrchestratorError(f"simulator {simulator.name} has no semihosting, which a sample "
+                                "session reads its input sets through",
+                                f"{rerun} --sim qemu (or an FVP)")
+
+
+def checked_inputs(data: DataPlan, compile: CompileRequest, product: Product, rerun: str
+                   ) -> tuple[HostPrograms, list[tuple[list[Any] | None, list[Any]]],
+                              list[list[InputTensor]]]:
+    """(host programs, (exact, float) references per input set, the input sets as the device
+    takes them); the first input set that does not fit the model is refused in one line."""
+    from orchestrator.aot.host_reference import HostPrograms
+
+    input_sets = load_input_sets(data.files, model_inputs(product),
+                                 preprocess_hook(compile.model), rerun)
+    with step(f"host references for {len(input_sets)} input sets"):
+        host = HostPrograms(compile, product)
+        references = [(host.exact_outputs(arrays), host.float_outputs(arrays))
+                      for arrays in input_sets]
+    orders = [tuple(t.dim_order) for t in product.inputs]
+    return host, references, [device_inputs(arrays, orders) for arrays in input_sets]
+
+
+def session_plan(request: EvaluateRequest, run_dir: Path, prepared: Prepared) -> SessionPlan:
+    """Where one session runs (its id: the directory's name) and its time limits."""
+    return SessionPlan(run_dir, run_dir.name, request.timeout_s, request.idle_timeout_s,
+                       request.per_sample_s, prepared.rerun)
+
+
+def start_session(prepared: Prepared, plan: SessionPlan,
+                  input_sets: list[list[InputTensor]] | None = None) -> Session:
+    """One simulator session over `input_sets` (default: every prepared input set)."""
+    return run_session(plan, prepared.plan, prepared.product, prepared.build, prepared.options,
+                       prepared.device_sets if input_sets is None else input_sets)
+
+
+def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
+    """The whole evaluation; the report document (also written to the run directory)."""
+    from orchestrator.evaluate.report import write_reports
+
+    prepared = prepare(request, work)
+    plan = session_plan(request, work.runs / request.run_id, prepared)
+    session = start_session(prepared, plan)
+    scores = score_session(session, prepared.data, prepared.references, prepared.product)
+    document = evaluation_document(request, prepared.data, session, scores, prepared.product,
+                                   prepared.host)
+    write_reports(plan.run_dir, document, scores)
+    return document
+
+
+def score_session(session: Session, data: DataPlan, references: list[Any],
+                  product: Product) -> list[SampleScore]:
+    """A score per finished sample, in data set order."""
+    out_orders = [tuple(r.dim_order) for r in product.reference_float]
+    quantization = product.exact_record.output_quantization
+    step_size = quantization[0]["scale"] if quantization and quantization[0] else None
+    scores = []
+    for sample in session.samples:
+        exact, floating = references[sample.index]
+        device = device_arrays(sample.tensors, out_orders)
+        label = data.labels[sample.index] if data.labels else None
+        scores.append(score_sample(sample.index, data.files[sample.index].name, label,
+                                   sample.cycles, device, exact, floating, step_size))
+    return scores
+
+
+def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
+    """Where a session that did not finish stopped, and why (None: it finished)."""
+    done = len(session.samples)
+    if done == len(data.files) and session.result.status.value == "pass":
+        return None
+    at = data.files[done].name if done < len(data.files) else None
+    return {"completed": done, "stopped_at": done, "file": at,
+            "status": session.result.status.value, "reason": session.result.reason,
+            "next_step": session.result.classification.next_step
+            if session.result.classification else None}
+
+
+def gate_failures(summary: dict[str, Any], min_snr: float | None, top1: bool) -> list[str]:
+    """Why the asked-for accuracy gates (--min-snr, --top1) fail over the data set."""
+    reasons = []
+    worst = summary["snr_db_min"]
+    if min_snr is not None and worst is not None and worst < min_snr:
+        reasons.append(f"SNR {worst:.1f} dB on the worst sample < {min_snr:g} dB")
+    agreement = summary["top1_agreement"]
+    if top1 and agreement is not None and agreement < 1.0:
+        reasons.append(f"top-1 agrees with the float model on {100 * agreement:.1f}% of samples")
+    return reasons
+
+
+def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Session,
+                        scores: list[SampleScore], product: Product,
+                        host: HostPrograms) -> dict[str, Any]:
+    """The evaluation result: summary, every sample, the session's RunResult, versions."""
+    from orchestrator.aot.key import tool_versions
+    from orchestrator.evaluate.scoring import per_class
+
+    summary = summarize(scores, len(data.files))
+    session_result = session.result.to_dict()
+    stopped = stop_report(session, data)
+    exact_all = summary["exact"] == len(data.files) and stopped is None
+    gates = gate_failures(summary, request.runner.min_snr, request.runner.top1)
+    return {
+        "schema": "ethosu-orchestrator/evaluation/1",
+        "run_id": request.run_id, "model": request.model, "target": request.target,
+        "data": str(Path(request.data).expanduser().resolve()),
+        "product": str(product.directory),
+        "reference": product.reference_kind,
+        "exact_reference": product.exact_record.to_json()["status"],
+        "calibration": {"files": len(data.calibration),
+                        "overlap_allowed": request.calibration_overlap,
+                        "source": "given" if data.calibration else "model default"},
+        "passed": (exact_all if product.reference_kind == "exact" else stopped is None)
+        and not gates,
+        "gates": gates,
+        "summary": summary, "per_class": per_class(scores),
+        "stopped": stopped,
+        "session_seconds": round(session.seconds, 3),
+        "seconds_per_sample": round(session.seconds / max(1, len(scores)), 4),
+        "samples": [vars(score) for score in scores],
+        "session": session_result,
+        "versions": {**tool_versions(), **session_result.get("versions", {})},
+        "host_program": "lowered again from the compile request, checked against the "
+                        "product's reference_exact" if host.program is not None else None,
+    }
