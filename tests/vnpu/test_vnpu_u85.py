@@ -26,6 +26,15 @@ NOT_MODELLED: dict[str, str] = {
     "vnpu_opcases:upsample_nearest": "NPU_OP_RESIZE is not modelled (the model stops naming it)",
 }
 
+# Cases that stop before the model runs (measured on ethos-u85-128 a16w8; the other
+# configurations assumed alike): strict xfail naming the upstream cause.
+UPSTREAM: dict[tuple[str, str], str] = {
+    ("mv2", "a16w8"): "ExecuTorch 1.4.1's Arm backend fails to lower mv2 a16w8 for Ethos-U85 "
+                      "(an _ExportedProgramGraphPassAdapter pass raises)",
+    ("vnpu_archs:resnet8", "a16w8"): "the TOSA reference model reports UNPREDICTABLE for "
+                                     "resnet8's a16w8 partition (no exact reference)",
+}
+
 MODELS = [*(f"vnpu_opcases:{case}" for case in CASES),
           *(f"vnpu_cases_u85:{case}" for case in U85_CASES),
           *BUILTINS, *(f"vnpu_archs:{arch}" for arch in ARCHITECTURES),
@@ -36,7 +45,7 @@ SLICE = {("vnpu_opcases:conv_k3", "ethos-u85-128", "int8"),
 
 
 def _param(model: str, target: str, quantize: str) -> object:
-    reason = NOT_MODELLED.get(model)
+    reason = NOT_MODELLED.get(model) or UPSTREAM.get((model, quantize))
     marks: list[pytest.MarkDecorator] = [pytest.mark.xfail(strict=True, reason=reason)] \
         if reason else []
     if (model, target, quantize) not in SLICE:
