@@ -39,7 +39,7 @@ parse = options_task(
 
 
 build = options_task(
-    "orchestrator.build.build_cli:build_command", BuildTask, name="build",
+    "orchestrator.firmware_build.build_cli:build_command", BuildTask, name="build",
     doc="Configure if needed, build incrementally, print ELF sections and memory-region use.",
     flags={"json": (False, "print the build manifest as JSON"), "quiet": (False, QUIET_HELP)},
 )

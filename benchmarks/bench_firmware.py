@@ -16,10 +16,10 @@ import sys
 import tempfile
 import time
 
-from orchestrator.build import build_firmware, config_for_target
-from orchestrator.build.cmake import compile_firmware, configure
-from orchestrator.build.driver import build_dir_for
-from orchestrator.build.tools import resolve_tools
+from orchestrator.firmware_build import build_firmware, config_for_target
+from orchestrator.firmware_build.cmake import compile_firmware, configure
+from orchestrator.firmware_build.driver import build_dir_for
+from orchestrator.firmware_build.tools import resolve_tools
 from orchestrator.paths import Scratch, repo_root, scratch
 from orchestrator.setup.toolchain import adopt_system_toolchain
 from orchestrator.sim import simulate

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.build import BuildResult
+from orchestrator.firmware_build import BuildResult
 from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import (

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from orchestrator.build.config import app_names
 from orchestrator.cli import print_json, resolve
+from orchestrator.firmware_build.config import app_names
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.parse.classify import make_classification
 from orchestrator.paths import Scratch, scratch

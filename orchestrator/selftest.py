@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from orchestrator.build import build_firmware, config_for_target
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build import build_firmware, config_for_target
 from orchestrator.paths import Scratch
 from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator.build import BuildResult, build_firmware, config_for_target
-from orchestrator.build.npu_model import model_definitions
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build import BuildResult, build_firmware, config_for_target
+from orchestrator.firmware_build.npu_model import model_definitions
 from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
 from orchestrator.planned_run import run_firmware

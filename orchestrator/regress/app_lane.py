@@ -19,7 +19,7 @@ NPU_SELFTEST = "npuselftest"
 
 def firmware_config(cell: Cell) -> FirmwareConfig:
     """The app's build for the cell's target as placed on its simulator."""
-    from orchestrator.build import config_for_target
+    from orchestrator.firmware_build import config_for_target
 
     request = run_request(cell, cell.model_spec)
     target = cell_placement(cell).target
@@ -35,8 +35,8 @@ def firmware_config(cell: Cell) -> FirmwareConfig:
 def build(tree: Scratch, config: FirmwareConfig, jobs: int) -> FirmwareOutcome:
     """Configure if needed and build incrementally; `cached` when nothing was rebuilt. The
     NPU self-test first compiles its case (cached) and renders it for the app."""
-    from orchestrator.build import build_firmware
-    from orchestrator.build.driver import build_dir_for
+    from orchestrator.firmware_build import build_firmware
+    from orchestrator.firmware_build.driver import build_dir_for
 
     detail = dict(config.detail)
     case = None

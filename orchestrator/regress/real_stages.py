@@ -1,4 +1,4 @@
-"""The real stages behind the engine: firmware builds (orchestrator.build), the batch
+"""The real stages behind the engine: firmware builds (orchestrator.firmware_build), the batch
 compile (orchestrator.aot), and simulation through the run plan (app cells: app_lane;
 model cells: the model runner of the run stage, model_lane)."""
 

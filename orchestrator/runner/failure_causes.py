@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.build.npu_model import EXECUTOR_MODEL
+from orchestrator.firmware_build.npu_model import EXECUTOR_MODEL
 from orchestrator.parse.exit_codes import NEXT_STEP, RESULT_KIND, RUNNER_EXIT
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, RunResult, Status

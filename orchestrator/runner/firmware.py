@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestrator.build import BuildResult, build_firmware
-from orchestrator.build.config import BuildConfig, firmware_data
-from orchestrator.build.npu_model import model_definitions, placed_model
-from orchestrator.build.tools import resolve_tools
+from orchestrator.firmware_build import BuildResult, build_firmware
+from orchestrator.firmware_build.config import BuildConfig, firmware_data
+from orchestrator.firmware_build.npu_model import model_definitions, placed_model
+from orchestrator.firmware_build.tools import resolve_tools
 from orchestrator.paths import Scratch
 from orchestrator.runner.config import Pools, kernel_ops, runner_data
 from orchestrator.runner.runtime import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.build.npu_model import (
+from orchestrator.firmware_build.npu_model import (
     EXECUTOR_FVP,
     EXECUTOR_MODEL,
     model_version,

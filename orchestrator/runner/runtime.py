@@ -13,15 +13,15 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from orchestrator.build.toolchain import (
+from orchestrator.cmake_cache import forget_moved_cache
+from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.toolchain import (
     Compilers,
     build_environment,
     compiler_launcher,
     prefix_maps,
     toolchain_definitions,
 )
-from orchestrator.cmake_cache import forget_moved_cache
-from orchestrator.errors import OrchestratorError
 from orchestrator.hosttools import cmake_binary, ninja_binary
 from orchestrator.paths import Scratch, repo_root
 from orchestrator.progress import run_step

@@ -13,8 +13,8 @@ from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_many, make_request
 from orchestrator.aot.kernels import executorch_root
-from orchestrator.build.toolchain import Compilers
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.toolchain import Compilers
 from orchestrator.runner.config import kernel_ops
 from orchestrator.runner.kernel_set import (
     MODEL,

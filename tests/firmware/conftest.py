@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.build import BuildResult, build_firmware, config_for_target
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build import BuildResult, build_firmware, config_for_target
 from orchestrator.hosttools import qemu_binary
 from orchestrator.paths import Scratch, scratch
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from orchestrator.build import build_firmware, config_for_target
-from orchestrator.build.config import firmware_data
-from orchestrator.build.elf import read_elf
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build import build_firmware, config_for_target
+from orchestrator.firmware_build.config import firmware_data
+from orchestrator.firmware_build.elf import read_elf
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

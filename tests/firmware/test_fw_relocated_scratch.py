@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from orchestrator.build import build_firmware, config_for_target
-from orchestrator.build.driver import build_dir_for
 from orchestrator.cmake_cache import forget_moved_cache, recorded_dir
+from orchestrator.firmware_build import build_firmware, config_for_target
+from orchestrator.firmware_build.driver import build_dir_for
 from orchestrator.paths import scratch
 
 pytestmark = pytest.mark.slow

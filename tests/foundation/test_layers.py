@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                 "orchestrator.tosa", "orchestrator.exact", "orchestrator.vnpu",
                 "orchestrator.profile")),
     ("sim", ("orchestrator.sim",)),
-    ("firmware", ("orchestrator.build", "orchestrator.runner", "orchestrator.selftest",
+    ("firmware", ("orchestrator.firmware_build", "orchestrator.runner", "orchestrator.selftest",
                   "orchestrator.upstream_elf", "orchestrator.run", "orchestrator.doctor",
                   "orchestrator.npu_selftest", "orchestrator.planned_run",
                   "orchestrator.evaluate")),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.parse.protocol_values import CYCLE_NOTES
 from orchestrator.paths import scratch
 from orchestrator.protocol import ParsedStream

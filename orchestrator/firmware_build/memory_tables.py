@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.build.driver import BuildResult
+from orchestrator.firmware_build.driver import BuildResult
 
 
 def _size(value: int) -> str:

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.build.cmake import compile_firmware, configure
-from orchestrator.build.config import BuildConfig
-from orchestrator.build.elf import read_elf
-from orchestrator.build.mapfile import parse_map
-from orchestrator.build.memory import RegionUse, SectionUse, region_uses, section_uses
-from orchestrator.build.tools import resolve_tools
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.cmake import compile_firmware, configure
+from orchestrator.firmware_build.config import BuildConfig
+from orchestrator.firmware_build.elf import read_elf
+from orchestrator.firmware_build.mapfile import parse_map
+from orchestrator.firmware_build.memory import RegionUse, SectionUse, region_uses, section_uses
+from orchestrator.firmware_build.tools import resolve_tools
 from orchestrator.paths import Scratch
 from orchestrator.setup.filelock import exclusive_lock
 

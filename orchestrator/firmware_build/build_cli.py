@@ -3,11 +3,11 @@ goes through orchestrator.runner (runtime libraries first), so `invoke run` reus
 
 from __future__ import annotations
 
-from orchestrator.build.config import config_for_target
-from orchestrator.build.driver import BuildResult, build_firmware
-from orchestrator.build.memory_tables import format_build
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.config import config_for_target
+from orchestrator.firmware_build.driver import BuildResult, build_firmware
+from orchestrator.firmware_build.memory_tables import format_build
 from orchestrator.options.build import BuildTask
 from orchestrator.paths import scratch
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orchestrator.build.elf import ElfImage
-from orchestrator.build.mapfile import LinkMap, MapSection
+from orchestrator.firmware_build.elf import ElfImage
+from orchestrator.firmware_build.mapfile import LinkMap, MapSection
 from orchestrator.targets.model import Region
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.build.config import BuildConfig, config_for_target
-from orchestrator.build.driver import BuildResult, build_firmware
+from orchestrator.firmware_build.config import BuildConfig, config_for_target
+from orchestrator.firmware_build.driver import BuildResult, build_firmware
 
 __all__ = ["BuildConfig", "BuildResult", "build_firmware", "config_for_target"]

@@ -6,18 +6,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.build.config import BuildConfig
-from orchestrator.build.linker import find_overflows, first_error
-from orchestrator.build.toolchain import (
+from orchestrator.cmake_cache import forget_moved_cache
+from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.config import BuildConfig
+from orchestrator.firmware_build.linker import find_overflows, first_error
+from orchestrator.firmware_build.toolchain import (
     Compilers,
     build_environment,
     compiler_launcher,
     prefix_maps,
     toolchain_definitions,
 )
-from orchestrator.build.tools import BuildTools
-from orchestrator.cmake_cache import forget_moved_cache
-from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_build.tools import BuildTools
 from orchestrator.paths import repo_root
 from orchestrator.progress import CommandRun, stream_command
 from orchestrator.write_faults import writing
