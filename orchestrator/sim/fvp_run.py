@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from orchestrator.parse.classify import status_of
+from orchestrator.parse.classify import deciding_problems, secondary_finding, status_of
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_reason, stop_table
+from orchestrator.parse.upstream import parse_text
 from orchestrator.paths import Scratch
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
@@ -63,9 +65,11 @@ class FvpStop:
 
 
 def fvp_stop(transcript: str) -> FvpStop | None:
-    """A launch failure or a limit stop found in the FVP's output (data/fvp_stops.toml)."""
+    """A launch failure or a limit stop found in the FVP's output (data/fvp_stops.toml). A
+    launcher line is a launch failure only while the firmware has printed nothing: once it
+    has, the simulator did start (the rule `invoke parse` applies, LogFacts.firmware_printed)."""
     failed = launch_failure_in(transcript)
-    if failed is not None:
+    if failed is not None and not parse_text(transcript).firmware_printed():
         failure, found = failed
         return FvpStop(Kind.LAUNCH_FAILURE, failure.summary, _line_of(transcript, found.start()),
                        failure.next_step)
@@ -74,6 +78,15 @@ def fvp_stop(transcript: str) -> FvpStop | None:
     if stop is None or limit is None:
         return None
     return FvpStop(limit.kind, limit.summary, stop[0].strip())
+
+
+def overruled_launch_lines(transcript: str) -> list[dict[str, Any]]:
+    """Launcher, start-up or build lines the firmware's own output overrules, as `invoke
+    parse` keeps them (classification.details.secondary); none while no such line is there."""
+    if launch_failure_in(transcript) is None:
+        return []
+    _, overruled = deciding_problems(parse_text(transcript))
+    return [secondary_finding(problem) for problem in overruled]
 
 
 def _line_of(text: str, position: int) -> str:
@@ -89,9 +102,14 @@ FVP_NEXT = {Kind.CPU_TIME_LIMIT: "raise the limit: invoke run ... --timeout <sec
 
 
 def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
-    """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not)."""
+    """A failed FVP run that stopped at a limit or never launched says so (exit 0 or not).
+    A launcher line in a run whose firmware printed decides nothing: the verdict stays what
+    the firmware's output gave, the line is kept as a secondary finding."""
     if result.simulation is not None:
         result.simulation.stop_reason = stop_reason(transcript) or result.simulation.stop_reason
+    overruled = overruled_launch_lines(transcript)
+    secondary = {"secondary": overruled} if overruled else {}
+    result.classification.details.update(secondary)
     stop = fvp_stop(transcript)
     if result.status is Status.PASS or stop is None:
         return result
@@ -102,7 +120,8 @@ def explain_fvp_stop(result: RunResult, transcript: str) -> RunResult:
     return replace(result, status=status_of(stop.kind), reason=stop.summary,
                    classification=Classification(
                        kind=stop.kind, summary=stop.summary, next_step=next_step,
-                       evidence=[stop.evidence], details={"fvp_stop": stop.kind.value}))
+                       evidence=[stop.evidence],
+                       details={"fvp_stop": stop.kind.value, **secondary}))
 
 
 def setup_artifact(simulator: Simulator) -> str:
