@@ -28,6 +28,7 @@ from orchestrator.results.model import (
     TargetInfo,
     VelaEstimate,
     Versions,
+    WriteChecks,
 )
 from orchestrator.results.schema import load_schema, validate, validation_errors
 
@@ -38,6 +39,7 @@ __all__ = [
     "OutputAccuracy",
     "OperatorTime",
     "Profile",
+    "WriteChecks",
     "PRINTED_FLOAT_PRECISION",
     "SCHEMA_VERSION",
     "Classification",

@@ -12,8 +12,9 @@ from orchestrator import __version__
 
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
 # 1.4: output numel/nbytes, classification.details.secondary, log.stated;
-# 1.5: profile (per-operator time from the ETDump)
-SCHEMA_VERSION = "1.5.0"
+# 1.5: profile (per-operator time from the ETDump); 1.6: write_checks (writes over live
+# tensors found on the host NPU model over the run's command streams)
+SCHEMA_VERSION = "1.6.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -297,6 +298,20 @@ class Profile:
 
 
 @dataclass
+class WriteChecks:
+    """Writes over live tensors in the compiled program's command streams (findings about the
+    program Vela emitted, not a model failure). `executor` says where the check ran (the host
+    build of the functional NPU model over the same streams, not the device), `findings`
+    each name the partition, operation, scratch range, the tensor clobbered and a sentence."""
+
+    executor: str
+    note: str
+    inputs: str
+    seconds: float
+    findings: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class Delegation:
     """ExecuTorch's delegation summary: how much of the graph went to a backend."""
 
@@ -388,6 +403,7 @@ class RunResult:
     cpu: CpuCycles | None = None
     vela: VelaEstimate | None = None
     profile: Profile | None = None
+    write_checks: WriteChecks | None = None
     memory: MemoryUse | None = None
     delegation: Delegation | None = None
     simulation: Simulation = field(default_factory=Simulation)

@@ -194,6 +194,20 @@ def _profile(result: RunResult) -> str | None:
             f"{profile.inferences} inference(s): " + ", ".join(shown))
 
 
+def write_checks_line(result: RunResult) -> str | None:
+    """The write checks in one sentence: the first write over a live tensor with its next
+    step, or that there was none; where the check ran (the host NPU model, same stream)."""
+    checks = result.write_checks
+    if checks is None:
+        return None
+    where = f"host NPU model over the same command stream, {checks.seconds:.2f} s"
+    if not checks.findings:
+        return f"no write over a live tensor ({where})"
+    first, more = checks.findings[0], len(checks.findings) - 1
+    also = f"; {more} more in write_checks" if more else ""
+    return f"partition {first['partition']}: {first['sentence']} ({where}{also})"
+
+
 def summary_rows(result: RunResult) -> list[tuple[str, str]]:
     """The rows of the compact table (only those with something to say)."""
     rows: list[tuple[str, Any]] = [
@@ -205,6 +219,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("memory", _memory(result)),
         ("vela", _vela(result)),
         ("profile", _profile(result)),
+        ("write checks", write_checks_line(result)),
         ("delegation", _delegation(result)),
         ("exit code", _exit_code(result)),
         ("error stats", _errors(result)),
@@ -303,6 +318,8 @@ def format_result(result: RunResult) -> str:
         rows.append(("outputs", f"{len(result.outputs)} tensors (exact)"))
     if result.comparison is not None:
         rows.append(("compare", comparison_line(result.comparison)))
+    if result.write_checks is not None:
+        rows.append(("writes", str(write_checks_line(result))))
     if result.accuracy is not None and result.accuracy.outputs:
         rows.append(("accuracy", accuracy_line(result.accuracy)))
     if result.accuracy is not None and result.accuracy.dataset:

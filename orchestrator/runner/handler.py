@@ -32,6 +32,7 @@ from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
+from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.plan import RunPlan, plan_request
 from orchestrator.targets import Target
@@ -175,5 +176,6 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
         result.classification.details["known_issues"] = list(known)
     if settings.profile or settings.intermediates:
         result = profile_run(result, stream, product, run_dir)
+    result = attach_write_checks(result, product, request.model or "", target.name)
     return judge(result, stream, product, settings.thresholds, run_dir,
                  f"invoke run --target {request.target} --model {request.model}")

@@ -21,6 +21,7 @@ from orchestrator.results import (
     Status,
 )
 from orchestrator.runner.reference_check import compare_with_reference, device_arrays
+from orchestrator.runner.write_checks import likely_cause
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
@@ -52,11 +53,12 @@ def apply_exact(result: RunResult, verdict: ExactVerdict, rerun: str) -> RunResu
     compared = result.profile.intermediates if result.profile else None
     located = result.classification.details.get("intermediates") \
         if compared and compared.get("departure") else None
+    cause = likely_cause(result)
     return replace(result, status=Status.FAIL,
                    reason=f"outputs are not bit-exact: {verdict.reason}",
                    classification=Classification(
                        kind=Kind.OUTPUT_MISMATCH, summary=verdict.reason,
-                       next_step=located or f"the target computed something else than the "
+                       next_step=cause or located or f"the target computed something else than the "
                                  f"compiled program: {rerun} --intermediates names the first "
                                  f"operator whose output departs; the transcript and the "
                                  f"product's reference_exact/ hold the rest",

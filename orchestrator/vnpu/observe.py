@@ -53,19 +53,23 @@ class ObservedRun:
     outputs: list[bytes]
 
 
+def _byte_set(size: int, *addresses: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The distinct byte offsets among `addresses`, ascending (a mask: no sort)."""
+    mask = np.zeros(size, dtype=bool)
+    for address in addresses:
+        mask[address.reshape(-1)] = True
+    return np.flatnonzero(mask)
+
+
 def _scratch_reads(op: Operation, size: int) -> np.ndarray[Any, Any]:
     found = [fmap_addresses(fmap, size) for fmap in (op.ifm, op.ifm2)
              if fmap.region == SCRATCH_REGION]
-    reads: np.ndarray[Any, Any] = np.unique(np.concatenate(
-        [a.reshape(-1) for a in found if a is not None] or [np.zeros(0, np.int64)]))
-    return reads
+    return _byte_set(size, *(a for a in found if a is not None))
 
 
 def _addressed_twice(address: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Bytes an OFM's registers address for more than one element (its rows overlap)."""
-    values, counts = np.unique(address.reshape(-1), return_counts=True)
-    twice: np.ndarray[Any, Any] = values[counts > 1]
-    return twice
+    return np.flatnonzero(np.bincount(address.reshape(-1)) > 1)
 
 
 def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
@@ -81,7 +85,7 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
         changed = np.flatnonzero(scratch != before[0])
         overlapping = np.zeros(0, np.int64)
         if ofm_at is not None and op.ofm.region == SCRATCH_REGION:
-            changed = np.union1d(changed, ofm_at.reshape(-1))
+            changed = _byte_set(scratch.size, changed, ofm_at)
             overlapping = _addressed_twice(ofm_at)
         if op.index < 0:   # a DMA: its writes are its own, no operation's
             seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word, None,

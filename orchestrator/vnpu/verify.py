@@ -191,9 +191,9 @@ def write_findings(index: int, program: VelaProgram, npu: Npu,
             for clobber in found]
 
 
-def verify_product(product: Product, npu: Npu, model: str, target: str,
-                   seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True) -> VerifyReport:
-    """Check every Ethos-U partition of a compiled product on the NPU model."""
+def npu_delegates(product: Product, model: str, target: str
+                  ) -> list[tuple[Partition, VelaProgram]]:
+    """Every Ethos-U partition of a compiled product with its command stream, in order."""
     partitions = [p for p in product_partitions(product) if p.backend == ETHOSU_BACKEND]
     programs = programs_in_pte(product.pte)
     if not partitions or len(partitions) != len(programs):
@@ -201,23 +201,47 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
             f"{model} for {target} has {len(partitions)} stored Ethos-U partitions and "
             f"{len(programs)} delegates in its program",
             f"recompile it: invoke compile --model {model} --target {target}")
+    return list(zip(partitions, programs, strict=True))
+
+
+def input_sets(product: Product, partition: Partition, seeds: Sequence[int] = RANDOM_SEEDS
+               ) -> list[tuple[str, list[np.ndarray[Any, Any]]]]:
+    """The labelled inputs a partition is checked on: the model's own (when the partition
+    reads exactly those) first, then one seeded random set per seed."""
+    interface = graph_interface(partition.tosa)
+    own = model_inputs(product, partition, interface)
+    return ([("model", own)] if own is not None else []) + [
+        (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+
+
+def product_write_findings(product: Product, npu: Npu, model: str, target: str,
+                           seconds: dict[str, float]) -> list[dict[str, Any]]:
+    """Every NPU partition's writes over live tensors, each run once on its first input set
+    (the model's own inputs where the partition reads them): what `invoke verify` records."""
+    found: list[dict[str, Any]] = []
+    for partition, program in npu_delegates(product, model, target):
+        found += write_findings(partition.index, program, npu,
+                                input_sets(product, partition, seeds=(0,))[0][1], seconds)
+    return found
+
+
+def verify_product(product: Product, npu: Npu, model: str, target: str,
+                   seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True) -> VerifyReport:
+    """Check every Ethos-U partition of a compiled product on the NPU model."""
+    delegates = npu_delegates(product, model, target)
     report = VerifyReport(model=model, target=target, npu=npu.label(),
                           quantize=product.manifest.get("options", {}).get("quantize"),
                           versions={**product.manifest.get("versions", {}),
                                     MODEL_NAME: model_version()})
-    for partition, program in zip(partitions, programs, strict=True):
-        tosa = partition.tosa
-        interface = graph_interface(tosa)
-        own = model_inputs(product, partition, interface)
-        input_sets = ([("model", own)] if own is not None else []) + [
-            (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+    for partition, program in delegates:
+        labelled = input_sets(product, partition, seeds)
         if locate:
             report.write_findings += write_findings(partition.index, program, npu,
-                                                    input_sets[0][1], report.seconds)
+                                                    labelled[0][1], report.seconds)
         departed = False
-        for label, arrays in input_sets:
-            checks = check_partition(partition.index, tosa, program, npu, arrays, label,
-                                     report.seconds)
+        for label, arrays in labelled:
+            checks = check_partition(partition.index, partition.tosa, program, npu, arrays,
+                                     label, report.seconds)
             report.checks += checks
             if locate and not departed and not all(check.exact for check in checks):
                 departed = True

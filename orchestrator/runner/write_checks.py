@@ -1,0 +1,65 @@
+"""Write checks on the functional-NPU lane (`invoke run --sim qemu` of an NPU target): the
+firmware's NPU executor is the functional NPU model, so the product's command streams are run
+through the host build of the same model with `invoke verify`'s write checks, and every write
+over a live tensor is recorded in the RunResult (a finding about the compiled program)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.results import RunResult, WriteChecks
+from orchestrator.targets.model import EXECUTOR_MODEL
+from orchestrator.vnpu import MODEL_NAME
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.verify import product_write_findings
+from orchestrator.vnpu.version import model_version
+
+if TYPE_CHECKING:
+    from orchestrator.aot.products import Product
+
+WHERE_CHECKED = ("checked on the host build of the functional NPU model (the C model the "
+                 "firmware's NPU executor runs) over the same command streams the device ran, "
+                 "not observed on the device")
+INPUTS = "the model's own inputs where a partition reads them, else seeded random (seed 0)"
+
+
+def write_checks(product: Product, model: str, target: str) -> WriteChecks:
+    """Every NPU partition of `product` run once, observed, on the host model."""
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    findings = product_write_findings(product, Npu.for_target_name(target), model, target,
+                                      seconds)
+    return WriteChecks(executor=f"{MODEL_NAME} {model_version()} (host)", note=WHERE_CHECKED,
+                       inputs=INPUTS, seconds=round(time.perf_counter() - started, 4),
+                       findings=findings)
+
+
+def attach_write_checks(result: RunResult, product: Product, model: str, target: str
+                        ) -> RunResult:
+    """Record the write checks of a run whose NPU was the functional model (nothing for a
+    CPU target or an FVP's NPU); a check that cannot run is noted, never fails the run."""
+    if result.npu is None or result.npu.executor != EXECUTOR_MODEL \
+            or not product.manifest.get("partitions"):
+        return result
+    try:
+        result.write_checks = write_checks(product, model, target)
+    except OrchestratorError as error:
+        result.classification.details["write_checks_not_run"] = str(error)
+        return result
+    result.timings_s["write_checks"] = result.write_checks.seconds
+    return result
+
+
+def likely_cause(result: RunResult) -> str | None:
+    """The first write finding as the likely cause of outputs departing from the exact
+    reference, with its next step (None: no finding)."""
+    if result.write_checks is None or not result.write_checks.findings:
+        return None
+    first = result.write_checks.findings[0]
+    finding, _, step = str(first["sentence"]).partition("; next: ")
+    more = len(result.write_checks.findings) - 1
+    also = f", {more} more in write_checks" if more else ""
+    return (f"likely cause: {finding} (partition {first['partition']}, found on the host NPU "
+            f"model over the same command stream{also}): {step}")
