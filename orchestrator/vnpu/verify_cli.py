@@ -33,6 +33,8 @@ def render(document: dict[str, Any]) -> str:
                  else f"no departing operation named: {departure['note']}")
         lines.append(f"  partition {departure['partition']} ({departure['inputs']} inputs): "
                      f"{where}")
+    if document.get("observation_refused"):
+        lines.append(f"  not checked: {document['observation_refused']}")
     findings = document.get("write_findings", [])
     if findings:   # one sentence: the first write over a live tensor, the rest counted
         more = f" ({len(findings) - 1} more writes over live tensors in the JSON)" \

@@ -63,3 +63,18 @@ def test_verify_records_the_finding_and_says_it_in_one_sentence() -> None:
     assert document["departures"] and document["departures"][0]["operation"] is not None
     lines = [line for line in render(document).splitlines() if "the compiled program" in line]
     assert len(lines) == 1 and "next: split the packed projection" in lines[0]
+
+
+def test_u85_observation_is_refused_not_guessed() -> None:
+    """The observer reads each operation's bytes from its OFM registers; on the Ethos-U85 those
+    do not describe what transposed or chained operations store (mv2 on ethos-u85-2048 is exact
+    and drew 20 false findings), so verify says it did not check instead of naming clobbers."""
+    needs_toolchain()
+    product = compiled("convnet", "ethos-u85-128")
+    report = verify_product(product, Npu.for_target_name("ethos-u85-128"), "convnet",
+                            "ethos-u85-128")
+    assert report.exact and report.write_findings == [] and report.departures == []
+    assert "not modelled for Ethos-U85-128" in str(report.observation_refused)
+    assert "not checked: per-operation localisation" in render(report.to_json())
+    assert verify_product(product, Npu.for_target_name("ethos-u85-128"), "convnet",
+                          "ethos-u85-128", locate=False).observation_refused is None
