@@ -144,5 +144,6 @@ def test_example_npu_model_matrix_runs_npu_targets_on_qemu():
     assert {c.key for c in expanded} == {
         "npuselftest@ethos-u55-128/default", "add@ethos-u55-128/default",
         "convnet@ethos-u55-128/default", "add@ethos-u65-256/default",
-        "convnet@ethos-u65-256/default"}
+        "convnet@ethos-u65-256/default", "add@ethos-u85-128/default",
+        "convnet@ethos-u85-128/default"}
     assert all(c.simulates and c.sim == "qemu" for c in expanded)

@@ -66,7 +66,7 @@ def test_npu_selftest_cell_runs_on_the_functional_model(runs):
 def test_runner_cells_run_on_the_functional_model_or_skip_without_sources(runs):
     models, (code, cells), _, _ = runs
     runner_cells = [key for key in cells if key != APP_CELL]
-    assert len(runner_cells) == 4
+    assert len(runner_cells) == 6
     for key in runner_cells:
         cell = cells[key]
         if not models:
