@@ -300,6 +300,8 @@ def format_result(result: RunResult) -> str:
     rows = [("status", f"{result.status.value} ({result.classification.kind.value})"),
             ("reason", result.reason),
             ("target", f"{result.target.name} on {result.target.simulator}")]
+    if result.target.options.get("cpu_note"):
+        rows.append(("cpu ran", str(result.target.options["cpu_note"])))
     if result.status is not Status.PASS:
         rows.append(("next", result.classification.next_step))
     if result.cpu is not None and result.cpu.total is not None:

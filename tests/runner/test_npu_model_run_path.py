@@ -192,9 +192,11 @@ def test_functional_model_result_names_the_cpu_that_ran_it() -> None:
     assert u85.target.options["cpu_note"] == (
         "the cortex-m55 of mps3-an547 ran the program and the functional NPU model, not "
         "ethos-u85-128's own cortex-m85 (corstone-320)")
+    assert f"cpu ran  {u85.target.options['cpu_note']}" in format_result(u85)
     u55 = systick_run(EXECUTOR_MODEL)
     label_emulated_npu_cycles(u55, on_qemu("ethos-u55-128"))
     assert u55.target.options["cpu"] == "cortex-m55" and "cpu_note" not in u55.target.options
+    assert "cpu ran" not in format_result(u55)
 
 
 def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:
