@@ -169,8 +169,10 @@ def _in_place_child(ctx: Context, child: Source, tree: Path,
     commit = gitsrc.resolve(dest, "HEAD") if gitsrc.is_git(dest) else None
     match = commit is not None and commit == want
     if not match and not ctx.options.unpinned_ok(child.name):
+        expected = (f"the {want[:12]} its parent records" if want
+                    else "a pinned revision (its parent has no git revision to record one)")
         raise OrchestratorError(f"{child.name} at {dest} is {(commit or 'unversioned')[:12]}, "
-                                f"not the {(want or 'pinned')[:12]} its parent records",
+                                f"not {expected}",
                                 f"{init} (or add --allow-unpinned {child.name})")
     return _entry(child, dest, commit, match, "in-place", None)
 
