@@ -26,6 +26,14 @@ NOT_MODELLED: dict[str, str] = {
     "vnpu_opcases:upsample_nearest": "NPU_OP_RESIZE is not modelled (the model stops naming it)",
 }
 
+# What the model does not execute yet in one quantization only (measured by the -m sweep on
+# all five configurations).
+NOT_MODELLED_IN: dict[tuple[str, str], str] = {
+    ("vnpu_opcases:conv_transpose", "a16w8"): "Vela's a16w8 transposed convolution for U85 "
+                                              "programs OFM precision value 3, not modelled "
+                                              "(the model stops naming it)",
+}
+
 # Cases that stop before the model runs (measured on ethos-u85-128 a16w8; the other
 # configurations assumed alike): strict xfail naming the upstream cause.
 UPSTREAM: dict[tuple[str, str], str] = {
@@ -45,7 +53,8 @@ SLICE = {("vnpu_opcases:conv_k3", "ethos-u85-128", "int8"),
 
 
 def _param(model: str, target: str, quantize: str) -> object:
-    reason = NOT_MODELLED.get(model) or UPSTREAM.get((model, quantize))
+    reason = (NOT_MODELLED.get(model) or NOT_MODELLED_IN.get((model, quantize))
+              or UPSTREAM.get((model, quantize)))
     marks: list[pytest.MarkDecorator] = [pytest.mark.xfail(strict=True, reason=reason)] \
         if reason else []
     if (model, target, quantize) not in SLICE:
