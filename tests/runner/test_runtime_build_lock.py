@@ -6,8 +6,8 @@ in for two processes; CMake is replaced by a step that records when it ran."""
 from __future__ import annotations
 
 import threading
-from itertools import pairwise
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
