@@ -65,13 +65,15 @@ def build_library(root: Path | None = None, probe: bool = False) -> Path:
 
 
 class FeatureMap(ctypes.Structure):
-    """ethosu_model_fmap: a feature map as an operation's registers describe it."""
+    """ethosu_model_fmap: a feature map as an operation read or stored it (a U85 chain buffer:
+    region -1 and its chain; a U85 transposed OFM: the stored shape, axes its permutation)."""
 
     _fields_ = [("region", ctypes.c_int), ("offset", ctypes.c_uint64),
                 ("height", ctypes.c_int), ("width", ctypes.c_int), ("depth", ctypes.c_int),
                 ("bytes", ctypes.c_int), ("height0", ctypes.c_int), ("width0", ctypes.c_int),
                 ("nhcwb16", ctypes.c_int), ("stride_x", ctypes.c_int64),
-                ("stride_y", ctypes.c_int64), ("stride_c", ctypes.c_int64)]
+                ("stride_y", ctypes.c_int64), ("stride_c", ctypes.c_int64),
+                ("chain", ctypes.c_int), ("axes", ctypes.c_int * 3)]
 
 
 class Operation(ctypes.Structure):

@@ -41,18 +41,23 @@ ETHOSU_MODEL_API int ethosu_model_invoke(const ethosu_model_npu *npu, const void
    number of commands, or -1 when the payload is malformed or `out` is too small. */
 ETHOSU_MODEL_API int ethosu_model_list(const void *custom_data, size_t custom_data_size, char *out, size_t out_size);
 
-/* A feature map as an operation's registers describe it: region (-1: not in a region, e.g. a
-   U85 chained buffer, or not used by the operation), byte offset of tile 0, shape, element
-   size, rows/columns in tile 0, NHCWB16 or NHWC, strides. */
+/* A feature map as an operation really reads or stores it: region (-1: not in memory, or not
+   used by the operation), byte offset of tile 0, shape, element size, rows/columns in tile 0,
+   NHCWB16 or NHWC, strides; chain: the U85 chain buffer it is passed in (CHAINED storage:
+   nothing in memory; region -1), else -1; axes: for each stored axis (H, W, C) the
+   operation's axis (0 H, 1 W, 2 C) it holds: {0, 1, 2} unless a U85 OFM transpose stored it
+   permuted (the shape and strides are then the stored tensor's). */
 typedef struct ethosu_model_fmap {
     int region; uint64_t offset; int height, width, depth, bytes, height0, width0, nhcwb16;
     int64_t stride_x, stride_y, stride_c;
+    int chain; int axes[3];
 } ethosu_model_fmap;
 
 /* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE) just run, for an observer: its
    index among the stream's operations, command, word offset in the stream, and its feature
-   maps (IFM and IFM2 over tile 0 with the IFM depth: what it may read; the OFM: what it writes).
-   An NPU_OP_DMA_START is reported too, with index -1 and every feature map's region -1. */
+   maps (IFM and IFM2 over tile 0: what it may read, region -1 for an operand it does not read;
+   the OFM: what it stored). An NPU_OP_DMA_START is reported too, with index -1 and every
+   feature map's region -1. */
 typedef struct ethosu_model_operation {
     int index; uint32_t code; uint32_t word; const char *name;
     ethosu_model_fmap ofm, ifm, ifm2;

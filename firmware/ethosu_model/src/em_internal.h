@@ -93,7 +93,7 @@ size_t em_put_hex(char *out, size_t at, size_t cap, uint32_t value, int digits);
 
 /* The operation observer (em_observe.c): count and report the operation `code` just run. */
 void em_observe_reset(em_state *s);
-int em_observe_op(em_state *s, unsigned code, size_t word);
+int em_observe_op(em_state *s, unsigned code, unsigned param, size_t word);
 
 /* The register file (em_regfile.c). */
 /* Command names and which commands exist, in the layout of `arch` (55/65 share one). */

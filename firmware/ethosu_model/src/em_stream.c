@@ -61,7 +61,7 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
                 rc = run_operation(s, code, w >> 16);
                 if (rc) return rc;
                 if (s->fault) return fault(s, code, i);
-                if ((rc = em_observe_op(s, code, i))) return rc;
+                if ((rc = em_observe_op(s, code, w >> 16, i))) return rc;
                 if (code == EM_CMD0_NPU_OP_STOP) return 0;
             } else {
                 s->reg0[code & 0x1ffu] = w;
