@@ -2,8 +2,8 @@
 still holds (a finding about the program Vela emitted, not a model failure).
 
 The .pte carries no allocation table, so liveness is derived from the run itself: each scratch
-byte belongs to the operation that last wrote it (its OFM registers' addresses, and any byte it
-changed) (the placed inputs to "the inputs"); a
+byte belongs to the operation that last wrote it (the addresses its OFM was stored at, and any
+byte it changed) (the placed inputs each to its input); a
 tensor is that operation's bytes. Operation k clobbers tensor j when it changes bytes j still
 owns and a later operation m still reads bytes j owns (what its IFM/IFM2 registers address):
 j was live when k wrote over it. An operation whose OFM registers address some byte for two
@@ -22,17 +22,28 @@ from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import SCRATCH_REGION, Npu
 from orchestrator.vnpu.observe import ObservedOp, observe_program
 
-INPUTS = -1      # owner of the bytes the inputs were placed in
+INPUTS = -1      # owner of the bytes input 0 was placed in (input k: INPUTS - FIRST_INPUT * k)
 UNOWNED = -2     # never written in this run
 DMA = -3         # staged by a DMA (weights, scales, LUTs): not a tensor
+FIRST_INPUT = 10  # input k > 0 is owner INPUTS - FIRST_INPUT * k: each input is its own tensor
 NEXT_STEP = ("split the packed projection into separate ones, or compile with another Vela "
              "optimisation (--optimise Size/Performance)")
+
+
+def input_owner(index: int) -> int:
+    """The owner id of the bytes input `index` was placed in (INPUTS for the first)."""
+    return INPUTS - FIRST_INPUT * index
+
+
+def input_index(owner: int) -> int:
+    return (INPUTS - owner) // FIRST_INPUT
 
 
 @dataclass(frozen=True)
 class Clobber:
     """Operation `writer` changed [start, end) of scratch while tensor `owner` (an operation
-    index, or -1 for the inputs) held it, and operation `reader` read that tensor afterwards."""
+    index, or input_owner(k) for input k) held it, and operation `reader` read that tensor
+    afterwards."""
 
     writer: int
     writer_command: str
@@ -49,7 +60,9 @@ class Clobber:
     def owner_name(self) -> str:
         if self.owner == self.writer:
             return "its own OFM (its registers address overlapping elements)"
-        return "the inputs" if self.owner == INPUTS else f"the OFM of operation {self.owner}"
+        if self.owner >= 0:
+            return f"the OFM of operation {self.owner}"
+        return f"input {input_index(self.owner)}"
 
     def sentence(self) -> str:
         if self.owner == self.writer:
@@ -70,11 +83,13 @@ def _overwrites(owner: np.ndarray[Any, Any], op: ObservedOp) -> dict[int, np.nda
     return {int(j): op.writes[keep & (previous == j)] for j in np.unique(previous[keep])}
 
 
-def find_clobbers(scratch_size: int, input_bytes: np.ndarray[Any, Any],
+def find_clobbers(scratch_size: int, placed: Sequence[np.ndarray[Any, Any]],
                   operations: Sequence[ObservedOp]) -> list[Clobber]:
-    """Every (writer, clobbered tensor) pair of one observed run, in stream order."""
+    """Every (writer, clobbered tensor) pair of one observed run, in stream order (`placed`:
+    the scratch bytes of each input, each its own tensor)."""
     owner = np.full(scratch_size, UNOWNED, dtype=np.int64)
-    owner[input_bytes] = INPUTS
+    for index, spans in enumerate(placed):
+        owner[spans] = input_owner(index)
     pending: list[tuple[ObservedOp, int, np.ndarray[Any, Any]]] = []
     found: list[Clobber] = []
     for op in operations:
@@ -104,5 +119,4 @@ def check_writes(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any
     run = observe_program(program, npu, inputs)
     placed = [np.arange(io.offset, io.offset + io.nbytes) for io in program.inputs
               if io.region == SCRATCH_REGION]
-    input_bytes = np.concatenate(placed or [np.zeros(0, np.int64)])
-    return find_clobbers(max(program.scratch_size, 16), input_bytes, run.operations)
+    return find_clobbers(max(program.scratch_size, 16), placed, run.operations)

@@ -8,6 +8,11 @@ graph tensor with its shape. The ExecuTorch Arm backend names each TOSA tensor a
 of the lowered graph that produced it (the flatbuffers it writes carry no op locations), so the
 tensor name is also that FX node's name. The TOSA operators behind it come from
 orchestrator.tosa.graph.operators_behind, as in the profile's Vela rows.
+
+Ethos-U85: a chained operation stores nothing in memory (the observer reports no OFM), so the
+chain's last operation carries the TOSA operators of the tensors the chain passed inside the
+NPU. An OFM stored transposed is compared as stored, only with the TOSA TRANSPOSE output it
+holds (orchestrator.vnpu.transposes; none for Vela's own transposes).
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.observe import ObservedOp, observe_program
+from orchestrator.vnpu.transposes import ANY_TENSOR, COPY_SUFFIX, StoredAs, VelaTranspose, stored_as
 
-COPY_SUFFIX = "_copy"   # Vela's name for a MemoryCopy of a tensor
 DEPARTURE_WINDOW = 3    # how far past the last tensor matched a departing OFM may be named
 
 
@@ -68,12 +73,15 @@ def _departure(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> dict[st
 
 
 def _matching(op: ObservedOp, names: Sequence[str], start: int,
-              reference: dict[str, np.ndarray[Any, Any]]) -> tuple[int, dict[str, Any] | None]:
+              reference: dict[str, np.ndarray[Any, Any]], stored: StoredAs = ANY_TENSOR
+              ) -> tuple[int, dict[str, Any] | None]:
     """(position in `names`, departure or None) of the tensor op `op` completes: the first from
     `start` with its shape whose values it has, else the first with its shape among the next
     DEPARTURE_WINDOW (departing; further ahead a shape alone says too little); (-1, None) when
-    none has its shape (a stripe, an internal tensor such as a transpose's first pass)."""
-    shaped = [i for i in range(start, len(names)) if _computes(op, reference[names[i]])]
+    none has its shape (a stripe, an internal tensor such as a transpose's first pass). Only
+    the tensors `stored` allows are candidates (a transposed store's)."""
+    shaped = [i for i in range(start, len(names)) if _computes(op, reference[names[i]])
+              and (stored.tensors is None or names[i] in stored.tensors)]
     if op.ofm is None or not shaped:
         return -1, None
     departures = []
@@ -83,28 +91,39 @@ def _matching(op: ObservedOp, names: Sequence[str], start: int,
         if found is None:
             return position, None
         departures.append(found)
-    if shaped[0] >= start + DEPARTURE_WINDOW:
+    if shaped[0] >= start + DEPARTURE_WINDOW or not stored.may_depart:
         return -1, None
     return shaped[0], departures[0]
 
 
+def _operators(tosa: bytes, names: Sequence[str], position: int, chained: Sequence[str]
+               ) -> list[str]:
+    """The TOSA operators behind names[position]: with those of `chained` (tensors a chain
+    passed inside the NPU to the operation that stored names[position])."""
+    stops = [name for name in dict.fromkeys(names) if name not in chained]
+    return operators_behind(tosa, stops).get(names[position], [])
+
+
 def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
-                     inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = ()
-                     ) -> dict[str, Any] | None:
-    """The first NPU operation whose OFM departs from the TOSA reference (None if none)."""
+                     inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = (),
+                     transposes: Sequence[VelaTranspose] = ()) -> dict[str, Any] | None:
+    """The first NPU operation whose OFM departs from the TOSA reference (None if none);
+    `transposes`: the transposed stores Vela's table lists (vela_transposes)."""
     reference = run_with_intermediates(tosa, inputs)
     names = candidate_tensors(vela_names, reference)
+    operations = observe_program(program, npu, inputs).operations
+    stored = stored_as(operations, transposes, tosa)
     start = 0
-    for op in observe_program(program, npu, inputs).operations:
-        if op.index < 0:
+    for op in operations:
+        if op.index < 0 or op.chained_out:   # a chained op: nothing in memory to compare
             continue
-        position, found = _matching(op, names, start, reference)
+        position, found = _matching(op, names, start, reference, stored[op.index])
         if found is not None:
             tensor = names[position]
+            chained = names[start:position] if op.chained_in else []
             return {"operation": op.index, "command": op.name, "word": op.word,
                     "tosa_tensor": tensor, "fx_node": tensor,
-                    "tosa_operators": operators_behind(tosa, list(dict.fromkeys(names)))
-                    .get(tensor, []), **found}
+                    "tosa_operators": _operators(tosa, names, position, chained), **found}
         start = start if position < 0 else position + 1
     return None
 

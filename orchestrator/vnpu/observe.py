@@ -1,5 +1,8 @@
-"""Run a Vela program on the NPU model and keep, per NPU operation, what its registers say it
-reads and writes and the bytes of its OFM right after it ran (the model's operation observer)."""
+"""Run a Vela program on the NPU model and keep, per NPU operation, what it reads and stores and
+the bytes of its OFM right after it ran (the model's operation observer). On the Ethos-U85 the
+observer reports what an operation really stored, not its registers: a chained operation stores
+nothing in memory (its OFM is a chain buffer), a transposed OFM is reported with its stored
+shape and the operation's axes it holds."""
 
 from __future__ import annotations
 
@@ -33,9 +36,12 @@ def fmap_addresses(fmap: FeatureMap, size: int) -> np.ndarray[Any, Any] | None:
 
 @dataclass(frozen=True)
 class ObservedOp:
-    """One NPU operation: its OFM bytes (height, width, depth, element byte; None when not
-    readable), the scratch bytes it wrote (what its OFM registers address, and any other byte
-    it changed), and the scratch bytes its IFMs may read."""
+    """One NPU operation: its OFM bytes as stored (height, width, depth, element byte; None when
+    not readable or not in memory), the scratch bytes it wrote (what its OFM addresses, and any
+    other byte it changed), and the scratch bytes its IFMs may read. U85: `ofm_axes` is the
+    operation's axis (0 H, 1 W, 2 C) each stored axis holds ((0, 1, 2) unless its OFM was
+    stored transposed); `chained_out` / `chained_in`: its OFM went to / an input came from a
+    chain buffer inside the NPU."""
 
     index: int
     name: str
@@ -45,6 +51,13 @@ class ObservedOp:
     writes: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
     reads: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
     overlapping: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    ofm_axes: tuple[int, ...] = (0, 1, 2)
+    chained_out: bool = False
+    chained_in: bool = False
+
+    @property
+    def transposed(self) -> bool:
+        return self.ofm_axes != (0, 1, 2)
 
 
 @dataclass(frozen=True)
@@ -95,7 +108,8 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
         seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word,
                                None if ofm_at is None else regions[op.ofm.region][ofm_at],
                                op.ofm.region, changed, _scratch_reads(op, scratch.size),
-                               overlapping))
+                               overlapping, tuple(op.ofm.axes), op.ofm.chain >= 0,
+                               op.ifm.chain >= 0 or op.ifm2.chain >= 0))
         before[0] = scratch.copy()
 
     outputs = run_program(program, npu, inputs, observe,

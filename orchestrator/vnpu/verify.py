@@ -25,6 +25,7 @@ from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.locate import locate_departure
+from orchestrator.vnpu.transposes import vela_transposes
 from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
@@ -157,12 +158,17 @@ def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
     return checks
 
 
-def _vela_names(product: Product, index: int) -> list[str]:
-    """Vela's names of partition `index`'s operations (its per-operation table), if kept."""
+def _vela_rows(product: Product, index: int) -> list[dict[str, Any]]:
+    """Vela's per-operation table of partition `index`, if kept."""
     report = product.directory / VELA_REPORT
     blocks = vela_partitions(report if report.is_file() else None)
-    rows = blocks[index].get("operators", []) if index < len(blocks) else []
-    return [str(row.get("name")) for row in rows]
+    rows: list[dict[str, Any]] = blocks[index].get("operators", []) if index < len(blocks) else []
+    return rows
+
+
+def _vela_names(product: Product, index: int) -> list[str]:
+    """Vela's names of partition `index`'s operations (its per-operation table), if kept."""
+    return [str(row.get("name")) for row in _vela_rows(product, index)]
 
 
 def localise(product: Product, partition: Partition, program: VelaProgram, npu: Npu,
@@ -172,7 +178,8 @@ def localise(product: Product, partition: Partition, program: VelaProgram, npu: 
     operation whose OFM differs from the TOSA reference's tensor, or why none was named."""
     started = time.perf_counter()
     found = locate_departure(partition.tosa, program, npu, inputs,
-                             _vela_names(product, partition.index))
+                             _vela_names(product, partition.index),
+                             vela_transposes(_vela_rows(product, partition.index)))
     seconds["localise"] = seconds.get("localise", 0.0) + time.perf_counter() - started
     if found is None:
         return {"partition": partition.index, "inputs": label, "operation": None,
