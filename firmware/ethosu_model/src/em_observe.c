@@ -23,9 +23,9 @@ void ethosu_model_observe(ethosu_model_observer observer, void *user) {
 void em_observe_reset(em_state *s) { s->operations = 0; }
 
 static int is_compute(int arch, unsigned code) {
-    if (arch == 85)
+    if (arch == 85) /* NPU_OP_RESIZE stores an OFM too (the model stops on it until it is modelled) */
         return code == EM85_CMD0_NPU_OP_CONV || code == EM85_CMD0_NPU_OP_DEPTHWISE || code == EM85_CMD0_NPU_OP_POOL ||
-               code == EM85_CMD0_NPU_OP_ELEMENTWISE;
+               code == EM85_CMD0_NPU_OP_ELEMENTWISE || code == EM85_CMD0_NPU_OP_RESIZE;
     return code == EM_CMD0_NPU_OP_CONV || code == EM_CMD0_NPU_OP_DEPTHWISE || code == EM_CMD0_NPU_OP_POOL ||
            code == EM_CMD0_NPU_OP_ELEMENTWISE;
 }
