@@ -36,10 +36,29 @@ def _squeezed(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(int(d) for d in shape if d != 1)
 
 
+def _shaped_like(shape: Sequence[int], tensor: np.ndarray[Any, Any]) -> bool:
+    """Whether an OFM of `shape` (height, width, depth, element bytes) has the tensor's shape
+    (size-1 axes aside) and element size."""
+    return (len(shape) == 4 and shape[3] == tensor.dtype.itemsize
+            and _squeezed(shape[:3]) == _squeezed(tensor.shape))
+
+
 def _computes(op: ObservedOp, tensor: np.ndarray[Any, Any]) -> bool:
-    """Whether the op's OFM has the tensor's shape (size-1 axes aside) and element size."""
-    return (op.ofm is not None and op.ofm.shape[3] == tensor.dtype.itemsize
-            and _squeezed(op.ofm.shape[:3]) == _squeezed(tensor.shape))
+    """Whether the op's OFM is in memory with the tensor's shape and element size."""
+    return op.ofm is not None and _shaped_like(op.ofm.shape, tensor)
+
+
+def _past_chain(chain: Sequence[ObservedOp], names: Sequence[str], start: int,
+                reference: dict[str, np.ndarray[Any, Any]]) -> int:
+    """Where the tensor a chain's last op stores may be named from when it departs: past the
+    tensors its chained ops passed on (nothing in memory to compare: each the first with its
+    shape among the next DEPARTURE_WINDOW names). Only for naming a departure: a shape alone
+    is too little to follow the stream by."""
+    for op in chain:
+        position = next((i for i in range(start, min(start + DEPARTURE_WINDOW, len(names)))
+                         if _shaped_like(op.ofm_shape, reference[names[i]])), -1)
+        start = start if position < 0 else position + 1
+    return start
 
 
 def candidate_tensors(vela_names: Sequence[str],
@@ -113,18 +132,22 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
     names = candidate_tensors(vela_names, reference)
     operations = observe_program(program, npu, inputs).operations
     stored = stored_as(operations, transposes, tosa)
-    start = 0
-    for op in operations:
-        if op.index < 0 or op.chained_out:   # a chained op: nothing in memory to compare
+    start, chain = 0, []
+    for op in (op for op in operations if op.index >= 0):
+        if op.chained_out:   # nothing in memory to compare: it passes its tensor on
+            chain.append(op)
             continue
         position, found = _matching(op, names, start, reference, stored[op.index])
         if found is not None:
-            tensor = names[position]
+            ahead = _past_chain(chain, names, start, reference) if op.chained_in else start
+            named, past = _matching(op, names, ahead, reference, stored[op.index])
+            position, found = (named, past) if past is not None else (position, found)
             chained = names[start:position] if op.chained_in else []
+            tensor = names[position]
             return {"operation": op.index, "command": op.name, "word": op.word,
                     "tosa_tensor": tensor, "fx_node": tensor,
                     "tosa_operators": _operators(tosa, names, position, chained), **found}
-        start = start if position < 0 else position + 1
+        start, chain = (start if position < 0 else position + 1), []
     return None
 
 

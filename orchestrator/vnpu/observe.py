@@ -54,6 +54,7 @@ class ObservedOp:
     ofm_axes: tuple[int, ...] = (0, 1, 2)
     chained_out: bool = False
     chained_in: bool = False
+    ofm_shape: tuple[int, ...] = ()   # (height, width, depth, element bytes), also when chained
 
     @property
     def transposed(self) -> bool:
@@ -109,7 +110,8 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
                                None if ofm_at is None else regions[op.ofm.region][ofm_at],
                                op.ofm.region, changed, _scratch_reads(op, scratch.size),
                                overlapping, tuple(op.ofm.axes), op.ofm.chain >= 0,
-                               op.ifm.chain >= 0 or op.ifm2.chain >= 0))
+                               op.ifm.chain >= 0 or op.ifm2.chain >= 0,
+                               (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes)))
         before[0] = scratch.copy()
 
     outputs = run_program(program, npu, inputs, observe,
