@@ -33,8 +33,9 @@ COMPUTE = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE
 WEIGHT_REGION = 0
 COMMAND_STREAM_ACTION = 2   # the COP1 driver action carrying the command stream
 PROGRAMS = ("mv2", "convnet", "add", "vnpu_archs:attention", "vnpu_archs:resnet8",
-            "vnpu_archs:dscnn", "vnpu_cases_u85:layernorm", "vnpu_cases_u85:softmax_last",
-            "vnpu_cases_u85:matmul", "vnpu_cases_u85:permute_nhwc",
+            "vnpu_archs:dscnn", "vnpu_archs:autoencoder", "vnpu_cases_u85:layernorm",
+            "vnpu_cases_u85:gelu", "vnpu_cases_u85:softmax_last", "vnpu_cases_u85:matmul",
+            "vnpu_cases_u85:permute_nhwc", "vnpu_cases_u85:mean_c",
             "vnpu_u85_block:block_separate", "vnpu_u85_block:block_packed",
             "vnpu_u85_block:block_softmax_queries")
 SLICE = {("mv2", "ethos-u85-2048"), ("convnet", "ethos-u85-128"),

@@ -15,7 +15,7 @@ from orchestrator.tosa.partitions import product_partitions
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.verify import random_inputs, verify_product
+from orchestrator.vnpu.verify import observation_refusal, random_inputs, verify_product
 from orchestrator.vnpu.verify_cli import render
 
 pytestmark = pytest.mark.slow
@@ -65,16 +65,22 @@ def test_verify_records_the_finding_and_says_it_in_one_sentence() -> None:
     assert len(lines) == 1 and "next: split the packed projection" in lines[0]
 
 
-def test_u85_observation_is_refused_not_guessed() -> None:
-    """The observer reads each operation's bytes from its OFM registers; on the Ethos-U85 those
-    do not describe what transposed or chained operations store (mv2 on ethos-u85-2048 is exact
-    and drew 20 false findings), so verify says it did not check instead of naming clobbers."""
+def test_u85_observation_is_checked_not_refused() -> None:
+    """The observer reports what each U85 operation stores (a transposed OFM as stored, a
+    chained one as nothing in memory), so verify checks writes and localises there too; before
+    it read addresses from the OFM registers and mv2 on ethos-u85-2048 drew 20 false findings
+    (test_vnpu_u85_observe.py checks the U85 programs)."""
     needs_toolchain()
     product = compiled("convnet", "ethos-u85-128")
     report = verify_product(product, Npu.for_target_name("ethos-u85-128"), "convnet",
                             "ethos-u85-128")
     assert report.exact and report.write_findings == [] and report.departures == []
-    assert "not modelled for Ethos-U85-128" in str(report.observation_refused)
-    assert "not checked: per-operation localisation" in render(report.to_json())
-    assert verify_product(product, Npu.for_target_name("ethos-u85-128"), "convnet",
-                          "ethos-u85-128", locate=False).observation_refused is None
+    assert report.observation_refused is None
+    assert "not checked" not in render(report.to_json())
+
+
+def test_an_npu_the_observer_does_not_describe_is_refused_in_one_line() -> None:
+    refused = observation_refusal(Npu(arch=75, macs=256, cores=1))
+    assert refused is not None and "not modelled for Ethos-U75-256" in refused
+    assert "\n" not in refused
+    assert observation_refusal(Npu.for_target_name("ethos-u85-2048")) is None
