@@ -9,11 +9,15 @@ chained convolution) is located at its operation; a real overlapping write is st
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import struct
 from typing import Any
 
+import numpy as np
 import pytest
+from test_vnpu_u85_core import TRANSPOSES
+from vnpu_stream85 import Elementwise85, Stream85, nhwc_strides, run85
 from vnpu_support import U85_TARGETS, compiled, needs_toolchain
 
 from orchestrator.profile.attach import vela_partitions
@@ -22,13 +26,13 @@ from orchestrator.tosa.partitions import product_partitions
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.hostlib import OBSERVER, FeatureMap, load_library
 from orchestrator.vnpu.listing import Command, model_listing
 from orchestrator.vnpu.locate import locate_departure
-from orchestrator.vnpu.observe import observe_program
+from orchestrator.vnpu.observe import fmap_addresses, observe_program
 from orchestrator.vnpu.transposes import VelaTranspose, vela_transposes
 from orchestrator.vnpu.verify import random_inputs, verify_product
 
-pytestmark = pytest.mark.slow
 COMPUTE = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
 WEIGHT_REGION = 0
 COMMAND_STREAM_ACTION = 2   # the COP1 driver action carrying the command stream
@@ -122,6 +126,65 @@ def _last_before(commands: list[Command], name: str, offset: int) -> Command:
     return [c for c in commands if c[1] == name and c[0] < offset][-1]
 
 
+def _observed(stream: Stream85, scratch: np.ndarray[Any, Any]
+              ) -> list[tuple[FeatureMap, FeatureMap, FeatureMap]]:
+    """(OFM, IFM, IFM2) of each operation of a hand-built stream as the observer reports them."""
+    seen: list[tuple[FeatureMap, FeatureMap, FeatureMap]] = []
+
+    def record(operation: Any, _user: Any) -> int:
+        op = operation.contents
+        if op.index >= 0:
+            seen.append(tuple(FeatureMap.from_buffer_copy(f)  # type: ignore[arg-type]
+                              for f in (op.ofm, op.ifm, op.ifm2)))
+        return 0
+
+    callback = OBSERVER(record)
+    library = load_library()
+    library.ethosu_model_observe(callback, ctypes.c_void_p())
+    try:
+        code, message = run85(stream, scratch)
+    finally:
+        library.ethosu_model_observe(OBSERVER(), None)
+    assert code == 0, message
+    return seen
+
+
+@pytest.mark.parametrize("transpose", sorted(TRANSPOSES))
+def test_a_transposed_ofm_is_reported_as_stored(transpose: str) -> None:
+    """Each of the five transposes: the observer's OFM is the stored tensor (its shape, and
+    addresses holding exactly numpy's transpose), with the permutation; the scalar IFM2 an
+    ADD does not read from memory is not reported."""
+    shape = (2, 3, 5)
+    source = np.arange(-15, 15, dtype=np.int8).reshape(shape)
+    stored = np.transpose(source, TRANSPOSES[transpose])
+    scratch = np.zeros(1024 + source.size, dtype=np.int8)
+    scratch[:source.size] = source.reshape(-1)
+    op = Elementwise85("ADD", shape, scalar=0, transpose=transpose,
+                       ofm_strides=nhwc_strides(stored.shape, 1),
+                       ofm_tiles=(stored.shape[0], stored.shape[0], stored.shape[1]))
+    [(ofm, ifm, ifm2)] = _observed(op.emit(Stream85()), scratch)
+    assert (ofm.height, ofm.width, ofm.depth) == stored.shape
+    assert tuple(ofm.axes) == TRANSPOSES[transpose] and ofm.chain == -1
+    address = fmap_addresses(ofm, scratch.size)
+    assert address is not None
+    assert np.array_equal(scratch[address].reshape(stored.shape), stored)
+    assert (ifm.height, ifm.width, ifm.depth) == shape and ifm2.region == -1
+
+
+def test_a_chained_ofm_is_reported_as_stored_nowhere() -> None:
+    shape = (2, 2, 3)
+    scratch = np.zeros(1024 + 4 * 12, dtype=np.int8)
+    stream = Elementwise85("ADD", shape, ofm="S32", scalar=5,
+                           ofm_storage="CHAINED").emit(Stream85())
+    Elementwise85("MUL", shape, ifm="S32", ofm="S32", scalar=2, ifm_storage="CHAINED").emit(stream)
+    [(first, _, _), (second, ifm, _)] = _observed(stream, scratch)
+    assert first.region == -1 and first.chain == 0
+    assert (first.height, first.width, first.depth, first.bytes) == (*shape, 4)
+    assert ifm.region == -1 and ifm.chain == 0
+    assert second.region == 1 and second.chain == -1
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "target"), EXACT)
 def test_exact_u85_programs_draw_no_finding_and_no_departure(model: str, target: str) -> None:
     needs_toolchain()
@@ -132,6 +195,7 @@ def test_exact_u85_programs_draw_no_finding_and_no_departure(model: str, target:
     assert _locate(_partition(model, target), target) is None
 
 
+@pytest.mark.slow
 def test_observer_reports_what_transposed_and_chained_operations_store() -> None:
     """resnet8 on U85-128: its input transpose (a POOL storing 3x32x32 as 32x32x3) is reported
     as stored; a chained convolution stores nothing, the ADD after it reads the chain."""
@@ -147,6 +211,7 @@ def test_observer_reports_what_transposed_and_chained_operations_store() -> None
     assert all(ops[op.index + 1].chained_in for op in chained)
 
 
+@pytest.mark.slow
 def test_corrupted_bias_of_the_last_conv_is_located_on_u85() -> None:
     part = _partition("convnet", "ethos-u85-128")
     _commands, operations = _operations(part.program)
@@ -159,6 +224,7 @@ def test_corrupted_bias_of_the_last_conv_is_located_on_u85() -> None:
     assert found["tosa_operators"] == ["CONV2D", "RESCALE", "RESHAPE"]
 
 
+@pytest.mark.slow
 def test_wrong_weight_byte_mid_stream_is_located_at_its_conv_on_u85() -> None:
     """The first convolution (operation 1, after the transposed input store) departs first."""
     part = _partition("convnet", "ethos-u85-128")
@@ -169,6 +235,7 @@ def test_wrong_weight_byte_mid_stream_is_located_at_its_conv_on_u85() -> None:
     assert found["tosa_operators"] == ["CONV2D", "RESCALE"]
 
 
+@pytest.mark.slow
 def test_departing_transposed_store_is_located_at_it() -> None:
     """convnet's first operation stores the TOSA TRANSPOSE of the input transposed; a wrong OFM
     zero point there is named at it, as that TRANSPOSE, not at the convolution reading it."""
@@ -184,6 +251,7 @@ def test_departing_transposed_store_is_located_at_it() -> None:
     assert found["tosa_operators"] == ["TRANSPOSE"]
 
 
+@pytest.mark.slow
 def test_departing_chained_conv_is_located_at_the_chain_end_with_its_operators() -> None:
     """A wrong bias of resnet8's first chained convolution: nothing of it reaches memory, so
     the ADD ending the chain is named, carrying the convolution's TOSA operators."""
@@ -199,6 +267,7 @@ def test_departing_chained_conv_is_located_at_the_chain_end_with_its_operators()
     assert {"CONV2D", "ADD", "CLAMP"} <= set(found["tosa_operators"])
 
 
+@pytest.mark.slow
 def test_overlapping_write_in_a_u85_stream_is_named() -> None:
     """The MatMul on U85-512 writes row k of its output after reading row k of input 0: its
     first row's OFM moved onto input 0's second row writes over a live tensor."""
