@@ -115,6 +115,16 @@ def _matching(op: ObservedOp, names: Sequence[str], start: int,
     return shaped[0], departures[0]
 
 
+def _named_past_chain(op: ObservedOp, chain: Sequence[ObservedOp], names: Sequence[str],
+                      start: int, reference: dict[str, np.ndarray[Any, Any]], stored: StoredAs,
+                      departing: tuple[int, dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """A departing chain end named past the tensors its chain passed on (they share its shape
+    in a fused block), when one of its shape departs there; else as first found."""
+    position, found = _matching(op, names, _past_chain(chain, names, start, reference),
+                                reference, stored)
+    return departing if found is None else (position, found)
+
+
 def _operators(tosa: bytes, names: Sequence[str], position: int, chained: Sequence[str]
                ) -> list[str]:
     """The TOSA operators behind names[position]: with those of `chained` (tensors a chain
@@ -139,9 +149,9 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
             continue
         position, found = _matching(op, names, start, reference, stored[op.index])
         if found is not None:
-            ahead = _past_chain(chain, names, start, reference) if op.chained_in else start
-            named, past = _matching(op, names, ahead, reference, stored[op.index])
-            position, found = (named, past) if past is not None else (position, found)
+            if op.chained_in:
+                position, found = _named_past_chain(op, chain, names, start, reference,
+                                                    stored[op.index], (position, found))
             chained = names[start:position] if op.chained_in else []
             tensor = names[position]
             return {"operation": op.index, "command": op.name, "word": op.word,
