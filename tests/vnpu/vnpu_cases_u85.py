@@ -20,6 +20,14 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "matmul": lambda: binary(torch.matmul),
     "permute_nhwc": lambda: unary(lambda x: x.permute(0, 2, 3, 1).contiguous()),
     "mean_c": lambda: unary(lambda x: x.mean(dim=1, keepdim=True)),
+    "upsample_bilinear": lambda: module(nn.Upsample(scale_factor=2, mode="bilinear"), size=6),
+    "upsample_bilinear_align": lambda: module(
+        nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True), size=6),
+    "upsample_nearest_x3": lambda: module(nn.Upsample(scale_factor=3, mode="nearest"), size=5),
+    "upsample_nearest_9x7": lambda: module(nn.Upsample(size=(9, 7), mode="nearest"), size=6),
+    "downsample_nearest": lambda: module(nn.Upsample(size=(4, 3), mode="nearest"), size=6),
+    "upsample_bilinear_9x7": lambda: module(nn.Upsample(size=(9, 7), mode="bilinear"), size=6),
+    "downsample_bilinear": lambda: module(nn.Upsample(size=(4, 3), mode="bilinear"), size=6),
 }
 
 
