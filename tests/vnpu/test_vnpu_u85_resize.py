@@ -25,44 +25,24 @@ import numpy as np
 import pytest
 from vnpu_stream85 import Resize85, Stream85, run85
 from vnpu_support import U85_TARGETS, needs_toolchain
-from vnpu_tosa_graphs import RESIZE_GRAPHS, Graph, compile_graph, vela_flags
-
-from orchestrator.vnpu.binstream import parse_blob
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.listing import model_listing, vela_listing
-from orchestrator.vnpu.verify import check_partition
+from vnpu_tosa_graphs import RESIZE_GRAPHS, assert_exact_and_listed
 
 DEFAULT_TARGET = "ethos-u85-256"
 
 
-def _assert_exact_and_listed(graph: Graph, target: str, tmp_path: Path) -> None:
-    program = parse_blob(compile_graph(graph.tosa, target))
-    seconds: dict[str, float] = {}
-    for index, inputs in enumerate(graph.inputs):
-        checks = check_partition(0, graph.tosa, program, Npu.for_target_name(target), inputs,
-                                 f"set-{index}", seconds)
-        assert checks, f"{graph.name}: nothing compared"
-        assert [c.to_json() for c in checks if not c.exact] == [], f"{graph.name} on {target}"
-    tosa = tmp_path / f"{graph.name}.tosa"
-    tosa.write_bytes(graph.tosa)
-    listing = model_listing(program.cmd_data)
-    assert any(name == "NPU_OP_RESIZE" for _, name, _, _ in listing), "no RESIZE in the stream"
-    assert listing == vela_listing(tosa, vela_flags(target))
+# every graph on one configuration by default, on the other four with -m sweep
+GRAPH_CASES = [pytest.param(name, target, id=f"{name}-{target}",
+                            marks=[] if target == DEFAULT_TARGET else [pytest.mark.sweep])
+               for name in RESIZE_GRAPHS for target in U85_TARGETS]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(RESIZE_GRAPHS))
-def test_resize_graph_is_exact(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "target"), GRAPH_CASES)
+def test_resize_graph_is_exact_and_decodes_as_vela_lists(name: str, target: str,
+                                                         tmp_path: Path) -> None:
     needs_toolchain()
-    _assert_exact_and_listed(RESIZE_GRAPHS[name](), DEFAULT_TARGET, tmp_path)
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize("target", [t for t in U85_TARGETS if t != DEFAULT_TARGET])
-@pytest.mark.parametrize("name", list(RESIZE_GRAPHS))
-def test_resize_graph_sweep(name: str, target: str, tmp_path: Path) -> None:
-    needs_toolchain()
-    _assert_exact_and_listed(RESIZE_GRAPHS[name](), target, tmp_path)
+    listing = assert_exact_and_listed(RESIZE_GRAPHS[name](), target, tmp_path)
+    assert any(command == "NPU_OP_RESIZE" for _, command, _, _ in listing), "no RESIZE"
 
 
 SHAPE = (3, 5, 2)

@@ -12,9 +12,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from orchestrator.vnpu.binstream import parse_blob
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.listing import Command, model_listing, vela_listing
+from orchestrator.vnpu.verify import check_partition
 
 SHAPE = [1, 6, 6, 16]
 SEED = 77
@@ -217,10 +223,11 @@ def resize(name: str, mode: str, y: ResizeAxis, x: ResizeAxis, dtype: str = "int
     return Graph(name, builder.finish(out), sets)
 
 
-# RESIZE variants no ExecuTorch upsample emits (it doubles n and d and uses -n/2 <= offset <=
-# 0): an offset past n (regor graphir_optimiser.cpp ConvertResizeOffsets slices the IFM and
-# keeps offset mod n), OFMs wider than one OFM block (the RESIZE_X_STEP block step), a
-# downscale by 5/3 with a negative border, full-range int8 and int16 values.
+# RESIZE variants no ExecuTorch upsample emits (rewrite_upsample.py: n and d doubled, offset
+# d/2 - n/2, border to fit): an upscale with an offset past n (regor graphir_optimiser.cpp
+# ConvertResizeOffsets slices the IFM and keeps offset mod n) and a negative one on the other
+# axis, OFMs wider than one OFM block (the RESIZE_X_STEP block step), a 5/3 downscale with a
+# negative border, full-range int8 and int16 values.
 RESIZE_GRAPHS: dict[str, Callable[[], Graph]] = {
     "resize_nearest_offset": lambda: resize("resize_nearest_offset", "NEAREST",
                                             ResizeAxis(6, 3, 2, offset=4, border=1),
@@ -255,3 +262,21 @@ def compile_graph(tosa: bytes, target: str, extra_flags: list[str] | None = None
     from executorch.backends.arm.arm_vela import vela_compile
 
     return bytes(vela_compile(tosa, flags))
+
+
+def assert_exact_and_listed(graph: Graph, target: str, directory: Path) -> list[Command]:
+    """Compile `graph` for `target`; every input set bit-exact against the TOSA reference model
+    and every command decoded as Vela lists it (the graph written to `directory` for Vela).
+    Returns the listing."""
+    program = parse_blob(compile_graph(graph.tosa, target))
+    seconds: dict[str, float] = {}
+    for index, inputs in enumerate(graph.inputs):
+        checks = check_partition(0, graph.tosa, program, Npu.for_target_name(target), inputs,
+                                 f"set-{index}", seconds)
+        assert checks, f"{graph.name}: nothing compared"
+        assert [c.to_json() for c in checks if not c.exact] == [], f"{graph.name} on {target}"
+    tosa = directory / f"{graph.name}.tosa"
+    tosa.write_bytes(graph.tosa)
+    listing = model_listing(program.cmd_data)
+    assert listing == vela_listing(tosa, vela_flags(target))
+    return listing
