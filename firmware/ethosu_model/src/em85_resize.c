@@ -103,24 +103,28 @@ static int64_t resize_value(const resize_op *r, int oy, int ox, int c) {
    0; and (TOSA RESIZE has no zero points) an IFM zero point of 0. */
 static int check_fixed(em_state *s, const resize_op *r) {
     uint64_t prec = EM85_R0(s, NPU_SET_OFM_PRECISION);
-    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE));
-    unsigned transpose = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec);
-    unsigned block_h_m1 = EM85_F_NPU_SET_OFM_BLK_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_BLK_HEIGHT_M1));
-    int32_t ifm2_zp = em_sext(EM85_F_NPU_SET_IFM2_ZERO_POINT_ZERO_POINT(EM85_R0(s, NPU_SET_IFM2_ZERO_POINT)), 16);
     int ifm_depth = (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
-    const char *field = NULL;
-    int value = 0;
-    if (r->scale != 1) field = "NPU_SET_OFM_SCALE scale", value = (int)r->scale;
-    else if (upscale != EM85_IFM_UPSCALE_MODE_NONE) field = "NPU_SET_IFM_UPSCALE mode", value = (int)upscale;
-    else if (transpose != EM85_ACTIVATION_TRANSPOSE_HWC)
-        field = "NPU_SET_OFM_PRECISION activation_transpose", value = (int)transpose;
-    else if (block_h_m1 != 0) field = "NPU_SET_OFM_BLK_HEIGHT_M1 height_m1", value = (int)block_h_m1;
-    else if (ifm2_zp != 0) field = "NPU_SET_IFM2_ZERO_POINT zero_point", value = ifm2_zp;
-    else if (r->in.zero_point != 0) field = "NPU_SET_IFM_ZERO_POINT zero_point", value = r->in.zero_point;
-    else if (ifm_depth != r->o.depth) field = "NPU_SET_IFM_DEPTH_M1 depth_m1", value = ifm_depth - 1;
-    if (field == NULL) return 0;
-    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE %s value %d on Ethos-U85-%d (not modelled)", field,
-                   value, s->macs);
+    const struct { int value, expected; const char *field; } fixed[] = {
+        {(int)EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE)), (int)EM85_IFM_UPSCALE_MODE_NONE,
+         "NPU_SET_IFM_UPSCALE mode"},
+        {(int)EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec), (int)EM85_ACTIVATION_TRANSPOSE_HWC,
+         "NPU_SET_OFM_PRECISION activation_transpose"},
+        {(int)EM85_F_NPU_SET_OFM_BLK_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_BLK_HEIGHT_M1)), 0,
+         "NPU_SET_OFM_BLK_HEIGHT_M1 height_m1"},
+        {em_sext(EM85_F_NPU_SET_IFM2_ZERO_POINT_ZERO_POINT(EM85_R0(s, NPU_SET_IFM2_ZERO_POINT)), 16), 0,
+         "NPU_SET_IFM2_ZERO_POINT zero_point"},
+        {r->in.zero_point, 0, "NPU_SET_IFM_ZERO_POINT zero_point"},
+        {ifm_depth - 1, r->o.depth - 1, "NPU_SET_IFM_DEPTH_M1 depth_m1"},
+    };
+    size_t i;
+    if (r->scale != 1)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE NPU_SET_OFM_SCALE scale value %u on Ethos-U85-%d "
+                       "(not modelled)", (unsigned)r->scale, s->macs);
+    for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        if (fixed[i].value != fixed[i].expected)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE %s value %d on Ethos-U85-%d (not modelled)",
+                           fixed[i].field, fixed[i].value, s->macs);
+    return 0;
 }
 
 static int load_resize(em_state *s, unsigned mode, resize_op *r) {
