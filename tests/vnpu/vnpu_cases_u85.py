@@ -2,8 +2,8 @@
 lowers to TOSA RESIZE and refuses for the +u55 subset U55/U65 use), for the U85 sweep. The
 up/downsample cases: bilinear 2x (half-pixel centres: n = 4, d = 2, offset -1), bilinear 2x
 align_corners (n = 22, d = 10, offset 0: no power-of-two n_y * n_x, so the rescale is a second
-command), nearest 3x, nearest and bilinear to 9x7 (n = 6 in height, 14 in width), nearest and bilinear
-downscales to 4x3 (d > n, positive offsets).
+command), nearest 3x, nearest and bilinear to 9x7 (n = 6 in height, 14 in width), nearest
+and bilinear downscales to 4x3 (d > n, positive offsets).
 
 `vnpu_cases_u85:<case>` is a model spec (module:function), built from CASES on attribute
 access as in vnpu_opcases.
