@@ -5,8 +5,9 @@
 
    Registers, per axis (X: width, Y: height):
    - RESIZE_*_SCALE_N_M1: the scale numerator n - 1 (TOSA scale_n);
-   - RESIZE_*_STEP (cmd1 NPU_SET_RESIZE_X/Y): one_step_int/mod = d / n, d % n (the denominator d, TOSA scale_d, is not
-     written itself) and blk_step_int/mod = (block - 1) * d / n, % n for the OFM block;
+   - RESIZE_*_STEP (cmd1 NPU_SET_RESIZE_X/Y): one_step_int/mod = d / n, d % n (the
+     denominator d, TOSA scale_d, is not written itself) and blk_step_int/mod =
+     (block - 1) * d / n, % n for the OFM block (lines 1907-1917);
    - RESIZE_*_OFFSET: TOSA offset, signed 12 bits, -n <= offset < n (regor
      graphir_optimiser.cpp ConvertResizeOffsets slices the IFM for larger ones);
    - KERNEL_HEIGHT_M1/WIDTH_M1: the IFM rows/columns the resize reads (the IFM height; the
@@ -35,11 +36,16 @@ typedef struct resize_step {
 #define RESIZE_STEP(AXIS, w)                                                                                       \
     {EM85_F_NPU_SET_RESIZE_##AXIS##_STEP_ONE_STEP_INT(w), EM85_F_NPU_SET_RESIZE_##AXIS##_STEP_ONE_STEP_MOD(w),     \
      EM85_F_NPU_SET_RESIZE_##AXIS##_STEP_BLK_STEP_INT(w), EM85_F_NPU_SET_RESIZE_##AXIS##_STEP_BLK_STEP_MOD(w)}
+#define RESIZE_REG(AXIS, REG)                                                                                      \
+    EM85_F_NPU_SET_RESIZE_##AXIS##_##REG##_RESIZE_##AXIS##_##REG(EM85_R0(s, NPU_SET_RESIZE_##AXIS##_##REG))
+/* load_axis of axis X or Y from its registers (in a function with the state `s`) */
+#define LOAD_AXIS(AXIS, step, extent, block, out)                                                                    \
+    load_axis(s, #AXIS, RESIZE_REG(AXIS, SCALE_N_M1), step, RESIZE_REG(AXIS, OFFSET), extent, block, out)
 
-/* One axis from its registers; `block` is the OFM block's extent on it (OFM_BLK_*_M1 + 1). The
-   hardware steps positions by the STEP fields, block by block; the model samples o * d + offset
-   directly, which is the same positions when the block step is the one regor computes from the
-   one-element step, so any other block step stops. */
+/* One axis from its registers; `block` is the OFM block's extent on it (OFM_BLK_*_M1 + 1).
+   regor gives the hardware the positions as steps, one per element and one per OFM block; the
+   model samples o * d + offset directly, the same positions when the block step is the one
+   regor derives from d and the block, so any other block step stops. */
 static int load_axis(em_state *s, const char *axis, unsigned n_m1, resize_step step, unsigned offset, int extent,
                      int block, resize_axis *a) {
     int64_t span;
@@ -143,13 +149,8 @@ static int load_resize(em_state *s, unsigned mode, resize_op *r) {
         (rc = em85_global_scale(s, "NPU_OP_RESIZE", &r->scale, &r->shift)) || (rc = em_load_fmap(s, 0, &r->in)) ||
         (rc = em85_load_out(s, &r->o)) || (rc = check_fixed(s, r)))
         return rc;
-    if ((rc = load_axis(s, "X", EM85_F_NPU_SET_RESIZE_X_SCALE_N_M1_RESIZE_X_SCALE_N_M1(EM85_R0(s, NPU_SET_RESIZE_X_SCALE_N_M1)),
-                        step_x, EM85_F_NPU_SET_RESIZE_X_OFFSET_RESIZE_X_OFFSET(EM85_R0(s, NPU_SET_RESIZE_X_OFFSET)),
-                        extent_w, block_w, &r->x)))
-        return rc;
-    return load_axis(s, "Y", EM85_F_NPU_SET_RESIZE_Y_SCALE_N_M1_RESIZE_Y_SCALE_N_M1(EM85_R0(s, NPU_SET_RESIZE_Y_SCALE_N_M1)),
-                     step_y, EM85_F_NPU_SET_RESIZE_Y_OFFSET_RESIZE_Y_OFFSET(EM85_R0(s, NPU_SET_RESIZE_Y_OFFSET)),
-                     extent_h, 1, &r->y);
+    if ((rc = LOAD_AXIS(X, step_x, extent_w, block_w, &r->x))) return rc;
+    return LOAD_AXIS(Y, step_y, extent_h, 1, &r->y);
 }
 
 int em85_op_resize(em_state *s, unsigned mode) {
