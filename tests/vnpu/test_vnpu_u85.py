@@ -32,12 +32,12 @@ NOT_MODELLED_IN: dict[tuple[str, str], str] = {
                                               "(the model stops naming it)",
     # A bilinear RESIZE whose scale numerators' product is no power of two keeps TOSA's int48
     # result: Vela writes it as a B64 OFM (value 3) and rescales it in a second command.
-    ("vnpu_cases_u85:upsample_bilinear_align", "a16w8"): "the int48 RESIZE result is a B64 "
-                                                         "(OFM precision value 3) feature map, "
-                                                         "not modelled",
-    ("vnpu_cases_u85:upsample_bilinear_9x7", "a16w8"): "the int48 RESIZE result is a B64 "
-                                                       "(OFM precision value 3) feature map, "
-                                                       "not modelled",
+    ("vnpu_cases_u85:upsample_bilinear_align", "a16w8"): "Vela writes the int48 RESIZE result "
+                                                         "as a B64 (OFM precision value 3) "
+                                                         "NHCWB16 OFM, refused by the model",
+    ("vnpu_cases_u85:upsample_bilinear_9x7", "a16w8"): "Vela writes the int48 RESIZE result as "
+                                                       "a B64 (OFM precision value 3) NHCWB16 "
+                                                       "OFM, refused by the model",
 }
 
 # Cases that stop before the model runs (measured on ethos-u85-128 a16w8; the other
