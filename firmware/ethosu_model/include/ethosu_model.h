@@ -53,7 +53,7 @@ typedef struct ethosu_model_fmap {
     int chain; int axes[3];
 } ethosu_model_fmap;
 
-/* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE) just run, for an observer: its
+/* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE, U85 RESIZE) just run, for an observer: its
    index among the stream's operations, command, word offset in the stream, and its feature
    maps (IFM and IFM2 over tile 0: what it may read, region -1 for an operand it does not read;
    the OFM: what it stored). An NPU_OP_DMA_START is reported too, with index -1 and every

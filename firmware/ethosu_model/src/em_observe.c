@@ -1,5 +1,6 @@
 /* The operation observer (ethosu_model_observe): after each NPU_OP_CONV/DEPTHWISE/POOL/
-   ELEMENTWISE (and, with index -1 and no feature maps, each NPU_OP_DMA_START) the callback sees
+   ELEMENTWISE/RESIZE (RESIZE: U85 only; and, with index -1 and no feature maps, each
+   NPU_OP_DMA_START) the callback sees
    the operation's index, command and feature maps as the operation really read and stored them;
    a non-zero return stops the stream there (ETHOSU_MODEL_STOPPED).
    On the U85 that is not always what the registers say: a CHAINED OFM/IFM is a chain buffer
@@ -23,7 +24,7 @@ void ethosu_model_observe(ethosu_model_observer observer, void *user) {
 void em_observe_reset(em_state *s) { s->operations = 0; }
 
 static int is_compute(int arch, unsigned code) {
-    if (arch == 85) /* NPU_OP_RESIZE stores an OFM too (the model stops on it until it is modelled) */
+    if (arch == 85)
         return code == EM85_CMD0_NPU_OP_CONV || code == EM85_CMD0_NPU_OP_DEPTHWISE || code == EM85_CMD0_NPU_OP_POOL ||
                code == EM85_CMD0_NPU_OP_ELEMENTWISE || code == EM85_CMD0_NPU_OP_RESIZE;
     return code == EM_CMD0_NPU_OP_CONV || code == EM_CMD0_NPU_OP_DEPTHWISE || code == EM_CMD0_NPU_OP_POOL ||
