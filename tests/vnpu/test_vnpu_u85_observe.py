@@ -2,8 +2,9 @@
 the observer reports what each operation really stored, not what its OFM registers say. A
 chained operation stores nothing in memory (its OFM is a chain buffer; the chain's last
 operation carries the chain's TOSA operators); a transposed OFM is reported with its stored
-shape. Exact programs draw no write finding and no departure on every U85 configuration (one
-program per configuration by default, all of them with -m sweep); a hand-made departure in a
+shape; a RESIZE is an operation like the others. Exact programs draw no write finding and no
+departure on every U85 configuration (one program per configuration and a RESIZE by default,
+all of them with -m sweep); a hand-made departure in a
 real U85 stream (a weight byte, a bias, the zero point of a transposed store, a weight of a
 chained convolution) is located at its operation; a real overlapping write is still named."""
 
@@ -40,11 +41,13 @@ PROGRAMS = ("mv2", "convnet", "add", "vnpu_archs:attention", "vnpu_archs:resnet8
             "vnpu_archs:dscnn", "vnpu_archs:autoencoder", "vnpu_cases_u85:layernorm",
             "vnpu_cases_u85:gelu", "vnpu_cases_u85:softmax_last", "vnpu_cases_u85:matmul",
             "vnpu_cases_u85:permute_nhwc", "vnpu_cases_u85:mean_c",
+            "vnpu_cases_u85:upsample_bilinear", "vnpu_cases_u85:downsample_nearest",
             "vnpu_u85_block:block_separate", "vnpu_u85_block:block_packed",
             "vnpu_u85_block:block_softmax_queries")
 SLICE = {("mv2", "ethos-u85-2048"), ("convnet", "ethos-u85-128"),
          ("vnpu_u85_block:block_packed", "ethos-u85-256"),
-         ("vnpu_cases_u85:matmul", "ethos-u85-512"), ("vnpu_archs:attention", "ethos-u85-1024")}
+         ("vnpu_cases_u85:matmul", "ethos-u85-512"), ("vnpu_archs:attention", "ethos-u85-1024"),
+         ("vnpu_cases_u85:upsample_bilinear", "ethos-u85-128")}
 EXACT = [pytest.param(model, target, marks=() if (model, target) in SLICE else pytest.mark.sweep)
          for target in U85_TARGETS for model in PROGRAMS]
 
