@@ -4,9 +4,9 @@ chained operation stores nothing in memory (its OFM is a chain buffer; the chain
 operation carries the chain's TOSA operators); a transposed OFM is reported with its stored
 shape; a RESIZE is an operation like the others. Exact programs draw no write finding and no
 departure on every U85 configuration (one program per configuration and a RESIZE by default,
-all of them with -m sweep); a hand-made departure in a
-real U85 stream (a weight byte, a bias, the zero point of a transposed store, a weight of a
-chained convolution) is located at its operation; a real overlapping write is still named."""
+all of them with -m sweep); a hand-made departure in a real U85 stream (a weight byte, a bias,
+the zero point of a transposed store, the bias of a chained convolution) is located at its
+operation; a real overlapping write is still named."""
 
 from __future__ import annotations
 
