@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_vnpu_rounding import INT32_MAX, INT32_MIN, probe_values
-from vnpu_stream85 import Elementwise85, Stream85, enum, nhwc_strides, run85
+from vnpu_stream85 import TRANSPOSES, Elementwise85, Stream85, enum, run85, transposed_add
 from vnpu_support import check_case
 from vnpu_u85_block import BLOCKS
 
@@ -59,23 +59,10 @@ def test_every_ofm_round_mode_is_regors_scale(mode: str) -> None:
             assert times_one(values, scale, shift, mode) == want, (mode, scale, shift)
 
 
-# The stored axes (H, W, C) of each transpose hold these axes of the operation's OFM (regor
-# common/transpose_type.hpp: NWCH stores W as H, C as W, H as C).
-TRANSPOSES = {"WHC": (1, 0, 2), "HCW": (0, 2, 1), "WCH": (1, 2, 0), "CHW": (2, 0, 1),
-              "CWH": (2, 1, 0)}
-
-
 @pytest.mark.parametrize("transpose", sorted(TRANSPOSES))
 def test_ofm_transposes_store_the_permuted_tensor(transpose: str) -> None:
-    shape = (2, 3, 5)
-    source = np.arange(-15, 15, dtype=np.int8).reshape(shape)
-    stored = np.transpose(source, TRANSPOSES[transpose])
-    scratch = np.zeros(1024 + source.size, dtype=np.int8)
-    scratch[:source.size] = source.reshape(-1)
-    op = Elementwise85("ADD", shape, scalar=0, transpose=transpose,
-                       ofm_strides=nhwc_strides(stored.shape, 1),
-                       ofm_tiles=(stored.shape[0], stored.shape[0], stored.shape[1]))
-    code, message = run85(op.emit(Stream85()), scratch)
+    stream, scratch, stored = transposed_add(transpose)
+    code, message = run85(stream, scratch)
     assert code == 0, message
     assert np.array_equal(scratch[1024:].reshape(stored.shape), stored)
 

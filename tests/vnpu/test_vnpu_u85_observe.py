@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_vnpu_u85_core import TRANSPOSES
-from vnpu_stream85 import Elementwise85, Stream85, nhwc_strides, run85
+from vnpu_stream85 import TRANSPOSES, Elementwise85, Stream85, run85, transposed_add
 from vnpu_support import U85_TARGETS, compiled, needs_toolchain
 
 from orchestrator.profile.attach import vela_partitions
@@ -157,21 +156,14 @@ def test_a_transposed_ofm_is_reported_as_stored(transpose: str) -> None:
     """Each of the five transposes: the observer's OFM is the stored tensor (its shape, and
     addresses holding exactly numpy's transpose), with the permutation; the scalar IFM2 an
     ADD does not read from memory is not reported."""
-    shape = (2, 3, 5)
-    source = np.arange(-15, 15, dtype=np.int8).reshape(shape)
-    stored = np.transpose(source, TRANSPOSES[transpose])
-    scratch = np.zeros(1024 + source.size, dtype=np.int8)
-    scratch[:source.size] = source.reshape(-1)
-    op = Elementwise85("ADD", shape, scalar=0, transpose=transpose,
-                       ofm_strides=nhwc_strides(stored.shape, 1),
-                       ofm_tiles=(stored.shape[0], stored.shape[0], stored.shape[1]))
-    [(ofm, ifm, ifm2)] = _observed(op.emit(Stream85()), scratch)
+    stream, scratch, stored = transposed_add(transpose)
+    [(ofm, ifm, ifm2)] = _observed(stream, scratch)
     assert (ofm.height, ofm.width, ofm.depth) == stored.shape
     assert tuple(ofm.axes) == TRANSPOSES[transpose] and ofm.chain == -1
     address = fmap_addresses(ofm, scratch.size)
     assert address is not None
     assert np.array_equal(scratch[address].reshape(stored.shape), stored)
-    assert (ifm.height, ifm.width, ifm.depth) == shape and ifm2.region == -1
+    assert (ifm.height, ifm.width, ifm.depth) == (2, 3, 5) and ifm2.region == -1
 
 
 def test_a_chained_ofm_is_reported_as_stored_nowhere() -> None:

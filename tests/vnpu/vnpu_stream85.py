@@ -217,3 +217,23 @@ class Resize85:
         stream.cmd0("NPU_SET_OFM_BLK_WIDTH_M1", width_m1=self.block - 1)
         stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", "I32"))
         return stream.cmd0("NPU_OP_RESIZE", resize_mode=enum("resize_mode", self.mode))
+
+
+# The stored axes (H, W, C) of each transpose hold these axes of the operation's OFM (regor
+# common/transpose_type.hpp: NWCH stores W as H, C as W, H as C).
+TRANSPOSES = {"WHC": (1, 0, 2), "HCW": (0, 2, 1), "WCH": (1, 2, 0), "CHW": (2, 0, 1),
+              "CWH": (2, 1, 0)}
+
+
+def transposed_add(transpose: str) -> tuple[Stream85, np.ndarray, np.ndarray]:  # type: ignore[type-arg]
+    """An ADD of 0 to a 2x3x5 int8 IFM (offset 0) whose OFM (offset 1024) is stored with
+    `transpose`: (the stream, the scratch with the IFM placed, the tensor it must store)."""
+    shape = (2, 3, 5)
+    source = np.arange(-15, 15, dtype=np.int8).reshape(shape)
+    stored = np.transpose(source, TRANSPOSES[transpose])
+    scratch = np.zeros(1024 + source.size, dtype=np.int8)
+    scratch[:source.size] = source.reshape(-1)
+    op = Elementwise85("ADD", shape, scalar=0, transpose=transpose,
+                       ofm_strides=nhwc_strides(stored.shape, 1),
+                       ofm_tiles=(stored.shape[0], stored.shape[0], stored.shape[1]))
+    return op.emit(Stream85()), scratch, stored
