@@ -42,7 +42,7 @@ PROGRAMS = ("mv2", "convnet", "add", "vnpu_archs:attention", "vnpu_archs:resnet8
             "vnpu_cases_u85:permute_nhwc", "vnpu_cases_u85:mean_c",
             "vnpu_cases_u85:upsample_bilinear", "vnpu_cases_u85:downsample_nearest",
             "vnpu_u85_block:block_separate", "vnpu_u85_block:block_packed",
-            "vnpu_u85_block:block_softmax_queries")
+            "vnpu_u85_block:block_softmax_queries", "vnpu_cases_geometry:attention_packed_qkv")
 SLICE = {("mv2", "ethos-u85-2048"), ("convnet", "ethos-u85-128"),
          ("vnpu_u85_block:block_packed", "ethos-u85-256"),
          ("vnpu_cases_u85:matmul", "ethos-u85-512"), ("vnpu_archs:attention", "ethos-u85-1024"),
