@@ -67,6 +67,10 @@ static void ofm_axes85(em_state *s, int axes[3]) {
     for (i = 0; i < 3; i++) axes[i] = transpose == EM85_ACTIVATION_TRANSPOSE_HWC ? i : s->staged.held[i];
 }
 
+static int permutation(const int axes[3]) {
+    return axes[0] != axes[1] && axes[0] != axes[2] && axes[1] != axes[2] && axes[0] + axes[1] + axes[2] == 3;
+}
+
 /* The shape feature map `which` has as read or stored: the OFM's as stored (permuted by a
    transpose), an input's over tile 0 with the IFM depth. */
 static void shape(em_state *s, int which, const em_fmap *f, ethosu_model_fmap *out) {
@@ -107,6 +111,7 @@ static void describe(em_state *s, int which, ethosu_model_fmap *out) {
         return;
     }
     if (region >= (unsigned)s->regions || f.lo != (const uint8_t *)(uintptr_t)s->base[region]) return;
+    if (!permutation(out->axes)) return; /* none staged (an OFM not through em85_load_out): not described */
     out->region = (int)region;
     out->offset = (uint64_t)(f.tile[0] - f.lo);
     out->height0 = f.height0;
