@@ -46,7 +46,8 @@ static void describe(em_state *s, int which, ethosu_model_fmap *out) {
     unsigned region = em_fmap_region(s, which);
     int fault = s->fault;
     out->region = -1;
-    if (em_load_fmap(s, which, &f) != 0 || region >= (unsigned)s->regions ||
+    /* a U85 B64 map is described too (no B64 exists on U55/U65: the call is em_load_fmap's there) */
+    if (em85_load_fmap_b64(s, which, &f) != 0 || region >= (unsigned)s->regions ||
         f.lo != (const uint8_t *)(uintptr_t)s->base[region]) {
         s->fault = fault;
         return;
