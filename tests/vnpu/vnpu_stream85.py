@@ -24,7 +24,7 @@ U85_128_CONFIG = 0x20000117      # the COP1 config word Vela writes for U85-128 
 CMD1_FLAG = 0x4000
 FEATURE_MAP_REGION = 1
 ELEMENT = {"S8": (1, "B8", "SIGNED"), "S16": (2, "B16", "SIGNED"), "S32": (4, "B32", "SIGNED"),
-           "S64": (8, "B64", "SIGNED")}
+           "S64": (8, "B64", "SIGNED"), "U64": (8, "B64", "UNSIGNED")}
 SCALE_REGION = 0                 # run() passes `weights` as region 0
 
 

@@ -188,8 +188,13 @@ static int load_fmap(em_state *s, int which, em_fmap *f, int b64) {
     f->stride_x = stride(s, r, 0);
     f->stride_y = stride(s, r, 1);
     f->stride_c = stride(s, r, 2);
-    if (r->element(prec, &f->bytes, &f->is_signed) != 0)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
+    if (r->element(prec, &f->bytes, &f->is_signed) != 0) {
+        if (s->arch != 85) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
+        /* every U85 size is known: what fails is an unsigned B32/B64 */
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_type UNSIGNED with "
+                       "activation_precision value %u on Ethos-U85-%d (not modelled)", em_opname(85, 0, s->op_code),
+                       r->name, precision, s->macs);
+    }
     if (f->bytes == 8 && (rc = check_b64(s, r, prec, b64))) return rc;
     if (r->storage_field && r->storage_field(prec) == EM85_ACTIVATION_STORAGE_CHAINED) {
         f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
