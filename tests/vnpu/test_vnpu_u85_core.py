@@ -204,6 +204,8 @@ def test_a_b64_accumulator_input_is_rescaled_per_channel_as_regor_defines() -> N
                         "(overflow not modelled)"),
     (INT48_MIN - 1, {}, "NPU_OP_POOL acc_input IFM2: a 48-bit accumulator value out of range "
                         "(overflow not modelled)"),
+    (INT48_MAX - 3, {}, "NPU_OP_POOL acc_input IFM2 plus bias: a 48-bit accumulator value out of "
+                        "range (overflow not modelled)"),
     (0, {"acc_format": "I32"}, "NPU_OP_POOL NPU_SET_ACC_FORMAT acc_format value 0 with a 64-bit "
                                "IFM2 accumulator input on Ethos-U85-128 (not modelled)"),
     (0, {"ifm2_zero_point": 5}, "NPU_OP_POOL NPU_SET_IFM2_ZERO_POINT value 5 with B64 on "
@@ -214,8 +216,9 @@ def test_a_b64_accumulator_input_is_rescaled_per_channel_as_regor_defines() -> N
 def test_what_the_b64_path_does_not_model_stops_naming_it(value: int, fields: dict[str, object],
                                                           message: str) -> None:
     """Upper 16 bits of a B64 value outside int48 (truncated or saturated: regor does not say),
-    a B64 input into an I32 accumulator (regor pairs B64 with Acc48 only), a zero point on a
-    B64 map (TOSA's int48 has none) and an unsigned B64 are refused, one line each."""
+    a value whose record's bias (7 on channel 2) takes it past int48, a B64 input into an I32
+    accumulator (regor pairs B64 with Acc48 only), a zero point on a B64 map (TOSA's int48 has
+    none) and an unsigned B64 are refused, one line each."""
     code, got, _ = null_pool_b64(np.full((1, 1, 4), value, dtype=np.int64), ACC48_RECORDS[:4],
                                  **fields)
     assert code != 0

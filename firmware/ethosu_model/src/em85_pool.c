@@ -71,6 +71,13 @@ static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom
     return 0;
 }
 
+/* A loaded accumulator value, and with its record's bias, must fit the accumulator (where the
+   NPU adds the bias, and at what width, regor does not say). */
+static int check_loaded(em_state *s, int64_t acc, int64_t bias, int bits) {
+    int rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, bits);
+    return rc ? rc : em85_acc_check(s, "NPU_OP_POOL acc_input IFM2 plus bias", acc + bias, bits);
+}
+
 int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
@@ -97,7 +104,7 @@ int em85_op_pool(em_state *s, unsigned mode) {
                 int err = 0, count = 0;
                 int64_t acc = from_ifm2 ? em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
                                         : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
-                if (from_ifm2 && (rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, acc_bits))) return rc;
+                if (from_ifm2 && (rc = check_loaded(s, acc, per_channel ? s->bias[c] : 0, acc_bits))) return rc;
                 /* per-channel records as the U55's pool applies them: bias, then scale */
                 int64_t v = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o.round_mode, &err)
                             : per_channel ? em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err)
