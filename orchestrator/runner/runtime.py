@@ -35,6 +35,7 @@ from orchestrator.runner.kernel_set import (
     write_grown,
 )
 from orchestrator.runner.sources import RuntimeSources
+from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.targets.runner_data import ALL, MODEL
 
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
@@ -143,8 +144,18 @@ def resolve_ops(config: RuntimeConfig, sources: RuntimeSources,
 
 def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSources,
                   toolchain: Toolchain, jobs: int = 2) -> RuntimeBuild:
-    """Configure (if the recipe or the op set changed) and build the runtime incrementally."""
-    build_dir = scratch.build / runtime_key(config, sources, toolchain)
+    """Configure (if the recipe or the op set changed) and build the runtime incrementally;
+    processes sharing a scratch (clones, regress workers) take turns on one build directory:
+    two CMake configures in one directory corrupt its cache."""
+    key = runtime_key(config, sources, toolchain)
+    with exclusive_lock(scratch.build / f".{key}.lock",
+                        f"waiting for another build of {key} to finish"):
+        return _build_runtime_locked(scratch.build / key, config, sources, toolchain, jobs)
+
+
+def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: RuntimeSources,
+                          toolchain: Toolchain, jobs: int) -> RuntimeBuild:
+    """build_runtime's work, with the build directory's lock held."""
     started = time.monotonic()
     ops, kernel_sources = resolve_ops(config, sources, build_dir)
     args = configure_args(replace(config, ops=ops), sources, toolchain, build_dir,

@@ -16,34 +16,20 @@ from pathlib import Path
 
 import pytest
 from vnpu_support import U55_U65_TARGETS, needs_toolchain
-from vnpu_tosa_graphs import GRAPHS, Graph, _Builder, compile_graph, vela_flags
+from vnpu_tosa_graphs import GRAPHS, _Builder, assert_exact_and_listed, compile_graph
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu.binstream import VelaProgram, parse_blob
 from orchestrator.vnpu.execute import Npu, run_program
-from orchestrator.vnpu.listing import model_listing, vela_listing
-from orchestrator.vnpu.verify import check_partition
 
 DEFAULT_TARGET = "ethos-u55-64"
-
-
-def _assert_exact_and_listed(graph: Graph, target: str, tmp_path: Path) -> None:
-    program = parse_blob(compile_graph(graph.tosa, target))
-    seconds: dict[str, float] = {}
-    for index, inputs in enumerate(graph.inputs):
-        checks = check_partition(0, graph.tosa, program, Npu.for_target_name(target), inputs,
-                                 f"set-{index}", seconds)
-        assert [c.to_json() for c in checks if not c.exact] == [], f"{graph.name} on {target}"
-    tosa = tmp_path / f"{graph.name}.tosa"
-    tosa.write_bytes(graph.tosa)
-    assert model_listing(program.cmd_data) == vela_listing(tosa, vela_flags(target))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(GRAPHS))
 def test_hand_built_graph_is_exact(name: str, tmp_path: Path) -> None:
     needs_toolchain()
-    _assert_exact_and_listed(GRAPHS[name](), DEFAULT_TARGET, tmp_path)
+    assert_exact_and_listed(GRAPHS[name](), DEFAULT_TARGET, tmp_path)
 
 
 @pytest.mark.sweep
@@ -51,7 +37,7 @@ def test_hand_built_graph_is_exact(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(GRAPHS))
 def test_hand_built_graph_sweep(name: str, target: str, tmp_path: Path) -> None:
     needs_toolchain()
-    _assert_exact_and_listed(GRAPHS[name](), target, tmp_path)
+    assert_exact_and_listed(GRAPHS[name](), target, tmp_path)
 
 
 @pytest.mark.slow

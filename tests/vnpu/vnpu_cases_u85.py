@@ -1,4 +1,9 @@
-"""Ops only the Ethos-U85 delegates (transformer building blocks), for the U85 sweep.
+"""Ops only the Ethos-U85 delegates (transformer building blocks; nn.Upsample, which ExecuTorch
+lowers to TOSA RESIZE and refuses for the +u55 subset U55/U65 use), for the U85 sweep. The
+up/downsample cases: bilinear 2x (half-pixel centres: n = 4, d = 2, offset -1), bilinear 2x
+align_corners (n = 22, d = 10, offset 0: no power-of-two n_y * n_x, so the rescale is a second
+command), nearest 3x, nearest and bilinear to 9x7 (n = 6 in height, 14 in width), nearest
+and bilinear downscales to 4x3 (d > n, positive offsets).
 
 `vnpu_cases_u85:<case>` is a model spec (module:function), built from CASES on attribute
 access as in vnpu_opcases.
@@ -20,6 +25,14 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "matmul": lambda: binary(torch.matmul),
     "permute_nhwc": lambda: unary(lambda x: x.permute(0, 2, 3, 1).contiguous()),
     "mean_c": lambda: unary(lambda x: x.mean(dim=1, keepdim=True)),
+    "upsample_bilinear": lambda: module(nn.Upsample(scale_factor=2, mode="bilinear"), size=6),
+    "upsample_bilinear_align": lambda: module(
+        nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True), size=6),
+    "upsample_nearest_x3": lambda: module(nn.Upsample(scale_factor=3, mode="nearest"), size=5),
+    "upsample_nearest_9x7": lambda: module(nn.Upsample(size=(9, 7), mode="nearest"), size=6),
+    "downsample_nearest": lambda: module(nn.Upsample(size=(4, 3), mode="nearest"), size=6),
+    "upsample_bilinear_9x7": lambda: module(nn.Upsample(size=(9, 7), mode="bilinear"), size=6),
+    "downsample_bilinear": lambda: module(nn.Upsample(size=(4, 3), mode="bilinear"), size=6),
 }
 
 

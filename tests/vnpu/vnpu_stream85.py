@@ -39,13 +39,13 @@ def enum(name: str, member: str) -> int:
     return header()[0][name][member]
 
 
-def _encode(name: str, fields: dict[str, int]) -> int:
-    """cmd word (cmd0) or word | data << 32 (cmd1) of the named fields."""
+def _encode(struct: str, fields: dict[str, int]) -> int:
+    """cmd word (cmd0) or word | data << 32 (cmd1) of the named fields of the command struct."""
     word = 0
-    layout = {f: (offset, width) for f, offset, width in header()[1][name.lower()]}
+    layout = {f: (offset, width) for f, offset, width in header()[1][struct.lower()]}
     for fname, value in fields.items():
         offset, width = layout[fname]
-        assert 0 <= value < (1 << width), (name, fname, value)
+        assert 0 <= value < (1 << width), (struct, fname, value)
         word |= value << offset
     return word
 
@@ -60,8 +60,10 @@ class Stream85:
         self.words.append(header()[0]["cmd0_opcode"][name] | _encode(name, fields))
         return self
 
-    def cmd1(self, name: str, **fields: int) -> Stream85:
-        value = header()[0]["cmd1_opcode"][name] | CMD1_FLAG | _encode(name, fields)
+    def cmd1(self, name: str, struct: str | None = None, **fields: int) -> Stream85:
+        """A cmd1 by opcode name; its fields are those of `struct` where the header names the
+        struct otherwise (opcode NPU_SET_RESIZE_X is struct npu_set_resize_x_step_t)."""
+        value = header()[0]["cmd1_opcode"][name] | CMD1_FLAG | _encode(struct or name, fields)
         self.words += [value & 0xFFFFFFFF, value >> 32]
         return self
 
@@ -208,6 +210,60 @@ class NullPool85:
         stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", self.acc_format),
                     acc_input=enum("acc_input", "IFM2"))
         return stream.cmd0("NPU_OP_POOL", pooling_mode=enum("pooling_mode", "NONE"))
+
+
+@dataclass(frozen=True)
+class Resize85:
+    """One NPU_OP_RESIZE of an NHWC S8 IFM (offset 0, `shape`) into an NHWC OFM at 1024, as
+    regor's GenerateResizeOp (ethos_u85_register_cs_generator.cpp:1878-1949) programs a 2x
+    upscale: n = 4, d = 2, offset -1 on both axes (what ExecuTorch's upsample asks for), OFM
+    blocks of `block` columns, OFM_SCALE scale 1 shift 16. `mode`, `ifm_zero_point` and
+    `blk_step_mod` (X) can be set to values regor never writes."""
+
+    shape: tuple[int, int, int]
+    mode: str = "NEAREST"
+    block: int = 4
+    ifm_zero_point: int = 0
+    blk_step_mod: int | None = None
+    ofm_offset: int = 1024
+
+    def emit(self, stream: Stream85) -> Stream85:
+        height, width, depth = self.shape
+        out = (2 * height, 2 * width, depth)
+        n, d, offset = 4, 2, -1
+        stream.precision("IFM", "S8")
+        stream.feature_map("IFM", 0, nhwc_strides(self.shape, 1), (height, height, width))
+        stream.cmd0("NPU_SET_IFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.cmd0("NPU_SET_IFM_ZERO_POINT", zero_point=self.ifm_zero_point & 0xFFFF)
+        stream.cmd0("NPU_SET_IFM_UPSCALE", mode=enum("ifm_upscale_mode", "NONE"))
+        stream.precision("OFM", "S8", scale_mode=enum("ofm_scale_mode", "GLOBAL"),
+                         activation_transpose=enum("activation_transpose", "HWC"))
+        stream.feature_map("OFM", self.ofm_offset, nhwc_strides(out, 1), (out[0], out[0], out[1]))
+        stream.cmd0("NPU_SET_OFM_HEIGHT_M1", height_m1=out[0] - 1)
+        stream.cmd0("NPU_SET_OFM_WIDTH_M1", width_m1=out[1] - 1)
+        stream.cmd0("NPU_SET_OFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.cmd0("NPU_SET_OFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_ACTIVATION",
+                    activation_function=enum("activation_function", "LUT_NONE"),
+                    activation_clip_range=enum("activation_clip_range", "NONE"))
+        stream.cmd0("NPU_SET_IFM2_ZERO_POINT", zero_point=0)
+        stream.cmd1("NPU_SET_OFM_SCALE", scale=1, shift=16,
+                    round_mode=enum("round_mode_ofm", "DOUBLE_SYMMETRIC"))
+        block_span = (self.block - 1) * d
+        blk_mod = block_span % n if self.blk_step_mod is None else self.blk_step_mod
+        for axis, block_int, block_mod in (("X", block_span // n, blk_mod), ("Y", 0, 0)):
+            field = f"resize_{axis.lower()}"
+            stream.cmd0(f"NPU_SET_RESIZE_{axis}_SCALE_N_M1", **{f"{field}_scale_n_m1": n - 1})
+            stream.cmd1(f"NPU_SET_RESIZE_{axis}", f"NPU_SET_RESIZE_{axis}_STEP",
+                        one_step_int=d // n, one_step_mod=d % n,
+                        blk_step_int=block_int, blk_step_mod=block_mod)
+            stream.cmd0(f"NPU_SET_RESIZE_{axis}_OFFSET", **{f"{field}_offset": offset & 0xFFF})
+        stream.cmd0("NPU_SET_KERNEL_HEIGHT_M1", height_m1=height - 1)
+        stream.cmd0("NPU_SET_KERNEL_WIDTH_M1", width_m1=width - 1)
+        stream.cmd0("NPU_SET_OFM_BLK_HEIGHT_M1", height_m1=0)
+        stream.cmd0("NPU_SET_OFM_BLK_WIDTH_M1", width_m1=self.block - 1)
+        stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", "I32"))
+        return stream.cmd0("NPU_OP_RESIZE", resize_mode=enum("resize_mode", self.mode))
 
 
 def run85(stream: Stream85, scratch: np.ndarray,  # type: ignore[type-arg]

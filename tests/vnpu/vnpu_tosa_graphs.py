@@ -12,9 +12,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from orchestrator.vnpu.binstream import parse_blob
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.listing import Command, model_listing, vela_listing
+from orchestrator.vnpu.verify import check_partition
 
 SHAPE = [1, 6, 6, 16]
 SEED = 77
@@ -44,10 +50,10 @@ class _Builder:
     def dtype(self, name: str) -> Any:
         return getattr(self.ts.DType, name.upper())
 
-    def input(self, dtype: str) -> str:
+    def input(self, dtype: str, shape: list[int] = SHAPE) -> str:
         name = f"input_{self.count}"
         self.count += 1
-        self.graph.addInputTensor(self.ts.TosaSerializerTensor(name, SHAPE, self.dtype(dtype),
+        self.graph.addInputTensor(self.ts.TosaSerializerTensor(name, shape, self.dtype(dtype),
                                                                data=None))
         return name
 
@@ -56,9 +62,15 @@ class _Builder:
         return str(self.graph.addConst([len(values)], self.dtype(dtype), values,
                                        name=f"const_{self.count}").name)
 
+    def shape(self, values: list[int]) -> str:
+        """A constant of TOSA's shape type (RESIZE's scale, offset and border)."""
+        self.count += 1
+        return str(self.graph.addConst([len(values)], self.ts.DType.SHAPE, values,
+                                       name=f"shape_{self.count}").name)
+
     def op(self, op: str, inputs: list[str], dtype: str, attribute: str,
-           *args: Any) -> str:
-        out = self.graph.addIntermediate(SHAPE, self.dtype(dtype))
+           *args: Any, shape: list[int] = SHAPE) -> str:
+        out = self.graph.addIntermediate(shape, self.dtype(dtype))
         attr = self.ts.TosaSerializerAttribute()
         getattr(attr, attribute)(*args)
         self.graph.addOperator(getattr(self.ts.Op, op), inputs=inputs, outputs=[out.name],
@@ -67,22 +79,25 @@ class _Builder:
         return str(out.name)
 
     def rescale(self, source: str, in_dtype: str, out_dtype: str, multiplier: int,
-                shift: int) -> str:
-        """TOSA RESCALE, single round, zero points 0 (what ExecuTorch emits around ADD/SUB)."""
-        operands = [source, self.const("int32", [multiplier]), self.const("int8", [shift]),
-                    self.const(in_dtype, [0]), self.const(out_dtype, [0])]
-        return self.op("RESCALE", operands, out_dtype, "RescaleAttribute", True,
-                       self.ts.RoundingMode.SINGLE_ROUND, False, False, False)
+                shift: int, shape: list[int] = SHAPE) -> str:
+        """TOSA RESCALE, single round, zero points 0 (what ExecuTorch emits around ADD/SUB);
+        a 16-bit multiplier for an int48 input (TOSA: scale32 is false for int48)."""
+        scale32 = in_dtype != "int48"
+        operands = [source, self.const("int32" if scale32 else "int16", [multiplier]),
+                    self.const("int8", [shift]), self.const(in_dtype, [0]),
+                    self.const(out_dtype, [0])]
+        return self.op("RESCALE", operands, out_dtype, "RescaleAttribute", scale32,
+                       self.ts.RoundingMode.SINGLE_ROUND, False, False, False, shape=shape)
 
     def finish(self, output: str) -> bytes:
         self.graph.addOutputTensor(self.tensors[output])
         return bytes(self.graph.serialize())
 
 
-def _full_range(dtype: str, seed: int) -> np.ndarray[Any, Any]:
+def _full_range(dtype: str, seed: int, shape: list[int] = SHAPE) -> np.ndarray[Any, Any]:
     info = np.iinfo(np.dtype(dtype))
     generator = np.random.default_rng(seed)
-    values: np.ndarray[Any, Any] = generator.integers(info.min, info.max, size=SHAPE,
+    values: np.ndarray[Any, Any] = generator.integers(info.min, info.max, size=shape,
                                                       endpoint=True, dtype=np.int64)
     return values.astype(dtype)
 
@@ -169,6 +184,68 @@ GRAPHS: dict[str, Callable[[], Graph]] = {
 }
 
 
+@dataclass(frozen=True)
+class ResizeAxis:
+    """TOSA RESIZE on one axis: IFM extent, scale n/d, offset, border."""
+
+    extent: int
+    n: int
+    d: int
+    offset: int = 0
+    border: int = 0
+
+    def output(self) -> int:
+        """The OFM extent TOSA requires ((extent - 1) * n - offset + border) / d + 1."""
+        numerator = (self.extent - 1) * self.n - self.offset + self.border
+        assert numerator % self.d == 0, self
+        return numerator // self.d + 1
+
+
+def resize(name: str, mode: str, y: ResizeAxis, x: ResizeAxis, dtype: str = "int8",
+           depth: int = 8, rescale_shift: int | None = None) -> Graph:
+    """One TOSA RESIZE (full-range inputs); BILINEAR's wide result (int32/int48) RESCALEd by
+    2^-rescale_shift back to `dtype`, as ExecuTorch follows it (rewrite_upsample.py), which
+    Vela fuses into the RESIZE when it is a pure shift."""
+    builder = _Builder()
+    in_shape = [1, y.extent, x.extent, depth]
+    out_shape = [1, y.output(), x.output(), depth]
+    wide = "int32" if dtype == "int8" else "int48"
+    out_dtype = wide if mode == "BILINEAR" else dtype
+    operands = [builder.input(dtype, in_shape), builder.shape([y.n, y.d, x.n, x.d]),
+                builder.shape([y.offset, x.offset]), builder.shape([y.border, x.border])]
+    out = builder.op("RESIZE", operands, out_dtype, "ResizeAttribute",
+                     getattr(builder.ts.ResizeMode, mode), shape=out_shape)
+    if rescale_shift is not None:
+        unit_shift = 30 if out_dtype == "int32" else 14    # a 32- or 16-bit multiplier
+        out = builder.rescale(out, out_dtype, dtype, 1 << unit_shift,
+                              unit_shift + rescale_shift, out_shape)
+    sets = tuple((_full_range(dtype, SEED + seed, in_shape),) for seed in range(2))
+    return Graph(name, builder.finish(out), sets)
+
+
+# RESIZE variants no ExecuTorch upsample emits (rewrite_upsample.py: n and d doubled, offset
+# d/2 - n/2, border to fit): an upscale with an offset past n (regor graphir_optimiser.cpp
+# ConvertResizeOffsets slices the IFM and keeps offset mod n) and a negative one on the other
+# axis, OFMs wider than one OFM block (the RESIZE_X_STEP block step), a 5/3 downscale with a
+# negative border, full-range int8 and int16 values.
+RESIZE_GRAPHS: dict[str, Callable[[], Graph]] = {
+    "resize_nearest_offset": lambda: resize("resize_nearest_offset", "NEAREST",
+                                            ResizeAxis(6, 3, 2, offset=4, border=1),
+                                            ResizeAxis(6, 3, 2, offset=-2, border=1)),
+    "resize_bilinear_wide": lambda: resize("resize_bilinear_wide", "BILINEAR",
+                                           ResizeAxis(3, 2, 1), ResizeAxis(40, 2, 1),
+                                           rescale_shift=2),
+    "resize_nearest_int16_down": lambda: resize("resize_nearest_int16_down", "NEAREST",
+                                                ResizeAxis(6, 3, 5), ResizeAxis(40, 3, 5,
+                                                                                border=-2),
+                                                dtype="int16"),
+    "resize_bilinear_int16_offset": lambda: resize("resize_bilinear_int16_offset", "BILINEAR",
+                                                   ResizeAxis(5, 4, 3, offset=5, border=1),
+                                                   ResizeAxis(33, 2, 1, offset=-1, border=1),
+                                                   dtype="int16", rescale_shift=3),
+}
+
+
 def vela_flags(target: str) -> list[str]:
     """The Vela flags ExecuTorch's Ethos-U backend passes for `target`."""
     with warnings.catch_warnings():   # executorch's import warns (deprecated APIs it uses)
@@ -185,3 +262,21 @@ def compile_graph(tosa: bytes, target: str, extra_flags: list[str] | None = None
     from executorch.backends.arm.arm_vela import vela_compile
 
     return bytes(vela_compile(tosa, flags))
+
+
+def assert_exact_and_listed(graph: Graph, target: str, directory: Path) -> list[Command]:
+    """Compile `graph` for `target`; every input set bit-exact against the TOSA reference model
+    and every command decoded as Vela lists it (the graph written to `directory` for Vela).
+    Returns the listing."""
+    program = parse_blob(compile_graph(graph.tosa, target))
+    seconds: dict[str, float] = {}
+    for index, inputs in enumerate(graph.inputs):
+        checks = check_partition(0, graph.tosa, program, Npu.for_target_name(target), inputs,
+                                 f"set-{index}", seconds)
+        assert checks, f"{graph.name}: nothing compared"
+        assert [c.to_json() for c in checks if not c.exact] == [], f"{graph.name} on {target}"
+    tosa = directory / f"{graph.name}.tosa"
+    tosa.write_bytes(graph.tosa)
+    listing = model_listing(program.cmd_data)
+    assert listing == vela_listing(tosa, vela_flags(target))
+    return listing

@@ -49,7 +49,7 @@ typedef struct ethosu_model_fmap {
     int64_t stride_x, stride_y, stride_c;
 } ethosu_model_fmap;
 
-/* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE) just run, for an observer: its
+/* One NPU operation (NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE, U85 RESIZE) just run, for an observer: its
    index among the stream's operations, command, word offset in the stream, and its feature
    maps (IFM and IFM2 over tile 0 with the IFM depth: what it may read; the OFM: what it writes).
    An NPU_OP_DMA_START is reported too, with index -1 and every feature map's region -1. */

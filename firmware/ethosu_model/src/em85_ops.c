@@ -73,6 +73,7 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
         return em_op_conv(s, 0);
     case EM85_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
     case EM85_CMD0_NPU_OP_POOL: return em85_op_pool(s, EM85_F_NPU_OP_POOL_POOLING_MODE((uint64_t)param << 16));
+    case EM85_CMD0_NPU_OP_RESIZE: return em85_op_resize(s, EM85_F_NPU_OP_RESIZE_RESIZE_MODE((uint64_t)param << 16));
     case EM85_CMD0_NPU_OP_DMA_START: return em85_dma_start(s);
     default:
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "command %s (%x) on Ethos-U85-%d (not modelled)",

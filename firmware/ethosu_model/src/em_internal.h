@@ -348,6 +348,8 @@ int em_per_channel(em_state *s);
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);
+/* NPU_OP_RESIZE (em85_resize.c): NEAREST or BILINEAR `mode`. */
+int em85_op_resize(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);
 /* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry and IFM depth into the
    caller's structures, the decoded weights into `weights`, the scale records into s. */

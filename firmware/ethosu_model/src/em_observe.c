@@ -1,5 +1,5 @@
 /* The operation observer (ethosu_model_observe): after each NPU_OP_CONV/DEPTHWISE/POOL/
-   ELEMENTWISE (and, with index -1 and no feature maps, each NPU_OP_DMA_START) the callback sees the operation's index, command and feature maps as
+   ELEMENTWISE/RESIZE (RESIZE: U85 only; and, with index -1 and no feature maps, each NPU_OP_DMA_START) the callback sees the operation's index, command and feature maps as
    its registers describe them; a non-zero return stops the stream there (ETHOSU_MODEL_STOPPED). */
 #include <string.h>
 
@@ -18,7 +18,7 @@ void em_observe_reset(em_state *s) { s->operations = 0; }
 static int is_compute(int arch, unsigned code) {
     if (arch == 85)
         return code == EM85_CMD0_NPU_OP_CONV || code == EM85_CMD0_NPU_OP_DEPTHWISE || code == EM85_CMD0_NPU_OP_POOL ||
-               code == EM85_CMD0_NPU_OP_ELEMENTWISE;
+               code == EM85_CMD0_NPU_OP_ELEMENTWISE || code == EM85_CMD0_NPU_OP_RESIZE;
     return code == EM_CMD0_NPU_OP_CONV || code == EM_CMD0_NPU_OP_DEPTHWISE || code == EM_CMD0_NPU_OP_POOL ||
            code == EM_CMD0_NPU_OP_ELEMENTWISE;
 }
