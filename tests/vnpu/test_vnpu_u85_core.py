@@ -8,9 +8,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_vnpu_rounding import INT32_MAX, INT32_MIN, probe_values
-from vnpu_stream85 import TRANSPOSES, Elementwise85, Stream85, enum, run85, transposed_add
-from vnpu_support import check_case
+from vnpu_stream85 import (
+    TRANSPOSES,
+    Elementwise85,
+    NullPool85,
+    Stream85,
+    acc48_records,
+    enum,
+    run85,
+    transposed_add,
+)
+from vnpu_support import check_case, compiled, needs_toolchain
 from vnpu_u85_block import BLOCKS
+
+from orchestrator.tosa.graph import main_operators
+from orchestrator.tosa.intermediates import run_with_intermediates
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.observe import observe_program
+from orchestrator.vnpu.verify import input_sets, npu_delegates
 
 ROUND_MODES = ("DOUBLE_SYMMETRIC", "NATURAL", "DOUBLE_ASYMMETRIC", "SYMMETRIC",
                "TRUNCATE_TO_ZERO", "TRUNCATE_TO_LOWER")
@@ -127,3 +142,138 @@ def test_a_transformer_block_is_exact(block: str, quantize: str) -> None:
     softmax over keys or queries, LayerNorm, GELU MLP) on U85-128: chaining, transposes,
     MatMul, LUTs and a16w8's 48-bit accumulators in one stream."""
     check_case(f"vnpu_u85_block:{block}", "ethos-u85-128", quantize)
+
+
+# --- B64 feature maps: the 48-bit accumulator of an a16w8 transposed convolution ---------------
+
+INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
+INT48_MIN, INT48_MAX = -(1 << 47), (1 << 47) - 1
+B64_VALUES = np.array([INT48_MIN, INT48_MAX, -1, 0, 1, -(1 << 40) + 3, (1 << 33) + 5, -(1 << 31),
+                       123456789012, -98765432109, 22222, -7], dtype=np.int64)
+ACC48_RECORDS = [(0, 22744, 24), (-12345, 32767, 40), (7, 1, 1), (0, 16384, 47)]
+
+
+def null_pool_b64(values: np.ndarray, records: list[tuple[int, int, int]],  # type: ignore[type-arg]
+                  **fields: object) -> tuple[int, str, np.ndarray]:  # type: ignore[type-arg]
+    """Runs NullPool85 on `values` (height, width, depth, int64) as a B64 IFM2 and returns
+    (code, message, the int16 OFM)."""
+    shape = values.shape
+    scratch = np.zeros(1024 + 2 * values.size, dtype=np.uint8)
+    scratch[:values.nbytes] = values.astype("<i8").view(np.uint8).reshape(-1)
+    op = NullPool85(shape, **fields)  # type: ignore[arg-type]
+    code, message = run85(op.emit(Stream85()), scratch, acc48_records(records))
+    return code, message, scratch[1024:].view("<i2").reshape(shape)
+
+
+def test_a_b64_accumulator_input_is_rescaled_per_channel_as_regor_defines() -> None:
+    """A NONE pool loading a B64 IFM2 into the I48 accumulator (regor GenerateAccFormat,
+    ethos_u85_register_cs_generator.cpp:1511-1525: UseNullPool takes Acc48 for an input wider than
+    32 bits; ToActivationPrecision :216-233 types int48 and int64 both B64, graphir_optimiser.cpp
+    :71-90 stores int48 as int64), values over the whole int48 range, sign-extended: each Acc48
+    record (ethos_u85_weight_encoder.cpp:112-129) adds its bias, scales and shifts in the OFM
+    round mode (NATURAL: + 2^(shift-1), graphir_optimiser.cpp Scale()), then the OFM saturates
+    to int16. This is TOSA RESCALE of an i48 input (apply_scale_16, whose 16-bit multiplier is
+    the record's 15-bit scale) wherever TOSA's result is defined; where TOSA's REQUIRE (scaled
+    value within int32) fails TOSA is unpredictable and the model saturates as for every OFM."""
+    values = B64_VALUES.reshape(1, 3, 4)
+    code, message, got = null_pool_b64(values, ACC48_RECORDS)
+    assert code == 0, message
+    want = np.empty_like(got)
+    for index, value in np.ndenumerate(values):
+        bias, scale, shift = ACC48_RECORDS[index[2]]
+        scaled = ((int(value) + bias) * scale + (1 << (shift - 1))) >> shift
+        want[index] = min(max(scaled, INT16_MIN), INT16_MAX)
+    assert np.array_equal(got, want)
+    assert np.any((got > INT16_MIN) & (got < INT16_MAX))  # not only saturated values
+
+
+@pytest.mark.parametrize(("value", "fields", "message"), [
+    (INT48_MAX + 1, {}, "NPU_OP_POOL acc_input IFM2: a 48-bit accumulator value out of range "
+                        "(overflow not modelled)"),
+    (INT48_MIN - 1, {}, "NPU_OP_POOL acc_input IFM2: a 48-bit accumulator value out of range "
+                        "(overflow not modelled)"),
+    (INT48_MAX - 3, {}, "NPU_OP_POOL acc_input IFM2 plus bias: a 48-bit accumulator value out of "
+                        "range (overflow not modelled)"),
+    (0, {"acc_format": "I32"}, "NPU_OP_POOL NPU_SET_ACC_FORMAT acc_format value 0 with a 64-bit "
+                               "IFM2 accumulator input on Ethos-U85-128 (not modelled)"),
+    (0, {"ifm2_zero_point": 5}, "NPU_OP_POOL NPU_SET_IFM2_ZERO_POINT value 5 with B64 on "
+                                "Ethos-U85-128 (not modelled)"),
+    (0, {"ifm2": "U64"}, "NPU_OP_POOL NPU_SET_IFM2_PRECISION activation_type UNSIGNED with "
+                         "activation_precision value 3 on Ethos-U85-128 (not modelled)"),
+])
+def test_what_the_b64_path_does_not_model_stops_naming_it(value: int, fields: dict[str, object],
+                                                          message: str) -> None:
+    """Upper 16 bits of a B64 value outside int48 (truncated or saturated: regor does not say),
+    a value whose record's bias (7 on channel 2) takes it past int48, a B64 input into an I32
+    accumulator (regor pairs B64 with Acc48 only), a zero point on a B64 map (TOSA's int48 has
+    none) and an unsigned B64 are refused, one line each."""
+    code, got, _ = null_pool_b64(np.full((1, 1, 4), value, dtype=np.int64), ACC48_RECORDS[:4],
+                                 **fields)
+    assert code != 0
+    assert got == message
+
+
+def test_a_b64_ofm_outside_the_operations_that_model_it_stops_naming_it() -> None:
+    scratch = np.zeros(2048, dtype=np.int8)
+    code, message = run85(Elementwise85("ADD", (1, 1, 4), ofm="S64").emit(Stream85()), scratch)
+    assert code != 0
+    assert message == ("NPU_OP_ELEMENTWISE NPU_SET_OFM_PRECISION activation_precision value 3 "
+                       "(B64) on Ethos-U85-128 (not modelled)")
+
+
+def tosa_constant(tosa: bytes, name: str) -> np.ndarray:  # type: ignore[type-arg]
+    """The values of constant tensor `name` of a TOSA flatbuffer (int48 widened to int64)."""
+    from tosa.DType import DType
+    from tosa.TosaGraph import TosaGraph
+
+    block = TosaGraph.GetRootAs(tosa, 0).Regions(0).Blocks(0)
+    [tensor] = [block.Tensors(i) for i in range(block.TensorsLength())
+                if block.Tensors(i).Name().decode() == name]
+    shape = tuple(int(d) for d in tensor.ShapeAsNumpy())
+    count, raw = int(np.prod(shape)), tensor.DataAsNumpy().tobytes()
+    if tensor.Type() == DType.INT48:
+        return np.array([int.from_bytes(raw[6 * k:6 * k + 6], "little", signed=True)
+                         for k in range(count)], dtype=np.int64).reshape(shape)
+    dtype = {DType.INT8: "<i1", DType.INT16: "<i2"}[tensor.Type()]
+    return np.frombuffer(raw, dtype, count).astype(np.int64).reshape(shape)
+
+
+def transpose_conv_accumulators(tosa: bytes, reference: dict[str, np.ndarray]  # type: ignore[type-arg]
+                                ) -> np.ndarray:  # type: ignore[type-arg]
+    """TOSA TRANSPOSE_CONV2D's int48 output (kernel 2, stride 2, no padding: input (y, x) and
+    tap (ky, kx) land on output (2y + ky, 2x + kx)) from its input in `reference` and its
+    constant weights, bias and zero points."""
+    [op] = [op for op in main_operators(tosa) if op.op == "TRANSPOSE_CONV2D"]
+    source, weights, bias, input_zp, weight_zp = op.inputs
+    x = reference[source][0].astype(np.int64) - tosa_constant(tosa, input_zp)[0]
+    w = tosa_constant(tosa, weights) - tosa_constant(tosa, weight_zp)[0]
+    height, width, _ = x.shape
+    taps = np.einsum("yxi,okli->ykxlo", x, w)
+    return taps.reshape(2 * height, 2 * width, -1) + tosa_constant(tosa, bias)
+
+
+@pytest.mark.slow
+def test_a16w8_transposed_convolution_writes_its_int48_accumulators_as_b64() -> None:
+    """The real Vela stream of a stride-2 ConvTranspose2d in a16w8 on U85-128: regor splits the
+    TOSA TRANSPOSE_CONV2D into one 1x1 CONV per stride phase (scheduler_decompose.cpp:1530-1690,
+    DecomposeTransposeConv2DLargeStride, phases in (oy, ox) order, each writing every second OFM
+    row and column), and each CONV writes its accumulator unscaled into the int48 tensor as
+    64-bit elements (B64). Read back after each CONV, they are TOSA's int48 output, sign
+    extended (computed here from the graph's constants: the TOSA reference model returns an
+    int48 tensor as an empty array); the NONE pool that rescales the tensor makes the delegate's
+    output, which the U85 sweep checks bit-exactly."""
+    needs_toolchain()
+    product = compiled("vnpu_opcases:conv_transpose", "ethos-u85-128", "a16w8")
+    npu = Npu.for_target_name("ethos-u85-128")
+    [(partition, program)] = npu_delegates(product, "vnpu_opcases:conv_transpose", "ethos-u85-128")
+    inputs = input_sets(product, partition)[-1][1]
+    accumulators = transpose_conv_accumulators(partition.tosa,
+                                               run_with_intermediates(partition.tosa, inputs))
+    convs = [op for op in observe_program(program, npu, inputs).operations
+             if op.name == "NPU_OP_CONV"]
+    assert len(convs) == 4
+    for (oy, ox), op in zip([(0, 0), (0, 1), (1, 0), (1, 1)], convs, strict=True):
+        assert op.ofm is not None and op.ofm.shape[3] == 8
+        got = np.ascontiguousarray(op.ofm).view("<i8").reshape(op.ofm.shape[:3])
+        assert np.array_equal(got, accumulators[oy::2, ox::2, :]), (oy, ox)
+    assert accumulators.min() < 0 < accumulators.max()

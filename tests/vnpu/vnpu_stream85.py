@@ -23,7 +23,9 @@ U85_128 = Npu(85, 128, 1)
 U85_128_CONFIG = 0x20000117      # the COP1 config word Vela writes for U85-128 (issue #22)
 CMD1_FLAG = 0x4000
 FEATURE_MAP_REGION = 1
-ELEMENT = {"S8": (1, "B8", "SIGNED"), "S16": (2, "B16", "SIGNED"), "S32": (4, "B32", "SIGNED")}
+ELEMENT = {"S8": (1, "B8", "SIGNED"), "S16": (2, "B16", "SIGNED"), "S32": (4, "B32", "SIGNED"),
+           "S64": (8, "B64", "SIGNED"), "U64": (8, "B64", "UNSIGNED")}
+SCALE_REGION = 0                 # run() passes `weights` as region 0
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,8 +163,53 @@ class Elementwise85:
                            elementwise_mode=enum("elementwise_mode", self.mode))
 
 
-def run85(stream: Stream85, scratch: np.ndarray) -> tuple[int, str]:  # type: ignore[type-arg]
-    return run(stream.payload(), scratch, U85_128)
+def acc48_records(records: list[tuple[int, int, int]]) -> np.ndarray:  # type: ignore[type-arg]
+    """Acc48 scale records (bias, scale, shift), 10 bytes each as regor EncodeBias48 writes them
+    (ethos_u85_weight_encoder.cpp:112-129): int48 bias, uint15 scale, 6-bit shift, a zero byte."""
+    data = b"".join(bias.to_bytes(6, "little", signed=True) + scale.to_bytes(2, "little")
+                    + bytes([shift, 0]) for bias, scale, shift in records)
+    return np.frombuffer(data, dtype=np.uint8).copy()
+
+
+@dataclass(frozen=True)
+class NullPool85:
+    """A NONE pool whose accumulator is loaded from IFM2 (acc_input IFM2, an unread 8-bit dummy
+    IFM), rescaled per channel by the records at offset 0 of region 0 into the OFM at
+    `ofm_offset`: how regor rescales a 32- or 64-bit tensor (UseNullPool,
+    ethos_u85_register_cs_generator.cpp GeneratePoolingOp)."""
+
+    shape: tuple[int, int, int]
+    ifm2: str = "S64"
+    acc_format: str = "I48"
+    ifm2_zero_point: int = 0
+    ofm: str = "S16"
+    ofm_offset: int = 1024
+
+    def emit(self, stream: Stream85) -> Stream85:
+        height, width, depth = self.shape
+        stream.precision("IFM2", self.ifm2)
+        stream.feature_map("IFM2", 0, nhwc_strides(self.shape, ELEMENT[self.ifm2][0]),
+                           (height, height, width))
+        stream.cmd0("NPU_SET_IFM2_ZERO_POINT", zero_point=self.ifm2_zero_point)
+        stream.precision("IFM", "S8")
+        stream.cmd0("NPU_SET_IFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.precision("OFM", self.ofm, scale_mode=enum("ofm_scale_mode", "PER_CHANNEL"))
+        stream.feature_map("OFM", self.ofm_offset, nhwc_strides(self.shape, ELEMENT[self.ofm][0]),
+                           (height, height, width))
+        stream.cmd0("NPU_SET_OFM_HEIGHT_M1", height_m1=height - 1)
+        stream.cmd0("NPU_SET_OFM_WIDTH_M1", width_m1=width - 1)
+        stream.cmd0("NPU_SET_OFM_DEPTH_M1", depth_m1=depth - 1)
+        stream.cmd0("NPU_SET_OFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_SCALE_REGION", region=SCALE_REGION)
+        stream.cmd1("NPU_SET_SCALE_BASE", addr_lo=0)
+        stream.cmd0("NPU_SET_ACTIVATION",
+                    activation_function=enum("activation_function", "LUT_NONE"),
+                    activation_clip_range=enum("activation_clip_range", "NONE"))
+        stream.cmd1("NPU_SET_OFM_SCALE", scale=1, shift=0,
+                    round_mode=enum("round_mode_ofm", "NATURAL"))
+        stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", self.acc_format),
+                    acc_input=enum("acc_input", "IFM2"))
+        return stream.cmd0("NPU_OP_POOL", pooling_mode=enum("pooling_mode", "NONE"))
 
 
 @dataclass(frozen=True)
@@ -237,3 +284,8 @@ def transposed_add(transpose: str) -> tuple[Stream85, np.ndarray, np.ndarray]:  
                        ofm_strides=nhwc_strides(stored.shape, 1),
                        ofm_tiles=(stored.shape[0], stored.shape[0], stored.shape[1]))
     return op.emit(Stream85()), scratch, stored
+
+
+def run85(stream: Stream85, scratch: np.ndarray,  # type: ignore[type-arg]
+          weights: np.ndarray | None = None) -> tuple[int, str]:  # type: ignore[type-arg]
+    return run(stream.payload(), scratch, U85_128, weights)

@@ -30,6 +30,23 @@ static int weight_streams(em_state *s, em_weight_streams *w) {
     return 0;
 }
 
+/* A CONV into a B64 OFM writes its accumulator (bias + products, em_op_conv) as a signed 64-bit
+   element: the int48 output of a TOSA TRANSPOSE_CONV2D that regor splits into one CONV per
+   stride phase, each writing every stride-th OFM position (scheduler_decompose.cpp:1530-1690,
+   DecomposeTransposeConv2DLargeStride), read back by a NONE pool that rescales it
+   (em85_op_pool). regor gives such a CONV no rescale (a TOSA convolution has none; RESCALE
+   never outputs int48), so every record is scale 1, shift 0 and the round mode is moot; other
+   records stop. */
+static int unscaled_records(em_state *s, int depth) {
+    int c;
+    for (c = 0; c < depth; c++)
+        if (s->mult[c] != 1 || s->shift[c] != 0)
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_CONV into a B64 OFM with scale record %d scale %d shift "
+                           "%u on Ethos-U85-%d (not modelled: only the unscaled accumulator)", c, (int)s->mult[c],
+                           (unsigned)s->shift[c], s->macs);
+    return 0;
+}
+
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT), format = EM85_R0(s, NPU_SET_WEIGHT_FORMAT);
@@ -37,9 +54,10 @@ int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     em_weight_streams w;
     em_kernel k;
     int rc, acc_bits, from_ifm2;
-    if ((rc = em85_accumulator(s, name, 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, c->o)) ||
+    if ((rc = em85_accumulator(s, name, 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, c->o, !depthwise)) ||
         (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)))
         return rc;
+    c->acc_bits = acc_bits;
     if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_PER_CHANNEL)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling on Ethos-U85-%d (weights from IFM2: "
                        "not modelled)", name, s->macs);
@@ -53,8 +71,10 @@ int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     microblock(EM85_F_NPU_SET_ACC_FORMAT_MICROBLOCK(acc), &k.ublock_w, &k.ublock_h);
     k.fast = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_FORMAT(format) == EM85_WEIGHT_FORMAT_FWD;
     k.sparse = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_SPARSITY(format) == EM85_WEIGHT_SPARSITY_SPARSE_2_4;
-    if ((rc = weight_streams(s, &w)) || (rc = em_decode_weights_u85(s, &k, s->macs, &w, weights))) return rc;
-    return em85_load_scales(s, c->o->depth, acc_bits);
+    if ((rc = weight_streams(s, &w)) || (rc = em_decode_weights_u85(s, &k, s->macs, &w, weights)) ||
+        (rc = em85_load_scales(s, c->o->depth, acc_bits)))
+        return rc;
+    return c->o->fm.bytes == 8 ? unscaled_records(s, c->o->depth) : 0;
 }
 
 int em85_load_scales(em_state *s, int depth, int acc_bits) {
@@ -78,7 +98,7 @@ int em85_op_matmul(em_state *s) {
     int64_t scale;
     int depth = (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
     int rc, shift, acc_bits, from_ifm2, x, n, k;
-    if ((rc = em85_accumulator(s, "NPU_OP_CONV", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_CONV", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o, 0)) ||
         (rc = em_load_fmap(s, 0, &a)) || (rc = em_load_fmap(s, 1, &b)) || (rc = em85_load_geom(s, &o, &g)) ||
         (rc = em85_global_scale(s, "NPU_OP_CONV weights_ifm2", &scale, &shift)))
         return rc;

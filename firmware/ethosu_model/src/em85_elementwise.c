@@ -83,7 +83,7 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
     if (!binary(mode) && !unary(mode))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE elementwise_mode value %u on Ethos-U85-%d "
                        "(not modelled)", mode, s->macs);
-    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o, 0)) ||
         (rc = load_operand(s, 0, EM85_R0(s, NPU_SET_IFM_BROADCAST), EM85_R1(s, NPU_SET_IFM_SCALE), &a)) ||
         (binary(mode) &&
          (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||

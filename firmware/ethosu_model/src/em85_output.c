@@ -132,17 +132,22 @@ void em85_store_transposed(em_state *s) {
             }
 }
 
-int em85_load_out(em_state *s, em_out *o) {
+int em85_load_out(em_state *s, em_out *o, int b64) {
     uint64_t prec = EM85_R0(s, NPU_SET_OFM_PRECISION);
     uint64_t scale = EM85_R1(s, NPU_SET_OFM_SCALE);
     unsigned reverse = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_REVERSE(prec);
     unsigned transpose = EM85_F_NPU_SET_OFM_PRECISION_ACTIVATION_TRANSPOSE(prec);
     int rc;
     s->staged.active = 0;
-    if ((rc = em_load_fmap(s, 2, &o->fm))) return rc;
+    if ((rc = b64 ? em85_load_fmap_b64(s, 2, &o->fm) : em_load_fmap(s, 2, &o->fm))) return rc;
     if (reverse != EM85_ACTIVATION_REVERSE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
                        "(not modelled)", reverse);
+    if (o->fm.bytes == 8 && transpose != EM85_ACTIVATION_TRANSPOSE_HWC)
+        /* regor never transposes a 64-bit OFM in hardware: "Int64 Transpose requires
+           decomposition" (ethos_u85_constraints.cpp:569-577) */
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_OFM_PRECISION activation_transpose value %u with B64 on "
+                       "Ethos-U85-%d (not modelled)", em_opname(85, 0, s->op_code), transpose, s->macs);
     o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
     o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
     o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;

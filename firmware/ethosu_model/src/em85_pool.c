@@ -33,9 +33,22 @@ int em85_load_geom(em_state *s, const em_out *o, em_geom *g) {
     return 0;
 }
 
-/* A NONE pool's accumulator comes from IFM2 (acc_input IFM2): regor UseNullPool passes a 32-bit
-   input as IFM2 with an 8-bit dummy IFM ("Pool with input type >= 32 should use IFM int8
-   precision and none pooling op", GeneratePoolingOp/GenerateCommon); the IFM is not read. */
+/* A NONE pool's accumulator comes from IFM2 (acc_input IFM2): regor UseNullPool passes a 32- or
+   64-bit input as IFM2 with an 8-bit dummy IFM ("Pool with input type >= 32 should use IFM int8
+   precision and none pooling op", GeneratePoolingOp/GenerateCommon); the IFM is not read. The
+   accumulator follows the input: B32 into I32, B64 (an int48 tensor stored as int64, e.g. a
+   transposed convolution's accumulator) into I48 (GenerateAccFormat,
+   ethos_u85_register_cs_generator.cpp:1511-1525). Each value is loaded as it is stored
+   (sign-extended) and must fit the accumulator: what the NPU does with the upper 16 bits of a
+   B64 value outside int48 is nowhere in regor, so such a value stops (em85_acc_check). */
+static int load_accumulator_input(em_state *s, int acc_bits, em_fmap *f) {
+    int rc = em85_load_fmap_b64(s, 1, f);
+    if (rc) return rc;
+    if ((f->bytes == 8 && acc_bits == 48) || (f->bytes == 4 && acc_bits == 32)) return 0;
+    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NPU_SET_ACC_FORMAT acc_format value %u with a %d-bit IFM2 "
+                   "accumulator input on Ethos-U85-%d (not modelled)",
+                   EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(EM85_R0(s, NPU_SET_ACC_FORMAT)), 8 * f->bytes, s->macs);
+}
 
 static int window_kind(unsigned mode) {
     if (mode == EM85_POOLING_MODE_MAX) return EM_WINDOW_MAX;
@@ -58,6 +71,13 @@ static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom
     return 0;
 }
 
+/* A loaded accumulator value, and with its record's bias, must fit the accumulator (where the
+   NPU adds the bias, and at what width, regor does not say). */
+static int check_loaded(em_state *s, int64_t acc, int64_t bias, int bits) {
+    int rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, bits);
+    return rc ? rc : em85_acc_check(s, "NPU_OP_POOL acc_input IFM2 plus bias", acc + bias, bits);
+}
+
 int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
@@ -72,8 +92,8 @@ int em85_op_pool(em_state *s, unsigned mode) {
         return rc;
     if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
-    if (from_ifm2 && (rc = em_load_fmap(s, 1, &acc_fm))) return rc;
-    if ((rc = em85_load_out(s, &o)) || (rc = em85_load_geom(s, &o, &g)) || (rc = check_pool(s, mode, &o, &g, scale, shift))) return rc;
+    if (from_ifm2 && (rc = load_accumulator_input(s, acc_bits, &acc_fm))) return rc;
+    if ((rc = em85_load_out(s, &o, 0)) || (rc = em85_load_geom(s, &o, &g)) || (rc = check_pool(s, mode, &o, &g, scale, shift))) return rc;
     if (!from_ifm2 && (rc = em_load_fmap(s, 0, &in))) return rc;
     if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
         return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
@@ -82,8 +102,9 @@ int em85_op_pool(em_state *s, unsigned mode) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
                 int err = 0, count = 0;
-                int64_t acc = from_ifm2 ? (int64_t)em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
+                int64_t acc = from_ifm2 ? em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
                                         : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
+                if (from_ifm2 && (rc = check_loaded(s, acc, per_channel ? s->bias[c] : 0, acc_bits))) return rc;
                 /* per-channel records as the U55's pool applies them: bias, then scale */
                 int64_t v = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o.round_mode, &err)
                             : per_channel ? em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err)

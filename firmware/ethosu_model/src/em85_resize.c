@@ -147,7 +147,7 @@ static int load_resize(em_state *s, unsigned mode, resize_op *r) {
                        mode, s->macs);
     if ((rc = em85_accumulator(s, "NPU_OP_RESIZE", 0, &acc_bits, &from_ifm2)) ||
         (rc = em85_global_scale(s, "NPU_OP_RESIZE", &r->scale, &r->shift)) || (rc = em_load_fmap(s, 0, &r->in)) ||
-        (rc = em85_load_out(s, &r->o)) || (rc = check_fixed(s, r)))
+        (rc = em85_load_out(s, &r->o, 0)) || (rc = check_fixed(s, r)))
         return rc;
     if ((rc = LOAD_AXIS(X, step_x, extent_w, block_w, &r->x))) return rc;
     return LOAD_AXIS(Y, step_y, extent_h, 1, &r->y);

@@ -35,6 +35,8 @@ typedef struct conv_job {
     int depth;   /* channels read per tap: IFM depth (CONV) or OFM depth (DEPTHWISE) */
     int patch;   /* int16 elements of one position's patch: kh * kw * depth */
     int chunk;   /* products an int32 partial sum can take without overflow */
+    int acc_bits;            /* U85: the ACC_FORMAT accumulator (32 or 48 bits); 0 elsewhere */
+    int64_t acc_lo, acc_hi;  /* the accumulator's range (int64 where it is not checked) */
 } conv_job;
 
 /* --- the output stage of one position: scale per channel, then store --- */
@@ -50,6 +52,8 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     uint8_t *run = em_fm_run(f, oy, ox, depth);
     int c;
     for (c = 0; c < depth; c++) {
+        if (acc[c] < j->acc_lo || acc[c] > j->acc_hi)
+            return em85_acc_check(j->s, j->depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV", acc[c], j->acc_bits);
         if (!em_scale_fast(acc[c], mult[c], shift[c], mode, &acc[c])) {
             int err = 0;
             acc[c] = em_scale(j->s, acc[c], mult[c], shift[c], mode, &err);
@@ -193,7 +197,7 @@ static int direct_position(conv_job *j, int oy, int ox) {
         for (kx = 0; kx < g->kw; kx++) {
             int ix = em_tap_col(g, ox, kx), tap = ky * g->kw + kx;
             if (ix < 0) continue;
-            for (i = 0; i < j->depth; i++) g_col[i] = em_fm_read(&j->in, iy, ix, i) - j->in.zero_point;
+            for (i = 0; i < j->depth; i++) g_col[i] = (int32_t)(em_fm_read(&j->in, iy, ix, i) - j->in.zero_point);
             for (c = 0; c < depth; c++) {
                 if (j->depthwise) {
                     acc[c] += (int64_t)g_col[c] * g_weights[(size_t)tap * depth + c];
@@ -257,11 +261,17 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     memset(j, 0, sizeof(*j));
     j->s = s;
     j->depthwise = depthwise;
+    j->acc_lo = INT64_MIN;
+    j->acc_hi = INT64_MAX;
     if (s->arch == 85) {
         em85_conv regs;
         regs.o = &j->o; regs.in = &j->in; regs.g = &j->g;
         if ((rc = em85_load_conv(s, depthwise, &regs, g_weights))) return rc;
         j->ifm_depth = regs.ifm_depth;
+        /* the accumulator a B64 OFM receives as it is: a value past it stops (em85_acc_check) */
+        j->acc_bits = regs.acc_bits;
+        j->acc_lo = -((int64_t)1 << (regs.acc_bits - 1));
+        j->acc_hi = ((int64_t)1 << (regs.acc_bits - 1)) - 1;
         return finish_job(s, j);
     }
     j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;

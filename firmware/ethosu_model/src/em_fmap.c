@@ -49,17 +49,22 @@ static unsigned ifm2_format(uint64_t w) { return EM_F_NPU_SET_IFM2_PRECISION_FOR
 static unsigned ofm_precision(uint64_t w) { return EM_F_NPU_SET_OFM_PRECISION_PRECISION(w); }
 static unsigned ofm_format(uint64_t w) { return EM_F_NPU_SET_OFM_PRECISION_FORMAT(w); }
 
-/* U85: signedness is its own field (activation_type); activation_precision gives the size
-   (B8/B16/B32; B64 is not modelled). The IFM, IFM2 and OFM registers place them differently. */
+/* U85: signedness is its own field (activation_type); activation_precision gives the size.
+   B64 holds what regor types int48 or int64 (ToActivationPrecision, regor
+   ethos_u85_register_cs_generator.cpp:216-233: 48 and 64 bits are both B64; int48 tensors are
+   stored as int64, graphir_optimiser.cpp:71-90 ConvertInt48Tensors), signed only, and only
+   where the operation asks for it (em85_load_fmap_b64). The IFM, IFM2 and OFM registers place
+   the fields differently. */
 static int u85_element(unsigned type, unsigned precision, int *bytes, int *is_signed) {
     switch (precision) {
     case EM85_ACTIVATION_PRECISION_B8: *bytes = 1; break;
     case EM85_ACTIVATION_PRECISION_B16: *bytes = 2; break;
     case EM85_ACTIVATION_PRECISION_B32: *bytes = 4; break;
+    case EM85_ACTIVATION_PRECISION_B64: *bytes = 8; break;
     default: return -1;
     }
     *is_signed = type == EM85_ACTIVATION_TYPE_SIGNED;
-    return (*bytes == 4 && !*is_signed) ? -1 : 0;
+    return (*bytes >= 4 && !*is_signed) ? -1 : 0;
 }
 
 #define EM85_PRECISION_FIELDS(LOWER, UPPER)                                                                       \
@@ -149,12 +154,33 @@ static int load_chained(em_state *s, int which, unsigned cb, em_fmap *f) {
     return 0;
 }
 
-int em_load_fmap(em_state *s, int which, em_fmap *f) {
+/* 0 for a B64 feature map the running operation models (`b64`) in the form regor writes one:
+   in memory, NHWC, zero point 0 (TOSA's int48 has none). Anything else stops with one line
+   naming the command, the field, its value and the target. */
+static int check_b64(em_state *s, const fmap_regs *r, uint64_t prec, int b64) {
+    const char *op = em_opname(85, 0, s->op_code);
+    unsigned zp = (unsigned)((reg0(s, r->zero_point) >> 16) & 0xffffu);
+    if (!b64)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_precision value %u (B64) on "
+                       "Ethos-U85-%d (not modelled)", op, r->name, r->precision_field(prec), s->macs);
+    if (r->storage_field(prec) != r->in_memory)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_storage value %u with B64 on "
+                       "Ethos-U85-%d (not modelled)", op, r->name, r->storage_field(prec), s->macs);
+    if (r->format_field(prec) != r->nhwc)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_format value %u with B64 on "
+                       "Ethos-U85-%d (not modelled)", op, r->name, r->format_field(prec), s->macs);
+    if (zp != 0)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_ZERO_POINT value %u with B64 on Ethos-U85-%d (not "
+                       "modelled)", op, r->name, zp, s->macs);
+    return 0;
+}
+
+static int load_fmap(em_state *s, int which, em_fmap *f, int b64) {
     const fmap_regs *r = row(s, which);
     uint64_t prec = reg0(s, r->precision);
     unsigned region = em_fmap_region(s, which), format = r->format_field(prec), precision = r->precision_field(prec);
     uint32_t zp = (uint32_t)((reg0(s, r->zero_point) >> 16) & 0xffffu);
-    int t;
+    int t, rc;
     memset(f, 0, sizeof(*f));
     f->height0 = minus1(s, r->height0);
     f->height1 = minus1(s, r->height1);
@@ -162,8 +188,14 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     f->stride_x = stride(s, r, 0);
     f->stride_y = stride(s, r, 1);
     f->stride_c = stride(s, r, 2);
-    if (r->element(prec, &f->bytes, &f->is_signed) != 0)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
+    if (r->element(prec, &f->bytes, &f->is_signed) != 0) {
+        if (s->arch != 85) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s precision value %u", r->name, precision);
+        /* every U85 size is known: what fails is an unsigned B32/B64 */
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_type UNSIGNED with "
+                       "activation_precision value %u on Ethos-U85-%d (not modelled)", em_opname(85, 0, s->op_code),
+                       r->name, precision, s->macs);
+    }
+    if (f->bytes == 8 && (rc = check_b64(s, r, prec, b64))) return rc;
     if (r->storage_field && r->storage_field(prec) == EM85_ACTIVATION_STORAGE_CHAINED) {
         f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
         f->fault = &s->fault;
@@ -191,3 +223,7 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) {
     f->which = which;
     return 0;
 }
+
+int em_load_fmap(em_state *s, int which, em_fmap *f) { return load_fmap(s, which, f, 0); }
+
+int em85_load_fmap_b64(em_state *s, int which, em_fmap *f) { return load_fmap(s, which, f, 1); }

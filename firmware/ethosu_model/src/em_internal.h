@@ -42,7 +42,7 @@ typedef struct em_fmap {
     int height0, height1, width0;
     int64_t stride_x, stride_y, stride_c;
     int nhcwb16;
-    int bytes;     /* element size */
+    int bytes;     /* element size: 1, 2, 4 or (U85 B64) 8 */
     int is_signed;
     int32_t zero_point;
     const uint8_t *lo, *hi; /* the region: every access is checked against it */
@@ -70,6 +70,7 @@ typedef struct em_state {
     int shram_banks;
     int fault;
     int operations; /* NPU operations run so far in this invoke (em_observe.c) */
+    unsigned op_code; /* cmd0 opcode of the running operation (refusals name it) */
     uint64_t reg0[0x200]; /* last NPU_SET_* cmd0 word per opcode */
     uint64_t reg1[0x100]; /* last NPU_SET_* cmd1 (word | data << 32) per opcode */
     uint8_t shram[EM_SHRAM_BYTES];
@@ -167,26 +168,33 @@ static inline uint8_t *em_fm_run(const em_fmap *f, int y, int x, int depth) {
     return f->tile[t] + off;
 }
 
-static inline int32_t em_fm_get(const em_fmap *f, const uint8_t *p) {
+static inline int64_t em_fm_get(const em_fmap *f, const uint8_t *p) {
     switch (f->bytes) {
     case 1: return f->is_signed ? (int32_t)(int8_t)p[0] : (int32_t)p[0];
     case 2: {
         uint16_t v = (uint16_t)(p[0] | (p[1] << 8));
         return f->is_signed ? (int32_t)(int16_t)v : (int32_t)v;
     }
-    default:
+    case 4:
         return (int32_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24));
+    default: { /* 8: a U85 B64 element, two's complement (regor stores int48 tensors as int64) */
+        uint64_t u = 0;
+        int i;
+        for (i = 7; i >= 0; i--) u = (u << 8) | p[i];
+        return u >> 63 ? -(int64_t)(~u) - 1 : (int64_t)u;
+    }
     }
 }
 
 static inline void em_fm_put(const em_fmap *f, uint8_t *p, int64_t v) {
-    uint32_t u = (uint32_t)v;
+    uint64_t u = (uint64_t)v;
     p[0] = (uint8_t)u;
     if (f->bytes > 1) p[1] = (uint8_t)(u >> 8);
     if (f->bytes > 2) { p[2] = (uint8_t)(u >> 16); p[3] = (uint8_t)(u >> 24); }
+    if (f->bytes > 4) { p[4] = (uint8_t)(u >> 32); p[5] = (uint8_t)(u >> 40); p[6] = (uint8_t)(u >> 48); p[7] = (uint8_t)(u >> 56); }
 }
 
-static inline int32_t em_fm_read(const em_fmap *f, int y, int x, int c) {
+static inline int64_t em_fm_read(const em_fmap *f, int y, int x, int c) {
     const uint8_t *p = em_fm_ptr(f, y, x, c);
     return p == NULL ? 0 : em_fm_get(f, p);
 }
@@ -199,6 +207,9 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
 /* Feature maps from the registers (em_fmap.c): 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an
    error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
+/* U85: em_load_fmap that also takes a B64 feature map (8-byte signed elements, NHWC, in memory,
+   zero point 0); only the operations that model one call it. */
+int em85_load_fmap_b64(em_state *s, int which, em_fmap *f);
 const char *em_fmap_name(const em_state *s, int which);
 unsigned em_fmap_region(const em_state *s, int which);
 /* Scaling (em_scale.c): value * scale (|scale| <= 2^32: OFM_SCALE is unsigned), shifted right by `shift` with the hardware rounding `mode`. */
@@ -347,6 +358,7 @@ typedef struct em85_conv {
     em_fmap *in;
     em_geom *g;
     int ifm_depth;
+    int acc_bits; /* ACC_FORMAT: 32 or 48 */
 } em85_conv;
 int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
 /* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
@@ -358,7 +370,9 @@ int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
    IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
-int em85_load_out(em_state *s, em_out *o);
+/* The OFM registers of a U85 operation into `o`; `b64` when the operation models a B64 OFM (the
+   raw accumulator, em85_load_conv), else a B64 OFM is refused naming the command. */
+int em85_load_out(em_state *s, em_out *o, int b64);
 /* After a U85 operation: a staged transposed OFM to its stored layout. */
 void em85_store_transposed(em_state *s);
 /* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */

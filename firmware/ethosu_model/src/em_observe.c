@@ -97,7 +97,8 @@ static void describe(em_state *s, int which, ethosu_model_fmap *out) {
     ethosu_model_status kept = *s->status; /* a map that does not load leaves the run's status */
     out->region = out->chain = -1;
     out->axes[0] = 0; out->axes[1] = 1; out->axes[2] = 2;
-    if (em_load_fmap(s, which, &f) != 0) {
+    /* a U85 B64 map is described too (no B64 exists on U55/U65: the call is em_load_fmap's there) */
+    if (em85_load_fmap_b64(s, which, &f) != 0) {
         s->fault = fault;
         *s->status = kept;
         return;

@@ -37,7 +37,9 @@ void em_lut_after_op(em_state *s) {
 }
 
 void em_out_type_range(em_out *o) {
-    if (o->fm.bytes == 4) {
+    if (o->fm.bytes == 8) { /* U85 B64 (signed only): the accumulator, sign-extended */
+        o->type_min = INT64_MIN; o->type_max = INT64_MAX;
+    } else if (o->fm.bytes == 4) {
         o->type_min = -((int64_t)1 << 31); o->type_max = ((int64_t)1 << 31) - 1;
     } else if (o->fm.is_signed) {
         o->type_min = -((int64_t)1 << (8 * o->fm.bytes - 1)); o->type_max = ((int64_t)1 << (8 * o->fm.bytes - 1)) - 1;

@@ -58,6 +58,7 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
             if (code < 0x100u) {
                 int rc;
                 s->fault = 0;
+                s->op_code = code;
                 rc = run_operation(s, code, w >> 16);
                 if (rc) return rc;
                 if (s->fault) return fault(s, code, i);
