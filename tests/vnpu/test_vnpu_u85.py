@@ -25,19 +25,11 @@ from orchestrator.aot.sources import BUILTINS
 NOT_MODELLED: dict[str, str] = {}
 
 # What the model does not execute yet in one quantization only (measured by the -m sweep on
-# all five configurations).
+# all five configurations): nothing at present.
 # (a16w8 transposed convolution, whose CONVs write their 48-bit accumulators as NHWC B64
-# feature maps, is modelled: test_vnpu_u85_core.py checks the B64 path.)
-NOT_MODELLED_IN: dict[tuple[str, str], str] = {
-    # A bilinear RESIZE whose scale numerators' product is no power of two keeps TOSA's int48
-    # result: Vela writes it as a B64 OFM (value 3) and rescales it in a second command.
-    ("vnpu_cases_u85:upsample_bilinear_align", "a16w8"): "Vela writes the int48 RESIZE result "
-                                                         "as a B64 (OFM precision value 3) "
-                                                         "NHCWB16 OFM, refused by the model",
-    ("vnpu_cases_u85:upsample_bilinear_9x7", "a16w8"): "Vela writes the int48 RESIZE result as "
-                                                       "a B64 (OFM precision value 3) NHCWB16 "
-                                                       "OFM, refused by the model",
-}
+# feature maps, and the a16w8 bilinear RESIZE whose int48 result Vela writes as an NHCWB16 B64
+# map for a NONE pool to rescale, are modelled: test_vnpu_u85_core.py checks the B64 paths.)
+NOT_MODELLED_IN: dict[tuple[str, str], str] = {}
 
 # Cases that stop before the model runs (measured on ethos-u85-128 a16w8; the other
 # configurations assumed alike): strict xfail naming the upstream cause.

@@ -18,7 +18,17 @@
    upper; BILINEAR weighs the four neighbours by (n - f) and f per axis, TOSA's integer
    accumulator (scaled by n_y * n_x). The hardware's value carries 16 more fraction bits:
    regor writes OFM_SCALE shift = 16 + the TOSA shift with scale 1 ("scaling is shift only and
-   + 16", lines 1902-1904 and 1938), so the value below is TOSA's times 2^16. */
+   + 16", lines 1902-1904 and 1938), so the value below is TOSA's times 2^16.
+
+   A bilinear RESIZE of int16 is int48 in TOSA (RESIZE out_t for in_t int16, BILINEAR): its
+   RESCALE then follows as a separate command. regor keeps that result as a B64 OFM (int48
+   tensors are int64, graphir_optimiser.cpp:71-90), written through the same output stage:
+   OFM_SCALE shift 16 (no TOSA shift is folded into an int48 result) removes the 16 fraction bits
+   exactly and there is no clamp (activation clip range NONE for a > 16-bit OFM,
+   GenerateActivation:1011), so the map holds TOSA's int48 value; a NONE pool reads it back as
+   its IFM2 accumulator and rescales it (em85_pool.c). Any other B64 RESIZE stops: NEAREST (TOSA
+   keeps the input type) or an I32 accumulator (regor picks Acc48 for an OFM of more than 32
+   bits, ethos_u85.cpp:938-943). */
 #include "em_internal.h"
 
 #define RESIZE_FRACTION_BITS 16
@@ -139,7 +149,7 @@ static int load_resize(em_state *s, unsigned mode, resize_op *r) {
     int block_w = (int)EM85_F_NPU_SET_OFM_BLK_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_BLK_WIDTH_M1)) + 1;
     int extent_h = (int)EM85_F_NPU_SET_KERNEL_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_KERNEL_HEIGHT_M1)) + 1;
     int extent_w = (int)EM85_F_NPU_SET_KERNEL_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_KERNEL_WIDTH_M1)) + 1;
-    int rc, acc_bits, from_ifm2;
+    int rc, acc_bits, from_ifm2, b64 = mode == EM85_RESIZE_MODE_BILINEAR;
     r->mode = mode;
     if (mode != EM85_RESIZE_MODE_NEAREST && mode != EM85_RESIZE_MODE_BILINEAR)
         /* regor ToResizeMode maps only Bilinear and Nearest (REPLICATE is never emitted) */
@@ -147,8 +157,12 @@ static int load_resize(em_state *s, unsigned mode, resize_op *r) {
                        mode, s->macs);
     if ((rc = em85_accumulator(s, "NPU_OP_RESIZE", 0, &acc_bits, &from_ifm2)) ||
         (rc = em85_global_scale(s, "NPU_OP_RESIZE", &r->scale, &r->shift)) || (rc = em_load_fmap(s, 0, &r->in)) ||
-        (rc = em85_load_out(s, &r->o, 0)) || (rc = check_fixed(s, r)))
+        (rc = em85_load_out(s, &r->o, b64)) || (rc = check_fixed(s, r)))
         return rc;
+    if (r->o.fm.bytes == 8 && acc_bits != 48)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE NPU_SET_ACC_FORMAT acc_format value %u with a B64 OFM "
+                       "on Ethos-U85-%d (not modelled)",
+                       EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(EM85_R0(s, NPU_SET_ACC_FORMAT)), s->macs);
     if ((rc = LOAD_AXIS(X, step_x, extent_w, block_w, &r->x))) return rc;
     return LOAD_AXIS(Y, step_y, extent_h, 1, &r->y);
 }

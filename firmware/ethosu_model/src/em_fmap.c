@@ -155,8 +155,14 @@ static int load_chained(em_state *s, int which, unsigned cb, em_fmap *f) {
 }
 
 /* 0 for a B64 feature map the running operation models (`b64`) in the form regor writes one:
-   in memory, NHWC, zero point 0 (TOSA's int48 has none). Anything else stops with one line
-   naming the command, the field, its value and the target. */
+   in memory, zero point 0 (TOSA's int48 has none), NHWC or NHCWB16. An NHCWB16 B64 map is the
+   8-bit one's layout with 8-byte elements: a brick holds 16 channels of 8 bytes (STRIDE_X =
+   16 * 8), channel c at (c / 16) * STRIDE_C + (c % 16) * 8 (regor
+   high_level_command_stream_generator.cpp GetStrides:46-53, ethos_u85_register_cs_generator.cpp
+   AddressForCoordinate:493-500; int48 tensors are int64 by then, graphir_optimiser.cpp:71-90),
+   which em_fm_coff computes from the element size (load_fmap checks the format as for any map).
+   Anything else stops with one line naming
+   the command, the field, its value and the target. */
 static int check_b64(em_state *s, const fmap_regs *r, uint64_t prec, int b64) {
     const char *op = em_opname(85, 0, s->op_code);
     unsigned zp = (unsigned)((reg0(s, r->zero_point) >> 16) & 0xffffu);
@@ -166,9 +172,6 @@ static int check_b64(em_state *s, const fmap_regs *r, uint64_t prec, int b64) {
     if (r->storage_field(prec) != r->in_memory)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_storage value %u with B64 on "
                        "Ethos-U85-%d (not modelled)", op, r->name, r->storage_field(prec), s->macs);
-    if (r->format_field(prec) != r->nhwc)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_format value %u with B64 on "
-                       "Ethos-U85-%d (not modelled)", op, r->name, r->format_field(prec), s->macs);
     if (zp != 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_ZERO_POINT value %u with B64 on Ethos-U85-%d (not "
                        "modelled)", op, r->name, zp, s->macs);

@@ -207,8 +207,8 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
 /* Feature maps from the registers (em_fmap.c): 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an
    error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
-/* U85: em_load_fmap that also takes a B64 feature map (8-byte signed elements, NHWC, in memory,
-   zero point 0); only the operations that model one call it. */
+/* U85: em_load_fmap that also takes a B64 feature map (8-byte signed elements, NHWC or NHCWB16,
+   in memory, zero point 0); only the operations that model one call it. */
 int em85_load_fmap_b64(em_state *s, int which, em_fmap *f);
 const char *em_fmap_name(const em_state *s, int which);
 unsigned em_fmap_region(const em_state *s, int which);
@@ -371,7 +371,7 @@ int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
    IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
 int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
 /* The OFM registers of a U85 operation into `o`; `b64` when the operation models a B64 OFM (the
-   raw accumulator, em85_load_conv), else a B64 OFM is refused naming the command. */
+   raw accumulator, em85_load_conv; a bilinear resize's int48 result, em85_op_resize), else a B64 OFM is refused naming the command. */
 int em85_load_out(em_state *s, em_out *o, int b64);
 /* After a U85 operation: a staged transposed OFM to its stored layout. */
 void em85_store_transposed(em_state *s);
