@@ -12,6 +12,7 @@ from vnpu_stream85 import (
     TRANSPOSES,
     Elementwise85,
     NullPool85,
+    Resize85,
     Stream85,
     acc48_records,
     enum,
@@ -219,6 +220,115 @@ def test_a_b64_ofm_outside_the_operations_that_model_it_stops_naming_it() -> Non
     assert code != 0
     assert message == ("NPU_OP_ELEMENTWISE NPU_SET_OFM_PRECISION activation_precision value 3 "
                        "(B64) on Ethos-U85-128 (not modelled)")
+
+
+# --- a bilinear RESIZE's int48 result as an NHCWB16 B64 map, rescaled by a NONE pool ----------
+
+RESIZE_SHAPE = (3, 5, 20)            # 20 channels: a full brick of 16 and a partial one
+RESIZE_OFM = (6, 10, 20)             # the 2x upscale of Resize85
+RESIZE_B64_OFFSET = 1024
+RESIZE_POOL_OFFSET = RESIZE_B64_OFFSET + 6 * 10 * 32 * 8
+
+
+def tosa_bilinear(source: np.ndarray, n: int, d: int,  # type: ignore[type-arg]
+                  offset: int) -> np.ndarray:  # type: ignore[type-arg]
+    """TOSA RESIZE BILINEAR's integer result (scale n/d and `offset` on both axes, no border):
+    output o samples o * d + offset in 1/n units, the neighbours clamped to the IFM, weighted by
+    (n - f) and f per axis; the sum is TOSA's int48 value (scaled by n * n)."""
+    def axis(count: int, extent: int) -> list[tuple[int, int, int]]:
+        samples = []
+        for o in range(count):
+            index, fraction = divmod(o * d + offset, n)
+            samples.append((min(max(index, 0), extent - 1), min(max(index + 1, 0), extent - 1),
+                            fraction))
+        return samples
+    height, width, depth = source.shape
+    wide = source.astype(np.int64)
+    out = np.empty((2 * height, 2 * width, depth), dtype=np.int64)
+    for oy, (y0, y1, fy) in enumerate(axis(2 * height, height)):
+        for ox, (x0, x1, fx) in enumerate(axis(2 * width, width)):
+            out[oy, ox] = (wide[y0, x0] * (n - fy) * (n - fx) + wide[y0, x1] * (n - fy) * fx
+                           + wide[y1, x0] * fy * (n - fx) + wide[y1, x1] * fy * fx)
+    return out
+
+
+def read_nhcwb16_b64(data: np.ndarray,  # type: ignore[type-arg]
+                     shape: tuple[int, int, int]) -> np.ndarray:  # type: ignore[type-arg]
+    """An NHCWB16 int64 map as regor lays it out (GetStrides): per row, one W x 16 brick run per
+    16 channels."""
+    height, width, depth = shape
+    bricks = -(-depth // 16)
+    values = data[:height * bricks * width * 16 * 8].view("<i8")
+    return values.reshape(height, bricks, width, 16).transpose(0, 2, 1, 3).reshape(
+        height, width, bricks * 16)[..., :depth]
+
+
+def resize_into_b64(pool: bool) -> tuple[int, str, np.ndarray, np.ndarray]:  # type: ignore[type-arg]
+    """An int16 bilinear RESIZE into an NHCWB16 B64 OFM (what Vela programs for a16w8
+    upsample_bilinear_9x7: ACC_FORMAT I48, OFM_SCALE scale 1 shift 16), then with `pool` the
+    NONE pool that reads that map as its IFM2 and rescales it into int16 NHWC:
+    (code, message, the source, the scratch)."""
+    source = np.linspace(-(1 << 15), (1 << 15) - 1, num=int(np.prod(RESIZE_SHAPE))).astype(
+        np.int16).reshape(RESIZE_SHAPE)
+    scratch = np.zeros(RESIZE_POOL_OFFSET + 2 * int(np.prod(RESIZE_OFM)), dtype=np.uint8)
+    scratch[:source.nbytes] = source.astype("<i2").view(np.uint8).reshape(-1)
+    stream = Resize85(RESIZE_SHAPE, mode="BILINEAR", ifm="S16", ofm="S64", ofm_format="NHCWB16",
+                      acc_format="I48", ofm_offset=RESIZE_B64_OFFSET).emit(Stream85())
+    records = [ACC48_RECORDS[c % len(ACC48_RECORDS)] for c in range(RESIZE_SHAPE[2])]
+    if pool:
+        NullPool85(RESIZE_OFM, ifm2_offset=RESIZE_B64_OFFSET, ifm2_format="NHCWB16",
+                   ofm_offset=RESIZE_POOL_OFFSET).emit(stream)
+    code, message = run85(stream, scratch, acc48_records(records))
+    return code, message, source, scratch
+
+
+def test_a_bilinear_resize_writes_tosas_int48_result_as_an_nhcwb16_b64_map() -> None:
+    """Regor keeps an int16 bilinear RESIZE's int48 result (TOSA out_t int48) as a B64 map
+    (graphir_optimiser.cpp:71-90) and may store it NHCWB16: bricks of 16 channels of 8 bytes
+    (high_level_command_stream_generator.cpp:46-53). OFM_SCALE shift 16 removes the hardware's
+    16 fraction bits exactly (ethos_u85_register_cs_generator.cpp:1902-1904), so every element,
+    the partial second brick included, is TOSA's sum, over the whole int16 input range."""
+    code, message, source, scratch = resize_into_b64(pool=False)
+    assert code == 0, message
+    got = read_nhcwb16_b64(scratch[RESIZE_B64_OFFSET:], RESIZE_OFM)
+    want = tosa_bilinear(source, 4, 2, -1)
+    assert np.array_equal(got, want)
+    assert want.min() == -(1 << 15) * 16 and want.max() == ((1 << 15) - 1) * 16
+    # the padding channels 20..31 of the second brick are not written
+    padding = scratch[RESIZE_B64_OFFSET:RESIZE_POOL_OFFSET].view("<i8").reshape(6, 2, 10, 16)
+    assert not padding[:, 1, :, 4:].any()
+
+
+def test_a_none_pool_rescales_the_nhcwb16_b64_map_a_resize_wrote() -> None:
+    """The second command of Vela's a16w8 bilinear: a NONE pool loads the NHCWB16 B64 map as
+    its IFM2 into the I48 accumulator and rescales each channel with its Acc48 record (bias,
+    scale, NATURAL round) into int16, saturating."""
+    code, message, source, scratch = resize_into_b64(pool=True)
+    assert code == 0, message
+    got = scratch[RESIZE_POOL_OFFSET:].view("<i2").reshape(RESIZE_OFM)
+    want = np.empty_like(got)
+    for index, value in np.ndenumerate(tosa_bilinear(source, 4, 2, -1)):
+        bias, scale, shift = ACC48_RECORDS[index[2] % len(ACC48_RECORDS)]
+        scaled = ((int(value) + bias) * scale + (1 << (shift - 1))) >> shift
+        want[index] = min(max(scaled, INT16_MIN), INT16_MAX)
+    assert np.array_equal(got, want)
+    assert np.any((got > INT16_MIN) & (got < INT16_MAX) & (got != 0))
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    (Resize85((1, 1, 4), mode="NEAREST", ifm="S16", ofm="S64", acc_format="I48"),
+     "NPU_OP_RESIZE NPU_SET_OFM_PRECISION activation_precision value 3 (B64) on Ethos-U85-128 "
+     "(not modelled)"),
+    (Resize85((1, 1, 4), mode="BILINEAR", ifm="S16", ofm="S64", acc_format="I32"),
+     "NPU_OP_RESIZE NPU_SET_ACC_FORMAT acc_format value 0 with a B64 OFM on Ethos-U85-128 "
+     "(not modelled)"),
+])
+def test_a_b64_resize_regor_never_writes_stops_naming_it(op: Resize85, message: str) -> None:
+    """A NEAREST resize keeps the input type in TOSA (no int48 result to store) and regor picks
+    Acc48 for an OFM wider than 32 bits (ethos_u85.cpp:938-943): both are refused, one line."""
+    code, got = run85(op.emit(Stream85()), np.zeros(2048, dtype=np.uint8))
+    assert code != 0
+    assert got == message
 
 
 def tosa_constant(tosa: bytes, name: str) -> np.ndarray:  # type: ignore[type-arg]

@@ -100,6 +100,20 @@ def nhwc_strides(shape: tuple[int, int, int], element: int) -> tuple[int, int, i
     return width * depth * element, depth * element, element
 
 
+def nhcwb16_strides(shape: tuple[int, int, int], element: int) -> tuple[int, int, int]:
+    """(y, x, c) strides of an NHCWB16 map as regor GetStrides writes them
+    (high_level_command_stream_generator.cpp:46-53): a brick of 16 channels of `element` bytes
+    per position, a row of bricks per 16 channels, the depth rounded up to 16."""
+    height, width, depth = shape
+    brick = 16 * element
+    return element * width * (-(-depth // 16) * 16), brick, brick * width
+
+
+def fmap_strides(shape: tuple[int, int, int], element: int,
+                 layout: str) -> tuple[int, int, int]:
+    return (nhcwb16_strides if layout == "NHCWB16" else nhwc_strides)(shape, element)
+
+
 @dataclass(frozen=True)
 class Elementwise85:
     """One ELEMENTWISE `mode` of an NHWC IFM (offset 0, shape `shape`) and a scalar IFM2 into
@@ -184,11 +198,15 @@ class NullPool85:
     ifm2_zero_point: int = 0
     ofm: str = "S16"
     ofm_offset: int = 1024
+    ifm2_offset: int = 0
+    ifm2_format: str = "NHWC"
 
     def emit(self, stream: Stream85) -> Stream85:
         height, width, depth = self.shape
-        stream.precision("IFM2", self.ifm2)
-        stream.feature_map("IFM2", 0, nhwc_strides(self.shape, ELEMENT[self.ifm2][0]),
+        stream.precision("IFM2", self.ifm2,
+                         activation_format=enum("activation_format", self.ifm2_format))
+        stream.feature_map("IFM2", self.ifm2_offset,
+                           fmap_strides(self.shape, ELEMENT[self.ifm2][0], self.ifm2_format),
                            (height, height, width))
         stream.cmd0("NPU_SET_IFM2_ZERO_POINT", zero_point=self.ifm2_zero_point)
         stream.precision("IFM", "S8")
@@ -200,6 +218,8 @@ class NullPool85:
         stream.cmd0("NPU_SET_OFM_WIDTH_M1", width_m1=width - 1)
         stream.cmd0("NPU_SET_OFM_DEPTH_M1", depth_m1=depth - 1)
         stream.cmd0("NPU_SET_OFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_KERNEL_HEIGHT_M1", height_m1=0)
+        stream.cmd0("NPU_SET_KERNEL_WIDTH_M1", width_m1=0)
         stream.cmd0("NPU_SET_SCALE_REGION", region=SCALE_REGION)
         stream.cmd1("NPU_SET_SCALE_BASE", addr_lo=0)
         stream.cmd0("NPU_SET_ACTIVATION",
@@ -214,11 +234,12 @@ class NullPool85:
 
 @dataclass(frozen=True)
 class Resize85:
-    """One NPU_OP_RESIZE of an NHWC S8 IFM (offset 0, `shape`) into an NHWC OFM at 1024, as
-    regor's GenerateResizeOp (ethos_u85_register_cs_generator.cpp:1878-1949) programs a 2x
-    upscale: n = 4, d = 2, offset -1 on both axes (what ExecuTorch's upsample asks for), OFM
-    blocks of `block` columns, OFM_SCALE scale 1 shift 16. `mode`, `ifm_zero_point` and
-    `blk_step_mod` (X) can be set to values regor never writes."""
+    """One NPU_OP_RESIZE of an NHWC `ifm` (offset 0, `shape`) into an `ofm` at `ofm_offset`
+    (`ofm_format` NHWC or NHCWB16), as regor's GenerateResizeOp
+    (ethos_u85_register_cs_generator.cpp:1878-1949) programs a 2x upscale: n = 4, d = 2, offset
+    -1 on both axes (what ExecuTorch's upsample asks for), OFM blocks of `block` columns,
+    OFM_SCALE scale 1 shift 16. `mode`, `ifm_zero_point`, `blk_step_mod` (X) and `acc_format`
+    can be set to values regor never writes."""
 
     shape: tuple[int, int, int]
     mode: str = "NEAREST"
@@ -226,19 +247,27 @@ class Resize85:
     ifm_zero_point: int = 0
     blk_step_mod: int | None = None
     ofm_offset: int = 1024
+    ifm: str = "S8"
+    ofm: str = "S8"
+    ofm_format: str = "NHWC"
+    acc_format: str = "I32"
 
     def emit(self, stream: Stream85) -> Stream85:
         height, width, depth = self.shape
         out = (2 * height, 2 * width, depth)
         n, d, offset = 4, 2, -1
-        stream.precision("IFM", "S8")
-        stream.feature_map("IFM", 0, nhwc_strides(self.shape, 1), (height, height, width))
+        stream.precision("IFM", self.ifm)
+        stream.feature_map("IFM", 0, nhwc_strides(self.shape, ELEMENT[self.ifm][0]),
+                           (height, height, width))
         stream.cmd0("NPU_SET_IFM_DEPTH_M1", depth_m1=depth - 1)
         stream.cmd0("NPU_SET_IFM_ZERO_POINT", zero_point=self.ifm_zero_point & 0xFFFF)
         stream.cmd0("NPU_SET_IFM_UPSCALE", mode=enum("ifm_upscale_mode", "NONE"))
-        stream.precision("OFM", "S8", scale_mode=enum("ofm_scale_mode", "GLOBAL"),
-                         activation_transpose=enum("activation_transpose", "HWC"))
-        stream.feature_map("OFM", self.ofm_offset, nhwc_strides(out, 1), (out[0], out[0], out[1]))
+        stream.precision("OFM", self.ofm, scale_mode=enum("ofm_scale_mode", "GLOBAL"),
+                         activation_transpose=enum("activation_transpose", "HWC"),
+                         activation_format=enum("activation_format", self.ofm_format))
+        stream.feature_map("OFM", self.ofm_offset,
+                           fmap_strides(out, ELEMENT[self.ofm][0], self.ofm_format),
+                           (out[0], out[0], out[1]))
         stream.cmd0("NPU_SET_OFM_HEIGHT_M1", height_m1=out[0] - 1)
         stream.cmd0("NPU_SET_OFM_WIDTH_M1", width_m1=out[1] - 1)
         stream.cmd0("NPU_SET_OFM_DEPTH_M1", depth_m1=depth - 1)
@@ -262,7 +291,7 @@ class Resize85:
         stream.cmd0("NPU_SET_KERNEL_WIDTH_M1", width_m1=width - 1)
         stream.cmd0("NPU_SET_OFM_BLK_HEIGHT_M1", height_m1=0)
         stream.cmd0("NPU_SET_OFM_BLK_WIDTH_M1", width_m1=self.block - 1)
-        stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", "I32"))
+        stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", self.acc_format))
         return stream.cmd0("NPU_OP_RESIZE", resize_mode=enum("resize_mode", self.mode))
 
 
