@@ -285,7 +285,7 @@ def resize_into_b64(pool: bool) -> tuple[int, str, np.ndarray, np.ndarray]:  # t
 def test_a_bilinear_resize_writes_tosas_int48_result_as_an_nhcwb16_b64_map() -> None:
     """Regor keeps an int16 bilinear RESIZE's int48 result (TOSA out_t int48) as a B64 map
     (graphir_optimiser.cpp:71-90) and may store it NHCWB16: bricks of 16 channels of 8 bytes
-    (high_level_command_stream_generator.cpp:46-53). OFM_SCALE shift 16 removes the hardware's
+    (high_level_command_stream_generator.cpp:49-56). OFM_SCALE shift 16 removes the hardware's
     16 fraction bits exactly (ethos_u85_register_cs_generator.cpp:1902-1904), so every element,
     the partial second brick included, is TOSA's sum, over the whole int16 input range."""
     code, message, source, scratch = resize_into_b64(pool=False)

@@ -102,7 +102,7 @@ def nhwc_strides(shape: tuple[int, int, int], element: int) -> tuple[int, int, i
 
 def nhcwb16_strides(shape: tuple[int, int, int], element: int) -> tuple[int, int, int]:
     """(y, x, c) strides of an NHCWB16 map as regor GetStrides writes them
-    (high_level_command_stream_generator.cpp:46-53): a brick of 16 channels of `element` bytes
+    (high_level_command_stream_generator.cpp:49-56): a brick of 16 channels of `element` bytes
     per position, a row of bricks per 16 channels, the depth rounded up to 16."""
     height, width, depth = shape
     brick = 16 * element

@@ -158,7 +158,7 @@ static int load_chained(em_state *s, int which, unsigned cb, em_fmap *f) {
    in memory, zero point 0 (TOSA's int48 has none), NHWC or NHCWB16. An NHCWB16 B64 map is the
    8-bit one's layout with 8-byte elements: a brick holds 16 channels of 8 bytes (STRIDE_X =
    16 * 8), channel c at (c / 16) * STRIDE_C + (c % 16) * 8 (regor
-   high_level_command_stream_generator.cpp GetStrides:46-53, ethos_u85_register_cs_generator.cpp
+   high_level_command_stream_generator.cpp GetStrides:49-56, ethos_u85_register_cs_generator.cpp
    AddressForCoordinate:493-500; int48 tensors are int64 by then, graphir_optimiser.cpp:71-90),
    which em_fm_coff computes from the element size (load_fmap checks the format as for any map).
    Anything else stops with one line naming
