@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define ETHOSU_MODEL_VERSION "0.2.0" /* 0.2: Ethos-U85 */
+#define ETHOSU_MODEL_VERSION "0.3.0" /* 0.2: Ethos-U85; 0.3: U85 RESIZE, B64 feature maps, U85 observation */
 
 /* The entry points are the only symbols a shared build exports (the rest is hidden, so calls
    inside the library bind directly). */
