@@ -17,6 +17,7 @@ holds (orchestrator.vnpu.transposes; none for Vela's own transposes).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,8 +65,10 @@ def _past_chain(chain: Sequence[ObservedOp], names: Sequence[str], start: int,
 def candidate_tensors(vela_names: Sequence[str],
                       reference: dict[str, np.ndarray[Any, Any]]) -> list[str]:
     """The TOSA tensors the stream computes, in its order: Vela's operation names (a
-    MemoryCopy's "<tensor>_copy" is that tensor), else the graph's tensors."""
-    names = [name.removesuffix(COPY_SUFFIX) for name in vela_names]
+    MemoryCopy's "<tensor>_copy" is that tensor, stored again; consecutive rows of one name,
+    such as a Conv2D and the Clamp fused into it, are one operation), else the graph's
+    tensors."""
+    names = [name.removesuffix(COPY_SUFFIX) for name, _rows in itertools.groupby(vela_names)]
     return [name for name in names if name in reference] or list(reference)
 
 
@@ -125,6 +128,20 @@ def _named_past_chain(op: ObservedOp, chain: Sequence[ObservedOp], names: Sequen
     return departing if found is None else (position, found)
 
 
+def _stored_later(tensor: str, op: ObservedOp, operations: Sequence[ObservedOp],
+                  reference: dict[str, np.ndarray[Any, Any]], stored: dict[int, StoredAs]
+                  ) -> bool:
+    """Whether an operation after `op` stores `tensor` with exactly its values: then `op`,
+    though shaped like it, did not complete it. It computed a part of it (a stripe: some of
+    its channels or rows, matched by shape to a tensor the stripe does not hold) or a
+    tensor Vela keeps to itself (the Add of a Rescale Vela splits into an Add and a Mul,
+    named "<tensor>_int32" in its table, not in the TOSA graph): its OFM is not comparable
+    with any TOSA tensor, and a departure there would be one that is not."""
+    return any(later.index > op.index and later.ofm is not None
+               and _matching(later, [tensor], 0, reference, stored[later.index]) == (0, None)
+               for later in operations if later.index >= 0)
+
+
 def _operators(tosa: bytes, names: Sequence[str], position: int, chained: Sequence[str]
                ) -> list[str]:
     """The TOSA operators behind names[position]: with those of `chained` (tensors a chain
@@ -148,10 +165,13 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
             chain.append(op)
             continue
         position, found = _matching(op, names, start, reference, stored[op.index])
+        if found is not None and op.chained_in:
+            position, found = _named_past_chain(op, chain, names, start, reference,
+                                                stored[op.index], (position, found))
+        if found is not None and _stored_later(names[position], op, operations, reference,
+                                               stored):
+            position, found = -1, None   # a part of it, or a tensor Vela keeps to itself
         if found is not None:
-            if op.chained_in:
-                position, found = _named_past_chain(op, chain, names, start, reference,
-                                                    stored[op.index], (position, found))
             chained = names[start:position] if op.chained_in else []
             tensor = names[position]
             return {"operation": op.index, "command": op.name, "word": op.word,
