@@ -17,6 +17,7 @@ holds (orchestrator.vnpu.transposes; none for Vela's own transposes).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +29,7 @@ from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.observe import ObservedOp, observe_program
+from orchestrator.vnpu.stripes import Stripes, channel_stripes
 from orchestrator.vnpu.transposes import ANY_TENSOR, COPY_SUFFIX, StoredAs, VelaTranspose, stored_as
 
 DEPARTURE_WINDOW = 3    # how far past the last tensor matched a departing OFM may be named
@@ -150,16 +152,59 @@ def _operators(tosa: bytes, names: Sequence[str], position: int, chained: Sequen
     return operators_behind(tosa, stops).get(names[position], [])
 
 
+def _stripe_departure(stripes: Stripes, want: np.ndarray[Any, Any]
+                      ) -> tuple[ObservedOp, dict[str, Any]] | None:
+    """The first stripe (stream order) departing from the channels of `want` it holds, with
+    its departure (indices within the stripe; `channels`: the tensor's channels it holds)."""
+    height, width, depth, _element = stripes.ofm.shape
+    channels = want.reshape(height, width, depth)
+    for op, first in zip(stripes.operations, stripes.first_channels, strict=True):
+        if op.ofm is None:
+            continue
+        last = first + op.ofm.shape[2]
+        found = _departure(_as_values(op.ofm, want), channels[:, :, first:last])
+        if found is not None:
+            return op, {**found, "channels": [first, last]}
+    return None
+
+
+def _stripes_ending(pending: Sequence[ObservedOp]) -> list[Stripes]:
+    """The channel stripes the last of `pending` may end, longest first."""
+    found = (channel_stripes(pending[-length:]) for length in range(len(pending), 1, -1))
+    return [stripes for stripes in found if stripes is not None]
+
+
+def _matching_stripes(pending: Sequence[ObservedOp], names: Sequence[str], start: int,
+                      reference: dict[str, np.ndarray[Any, Any]]
+                      ) -> tuple[int, tuple[ObservedOp, dict[str, Any]] | None]:
+    """(position in `names`, departing stripe or None) of the tensor the stripes the last of
+    `pending` ends complete, as _matching; (-1, None) when they make no tensor ahead."""
+    for stripes in _stripes_ending(pending):
+        whole = dataclasses.replace(stripes.operations[-1], ofm=stripes.ofm)
+        position, found = _matching(whole, names, start, reference)
+        if position >= 0:
+            return position, (None if found is None
+                              else _stripe_departure(stripes, reference[names[position]]))
+    return -1, None
+
+
+def _named(op: ObservedOp, tensor: str, operators: list[str], found: dict[str, Any]
+           ) -> dict[str, Any]:
+    return {"operation": op.index, "command": op.name, "word": op.word, "tosa_tensor": tensor,
+            "fx_node": tensor, "tosa_operators": operators, **found}
+
+
 def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
                      inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = (),
                      transposes: Sequence[VelaTranspose] = ()) -> dict[str, Any] | None:
     """The first NPU operation whose OFM departs from the TOSA reference (None if none);
-    `transposes`: the transposed stores Vela's table lists (vela_transposes)."""
+    `transposes`: the transposed stores Vela's table lists (vela_transposes). Operations
+    storing channel stripes of a tensor are compared, together, when the last has run."""
     reference = run_with_intermediates(tosa, inputs)
     names = candidate_tensors(vela_names, reference)
     operations = observe_program(program, npu, inputs).operations
     stored = stored_as(operations, transposes, tosa)
-    start, chain = 0, []
+    start, chain, pending = 0, [], list[ObservedOp]()
     for op in (op for op in operations if op.index >= 0):
         if op.chained_out:   # nothing in memory to compare: it passes its tensor on
             chain.append(op)
@@ -173,12 +218,26 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
             position, found = -1, None   # a part of it, or a tensor Vela keeps to itself
         if found is not None:
             chained = names[start:position] if op.chained_in else []
-            tensor = names[position]
-            return {"operation": op.index, "command": op.name, "word": op.word,
-                    "tosa_tensor": tensor, "fx_node": tensor,
-                    "tosa_operators": _operators(tosa, names, position, chained), **found}
+            return _named(op, names[position], _operators(tosa, names, position, chained),
+                          found)
+        pending = [*pending, op] if position < 0 else []
+        if position < 0:
+            position, striped = _matching_stripes(pending, names, start, reference)
+            if striped is not None and not _stored_later(names[position], op, operations,
+                                                         reference, stored):
+                return _named(striped[0], names[position],
+                              _operators(tosa, names, position, []), striped[1])
+            pending = pending if position < 0 else []
         start, chain = (start if position < 0 else position + 1), []
     return None
+
+
+def _held(found: dict[str, Any]) -> str:
+    """Which channels of the tensor a stripe holds, when the operation named is one."""
+    if "channels" not in found:
+        return ""
+    first, last = found["channels"]
+    return f" (its channels {first}..{last - 1}, one stripe)"
 
 
 def describe_departure(found: dict[str, Any]) -> str:
@@ -186,7 +245,8 @@ def describe_departure(found: dict[str, Any]) -> str:
     first, worst = found["first"], found["worst"]
     return (f"first departure at NPU operation {found['operation']} ({found['command']}, "
             f"stream word {found['word']}) implementing "
-            f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}: "
+            f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}"
+            f"{_held(found)}: "
             f"{found['differing']}/{found['elements']} differ; first at {first['index']} "
             f"NPU {first['npu']} vs TOSA {first['tosa']}, worst at {worst['index']} "
             f"NPU {worst['npu']} vs TOSA {worst['tosa']}")

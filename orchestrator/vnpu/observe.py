@@ -55,6 +55,7 @@ class ObservedOp:
     chained_out: bool = False
     chained_in: bool = False
     ofm_shape: tuple[int, ...] = ()   # (height, width, depth, element bytes), also when chained
+    ofm_at: np.ndarray[Any, Any] | None = None   # where `ofm`'s bytes are in its region
 
     @property
     def transposed(self) -> bool:
@@ -111,7 +112,8 @@ def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[
                                op.ofm.region, changed, _scratch_reads(op, scratch.size),
                                overlapping, tuple(op.ofm.axes), op.ofm.chain >= 0,
                                op.ifm.chain >= 0 or op.ifm2.chain >= 0,
-                               (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes)))
+                               (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),
+                               ofm_at))
         before[0] = scratch.copy()
 
     outputs = run_program(program, npu, inputs, observe,
