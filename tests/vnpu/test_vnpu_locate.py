@@ -29,9 +29,9 @@ pytestmark = pytest.mark.slow
 # Clamp rows). attention on U65-512: Vela splits a Rescale into an Add (its table's
 # "aten_amax_default_int32", no TOSA tensor) and a Mul, and the Add's OFM has the Rescale's
 # shape.
-NOT_DEPARTING = [pytest.param("vnpu_archs:attention", "ethos-u65-512", "int8"),
-                 pytest.param("vnpu_archs:autoencoder", "ethos-u85-512", "a16w8",
-                              marks=pytest.mark.sweep)]
+NOT_DEPARTING = [pytest.param("vnpu_archs:attention", "ethos-u65-512", "int8",
+                              marks=pytest.mark.sweep),
+                 pytest.param("vnpu_archs:autoencoder", "ethos-u85-512", "a16w8")]
 TARGET = "ethos-u55-128"
 COMPUTE = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
 WEIGHT_REGION = 0

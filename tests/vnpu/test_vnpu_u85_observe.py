@@ -5,8 +5,8 @@ operation carries the chain's TOSA operators); a transposed OFM is reported with
 shape; a RESIZE is an operation like the others. Exact programs draw no write finding and no
 departure on every U85 configuration (one program per configuration and a RESIZE by default,
 all of them with -m sweep); a hand-made departure in a real U85 stream (a weight byte, a bias,
-the zero point of a transposed store, the bias of a chained convolution) is located at its
-operation; a real overlapping write is still named."""
+the zero point of a transposed store, the bias of a chained convolution, the bias of one
+channel stripe) is located at its operation; a real overlapping write is still named."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.hostlib import OBSERVER, FeatureMap, load_library
 from orchestrator.vnpu.listing import Command, model_listing
-from orchestrator.vnpu.locate import locate_departure
+from orchestrator.vnpu.locate import describe_departure, locate_departure
 from orchestrator.vnpu.observe import fmap_addresses, observe_program
 from orchestrator.vnpu.transposes import VelaTranspose, vela_transposes
 from orchestrator.vnpu.verify import random_inputs, verify_product
@@ -59,9 +59,9 @@ class Partition:
     transposes: list[VelaTranspose]
 
 
-def _partition(model: str, target: str) -> Partition:
+def _partition(model: str, target: str, quantize: str = "int8") -> Partition:
     needs_toolchain()
-    product = compiled(model, target)
+    product = compiled(model, target, quantize)
     rows = vela_partitions(product.directory / "vela_report.json")[0]["operators"]
     return Partition(product_partitions(product)[0].tosa, programs_in_pte(product.pte)[0],
                      [str(row["name"]) for row in rows], vela_transposes(rows))
@@ -260,6 +260,26 @@ def test_departing_chained_conv_is_located_at_the_chain_end_with_its_operators()
     assert found["operation"] == conv.index + 1
     assert found["command"] == "NPU_OP_ELEMENTWISE" and found["tosa_tensor"] == "tosa_clamp_default"
     assert {"CONV2D", "ADD", "CLAMP"} <= set(found["tosa_operators"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stripe", "tensor", "channels"),
+                         [(4, "tosa_clamp_default_3", [32, 64]),
+                          (6, "tosa_reshape_default_11", [0, 64])])
+def test_departing_channel_stripe_is_located_at_it(stripe: int, tensor: str,
+                                                   channels: list[int]) -> None:
+    """autoencoder a16w8 on U85-512 computes two tensors in two channel stripes each
+    (operations 3-4: the 64 channels of the fourth Linear; 6-7: the 128 of the last): a wrong
+    bias of one stripe is named at that stripe, with the channels of the tensor it holds."""
+    target = "ethos-u85-512"
+    part = _partition("vnpu_archs:autoencoder", target, "a16w8")
+    offset = _weight_offset(part.program, stripe, "NPU_SET_SCALE_BASE")
+    found = _locate(part, target, _weights_flipped(part.program, offset + 2, 0x10))
+    assert found is not None, "a wrong bias of a channel stripe went unnoticed"
+    assert found["operation"] == stripe and found["command"] == "NPU_OP_CONV"
+    assert found["tosa_tensor"] == tensor and found["channels"] == channels
+    assert "CONV2D" in found["tosa_operators"]
+    assert f"its channels {channels[0]}..{channels[1] - 1}" in describe_departure(found)
 
 
 @pytest.mark.slow
