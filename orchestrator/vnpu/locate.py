@@ -13,6 +13,14 @@ Ethos-U85: a chained operation stores nothing in memory (the observer reports no
 chain's last operation carries the TOSA operators of the tensors the chain passed inside the
 NPU. An OFM stored transposed is compared as stored, only with the TOSA TRANSPOSE output it
 holds (orchestrator.vnpu.transposes; none for Vela's own transposes).
+
+An OFM is compared only with what it holds. Operations storing channel stripes of one tensor
+are compared together, each with its channels (orchestrator.vnpu.stripes). An OFM shaped like
+a tensor that a later operation stores exactly is not named departing: it held part of it or a
+tensor Vela keeps to itself, such as the Add of a Rescale Vela splits into an Add and a Mul
+(attention int8 on U65-512), or a stripe with another tensor's shape. Vela's table rows of one
+operation (a Conv2D and its fused Clamp) are one tensor, so a stripe after it is not compared
+with it again (autoencoder a16w8 on U85-512).
 """
 
 from __future__ import annotations

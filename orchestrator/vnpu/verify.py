@@ -184,9 +184,9 @@ def localise(product: Product, partition: Partition, program: VelaProgram, npu: 
     seconds["localise"] = seconds.get("localise", 0.0) + time.perf_counter() - started
     if found is None:
         return {"partition": partition.index, "inputs": label, "operation": None,
-                "note": "every operation whose OFM is a whole TOSA tensor matches it; the "
-                        "departure is in an operation writing part of one (a stripe) or in a "
-                        "tensor Vela keeps internal"}
+                "note": "every operation whose OFM is a whole TOSA tensor, or channel "
+                        "stripes of one, matches it; the departure is in an operation writing "
+                        "another part of one (row stripes) or in a tensor Vela keeps internal"}
     return {"partition": partition.index, "inputs": label, **found}
 
 
