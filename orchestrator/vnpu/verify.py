@@ -24,6 +24,7 @@ from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
+from orchestrator.vnpu.hostlib import load_library
 from orchestrator.vnpu.locate import locate_departure
 from orchestrator.vnpu.transposes import vela_transposes
 from orchestrator.vnpu.version import model_version
@@ -236,6 +237,14 @@ def observation_refusal(npu: Npu) -> str | None:
     return None
 
 
+def host_model_ready(seconds: dict[str, float]) -> None:
+    """Build and load the host model now (once per process), timed as `model_build`, so the
+    first stage to run it does not carry the build in its own time."""
+    started = time.perf_counter()
+    load_library()
+    seconds["model_build"] = seconds.get("model_build", 0.0) + time.perf_counter() - started
+
+
 def product_write_findings(product: Product, npu: Npu, model: str, target: str,
                            seconds: dict[str, float]) -> list[dict[str, Any]]:
     """Every NPU partition's writes over live tensors, each run once on its first input set
@@ -243,6 +252,7 @@ def product_write_findings(product: Product, npu: Npu, model: str, target: str,
     refused = observation_refusal(npu)
     if refused:
         raise OrchestratorError(refused, "compare the outputs only (invoke verify reports them)")
+    host_model_ready(seconds)
     found: list[dict[str, Any]] = []
     for partition, program in npu_delegates(product, model, target):
         found += write_findings(partition.index, program, npu,
@@ -259,6 +269,7 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
                           versions={**product.manifest.get("versions", {}),
                                     MODEL_NAME: model_version()})
     report.observation_refused = observation_refusal(npu) if locate else None
+    host_model_ready(report.seconds)
     locate = locate and report.observation_refused is None
     for partition, program in delegates:
         labelled = input_sets(product, partition, seeds)
