@@ -110,7 +110,7 @@ int em85_op_matmul(em_state *s) {
             int64_t acc = 0, v;
             int err = 0;
             for (k = 0; k < depth; k++)
-                acc += ((int64_t)em_fm_read(&a, 0, x, k) - a.zero_point) * ((int64_t)em_fm_read(&b, 0, n, k) - b.zero_point);
+                acc += (em_fm_read(&a, 0, x, k) - a.zero_point) * (em_fm_read(&b, 0, n, k) - b.zero_point);
             if ((rc = em85_acc_check(s, "NPU_OP_CONV weights_ifm2", acc, acc_bits))) return rc;
             v = em_scale(s, acc, scale, shift, o.round_mode, &err);
             if (err) return err;

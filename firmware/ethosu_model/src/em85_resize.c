@@ -100,7 +100,7 @@ typedef struct resize_op {
 } resize_op;
 
 static int64_t ifm_at(const resize_op *r, int y, int x, int c) {
-    return (int64_t)em_fm_read(&r->in, y, x, c) - r->in.zero_point;
+    return em_fm_read(&r->in, y, x, c) - r->in.zero_point;
 }
 
 /* TOSA RESIZE's integer result at (oy, ox, c): the nearest sample, or the bilinear sum. */

@@ -159,7 +159,7 @@ int em_op_elementwise(em_state *s, unsigned mode) {
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {
-                int64_t a = (int64_t)em_fm_read(&a_fm, y, x, c) - a_fm.zero_point, b = 0, v;
+                int64_t a = em_fm_read(&a_fm, y, x, c) - a_fm.zero_point, b = 0, v;
                 int err = 0;
                 if (e.binary) {
                     b = e.scalar ? e.scalar_value : em_fm_read(&b_fm, e.bh ? 0 : y, e.bw ? 0 : x, e.bd ? 0 : c);

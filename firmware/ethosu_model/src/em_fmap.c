@@ -163,9 +163,8 @@ static int load_chained(em_state *s, int which, unsigned cb, em_fmap *f) {
    which em_fm_coff computes from the element size (load_fmap checks the format as for any map).
    Anything else stops with one line naming
    the command, the field, its value and the target. */
-static int check_b64(em_state *s, const fmap_regs *r, uint64_t prec, int b64) {
+static int check_b64(em_state *s, const fmap_regs *r, uint64_t prec, uint32_t zp, int b64) {
     const char *op = em_opname(85, 0, s->op_code);
-    unsigned zp = (unsigned)((reg0(s, r->zero_point) >> 16) & 0xffffu);
     if (!b64)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_%s_PRECISION activation_precision value %u (B64) on "
                        "Ethos-U85-%d (not modelled)", op, r->name, r->precision_field(prec), s->macs);
@@ -198,7 +197,7 @@ static int load_fmap(em_state *s, int which, em_fmap *f, int b64) {
                        "activation_precision value %u on Ethos-U85-%d (not modelled)", em_opname(85, 0, s->op_code),
                        r->name, precision, s->macs);
     }
-    if (f->bytes == 8 && (rc = check_b64(s, r, prec, b64))) return rc;
+    if (f->bytes == 8 && (rc = check_b64(s, r, prec, zp, b64))) return rc;
     if (r->storage_field && r->storage_field(prec) == EM85_ACTIVATION_STORAGE_CHAINED) {
         f->zero_point = f->is_signed ? em_sext(zp, 16) : (int32_t)zp;
         f->fault = &s->fault;

@@ -19,9 +19,9 @@ int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int 
             if (kind == EM_WINDOW_CHANNEL_SUM) {
                 /* sums the IFM channels into one (OFM depth 1) */
                 int ch;
-                for (ch = 0, x = 0; ch < ifm_depth; ch++) x += (int64_t)em_fm_read(in, iy, ix, ch) - in->zero_point;
+                for (ch = 0, x = 0; ch < ifm_depth; ch++) x += em_fm_read(in, iy, ix, ch) - in->zero_point;
             } else {
-                x = (int64_t)em_fm_read(in, iy, ix, c) - in->zero_point;
+                x = em_fm_read(in, iy, ix, c) - in->zero_point;
             }
             if (kind == EM_WINDOW_MAX) acc = x > acc ? x : acc;
             else acc += x;
