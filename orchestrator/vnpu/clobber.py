@@ -22,21 +22,20 @@ from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import SCRATCH_REGION, Npu
 from orchestrator.vnpu.observe import ObservedOp, observe_program
 
-INPUTS = -1      # owner of the bytes input 0 was placed in (input k: INPUTS - FIRST_INPUT * k)
-UNOWNED = -2     # never written in this run
-DMA = -3         # staged by a DMA (weights, scales, LUTs): not a tensor
-FIRST_INPUT = 10  # input k > 0 is owner INPUTS - FIRST_INPUT * k: each input is its own tensor
+UNOWNED = -1     # never written in this run
+DMA = -2         # staged by a DMA (weights, scales, LUTs): not a tensor
+FIRST_INPUT = -3  # owner of the bytes input 0 was placed in; input k's: FIRST_INPUT - k
 NEXT_STEP = ("split the packed projection into separate ones, or compile with another Vela "
              "optimisation (--optimise Size/Performance)")
 
 
 def input_owner(index: int) -> int:
-    """The owner id of the bytes input `index` was placed in (INPUTS for the first)."""
-    return INPUTS - FIRST_INPUT * index
+    """The owner id of the bytes input `index` was placed in: each input is its own tensor."""
+    return FIRST_INPUT - index
 
 
 def input_index(owner: int) -> int:
-    return (INPUTS - owner) // FIRST_INPUT
+    return FIRST_INPUT - owner
 
 
 @dataclass(frozen=True)
