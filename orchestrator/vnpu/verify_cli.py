@@ -51,11 +51,13 @@ def verify_command(task: VerifyTask, json: bool = False) -> int:
     model, target = task.model, task.target
     npu = Npu.for_target_name(target)
     started = time.perf_counter()
-    product = compile_request(make_request(model, target, quantize=task.quantize), scratch())
+    request = make_request(model, target, quantize=task.quantize,
+                           random_weights=task.random_weights)
+    product = compile_request(request, scratch())
     compiled = time.perf_counter()
     report = verify_product(product, npu, model, target)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
-    document = report.to_json()
+    document = {**report.to_json(), "model_source": product.manifest["model"]}
     print_json(document) if json else print(render(document))
     return 0 if report.exact else EXIT_NOT_EXACT
