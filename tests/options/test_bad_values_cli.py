@@ -51,6 +51,7 @@ CASES = [
     (("regress", "--matrix", MATRIX, "--shard", "3/2"), "--shard '3/2' is not i/N"),
     (("regress", "--matrix", MATRIX, "--require", "sim"), "--require sim is not a simulator"),
     (("regress", "--matrix", MATRIX, "--filter", "zzz*"), "matches --filter 'zzz*'"),
+    (("regress", "--matrix", MATRIX, "--scheduler", "notaurl"), "is not a scheduler address"),
     (("verify", "--model", "add", "--target", "cortex-m99"), "unknown target 'cortex-m99'"),
     (("verify", "--model", "nosuch", "--target", "ethos-u55-128"), "unknown model 'nosuch'"),
     (("verify", "--model", "add", "--target", "cortex-m55"), "target cortex-m55 has no"),
