@@ -9,9 +9,9 @@ import pytest
 import vnpu_support
 from vnpu_support import needs_toolchain
 
+from orchestrator.commands.verify import verify_command
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV
-from orchestrator.vnpu.verify_cli import verify_command
 
 
 @pytest.mark.slow
