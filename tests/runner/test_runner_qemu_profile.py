@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.fields import from_cli
 from orchestrator.results import RunResult, Status, validation_errors
 from orchestrator.results.summary_table import format_result
-from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.planned_run import run_firmware
+from orchestrator.firmware_run import run_firmware
 from orchestrator.protocol.records import Sample
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Versions
@@ -18,7 +18,7 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.runner.handler import place_areas
+from orchestrator.runner.model_run import place_areas
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
 from orchestrator.sim.session import TRANSCRIPT, interrupted_result
