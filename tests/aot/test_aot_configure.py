@@ -4,7 +4,12 @@ does (the family's TOSA profile)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from aot_cases import needs_executorch
@@ -16,6 +21,7 @@ from orchestrator.paths import Scratch, scratch
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
 U85 = ("ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048")
 U55 = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256")
 # (model, the configuration a lowering is made with, one it is configured for)
@@ -87,3 +93,18 @@ def test_configuration_of_a_lowering_equals_a_full_compile(
     needs_executorch()
     _configured_then_full(aot_scratch, scratch(tmp_path).ensure(), model, first, other,
                           monkeypatch)
+
+
+def test_invoke_compile_takes_a_family_wildcard(compiled, aot_scratch) -> None:
+    env = {**os.environ, "ETHOSU_ORCH_SCRATCH": str(aot_scratch.root)}
+    done = subprocess.run([sys.executable, "-m", "invoke", "compile", "--model", "add",
+                           "--target", "ethos-u85-*", "--json"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert [result["target"] for result in results] == list(U85)
+    assert results[0]["cached"] and not any(result["cached"] for result in results[1:])
+    assert {result["lowering"]["key"] for result in results} == {
+        compiled[("add", "ethos-u85-128")].manifest["lowering"]["key"]}
+    assert all(result["lowering"]["configuration_seconds"] is not None
+               for result in results[1:])
