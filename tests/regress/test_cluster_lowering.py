@@ -15,7 +15,6 @@ from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.regress.stages import CompileRequest
-from orchestrator.setup.toolchain import adopt_system_toolchain
 
 U85 = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
 MATRIX = f"""
@@ -45,7 +44,7 @@ def test_the_first_request_of_each_lowering_lowers_for_the_others() -> None:
 def test_a_family_column_on_two_workers_is_one_lowering_and_vela_runs(tmp_path) -> None:
     pytest.importorskip("distributed", reason="needs dask: pip install -e '.[cluster]'")
     pytest.importorskip("executorch.backends.arm", reason="needs pip install -e '.[aot]'")
-    from loopback_cluster import LoopbackCluster
+    from loopback_cluster import LoopbackCluster, start_far_workers
 
     tree = scratch(tmp_path / "client").ensure()
     matrix = tmp_path / "column.toml"
@@ -53,12 +52,7 @@ def test_a_family_column_on_two_workers_is_one_lowering_and_vela_runs(tmp_path) 
     (tmp_path / "dask").mkdir()
     far = LoopbackCluster(tmp_path / "dask")
     try:
-        far.start_scheduler()
-        for name in ("far1", "far2"):
-            own = scratch(tmp_path / name).ensure()
-            adopt_system_toolchain(own)
-            far.start_worker(name, own.root)
-        far.wait_for_workers(2)
+        start_far_workers(far, tmp_path)
         code = regress_command(RegressTask(str(matrix), quiet=True, scheduler=far.address),
                                scratch_root=str(tree.root))
     finally:
