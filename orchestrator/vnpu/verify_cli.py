@@ -16,7 +16,7 @@ from orchestrator.targets.selection import expand_targets
 from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.locate import describe_departure
-from orchestrator.vnpu.verify import VerifyReport, verify_product
+from orchestrator.vnpu.verify import verify_product
 
 EXIT_NOT_EXACT = 1
 
@@ -64,7 +64,7 @@ def npu_request(task: VerifyTask, target: str) -> CompileRequest:
                             f"{target}")
 
 
-def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> VerifyReport:
+def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> dict[str, Any]:
     """Compile the task's model for `target` (cached, or a configuration of its cached
     lowering) and check every NPU partition bit for bit."""
     npu = Npu.for_target_name(target)
@@ -74,17 +74,16 @@ def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> Ver
     report = verify_product(product, npu, task.model, target, references=references)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
-    return report
+    return {**report.to_json(), "model_source": product.manifest["model"]}
 
 
 def verify_command(task: VerifyTask, json: bool = False) -> int:
     """Verify every target the task names (the TOSA reference runs once per lowering: the
     configurations of one share its graphs); exit 0 only when every output is exact."""
     references = TosaReferences()
-    reports = [verify_one(task, target, references) for target in expand_targets(task.target)]
-    documents = [report.to_json() for report in reports]
+    documents = [verify_one(task, target, references) for target in expand_targets(task.target)]
     if json:
         print_json(documents[0] if len(documents) == 1 else documents)
     else:
         print("\n".join(render(document) for document in documents))
-    return 0 if all(report.exact for report in reports) else EXIT_NOT_EXACT
+    return 0 if all(document["exact"] for document in documents) else EXIT_NOT_EXACT
