@@ -20,10 +20,10 @@ from orchestrator.aot.options import resolve_options
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import filling, writing
 from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import step
-from orchestrator.write_faults import filling, writing
 
 FAILED_LOG_SUFFIX = ".failed.log"
 
