@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from orchestrator.errors import OrchestratorError
 from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.stages import CompileRequest
-from orchestrator.runner.handler import model_choices
+from orchestrator.runner.model_run import model_choices
 
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest as LibraryRequest

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
 from orchestrator.regress.lowering_plan import lowering_leaders
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.regress.stages import CompileRequest
 
