@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.write_faults import writing
+from orchestrator.file_faults import writing
 
 SCRATCH_ENV = "ETHOSU_ORCH_SCRATCH"
 SUBDIRS = ("downloads", "tools", "src", "build", "models", "runs")

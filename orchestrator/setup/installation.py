@@ -10,21 +10,19 @@ from typing import Any
 from orchestrator.cli import print_json
 from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.setup import SetupFlags
-from orchestrator.paths import Scratch, scratch
+from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
     SetupCatalogue,
     Source,
     host_key,
-    load_setup_catalogue,
 )
 from orchestrator.setup.context import Context
 from orchestrator.setup.install import install_lock
 from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.needs import needs
-from orchestrator.setup.options import GROUPS, SetupOptions, build_options
+from orchestrator.setup.options import GROUPS, SetupOptions
 from orchestrator.setup.state import artifact_state, source_state
 from orchestrator.targets import Target, load_catalogue
 
@@ -233,9 +231,3 @@ def _report(items: list[Item], lock: dict[str, dict[str, Any]],
         print(f"  {item.name:<20} {state:<14} {where}")
     for name, error in list(failures.items())[1:]:
         print(f"error: {name}: {error.message}", file=sys.stderr)
-
-
-def setup_command(flags: SetupFlags, json: bool = False, scratch_root: str | None = None) -> int:
-    """Entry point of `invoke setup` (flags: orchestrator.options.setup)."""
-    options = build_options(flags)
-    return run_setup(scratch(scratch_root), options, load_setup_catalogue(), as_json=json)

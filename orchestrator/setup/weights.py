@@ -17,13 +17,13 @@ from orchestrator.aot.model_catalogue import (
     load_model_catalogue,
 )
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.setup.digests import file_digests
 from orchestrator.setup.download import Request, cached_file, mirrored_url
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions
 from orchestrator.targets.catalogue import unknown_name_error
-from orchestrator.write_faults import writing
 
 TORCH_HUB = "torch-hub"
 LOCK_PREFIX = "weights:"

@@ -14,9 +14,9 @@ import pytest
 
 from orchestrator._toml import load_toml
 from orchestrator.aot.model_catalogue import MODELS_PATH
+from orchestrator.commands.verify import verify_command
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV, scratch
-from orchestrator.vnpu.verify_cli import verify_command
 
 MLPERF_TINY = ("deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "resnet8")
 SWEEP_TARGETS = ("ethos-u55-128", "ethos-u65-256", "ethos-u85-128")

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
-from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
