@@ -194,3 +194,11 @@ def refuse_missing_packages(entry: ModelEntry, catalogue: ModelCatalogue) -> Non
         raise OrchestratorError(
             f"model {entry.name} needs {', '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed", " and ".join(hints))
+
+
+def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
+    """What `--json` prints: the name rule, the seed and every model."""
+    return {"rule": catalogue.rule, "seed": catalogue.seed,
+            "upstream_problem": catalogue.upstream_problem,
+            "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
+                       for entry in catalogue.entries()]}

@@ -19,9 +19,9 @@ from orchestrator.aot.model_catalogue import (
     parse_model_catalogue,
     refuse_missing_packages,
 )
-from orchestrator.aot.model_listing import models_command
 from orchestrator.aot.sources import BUILTINS, resolve_model
 from orchestrator.aot.upstream_loading import load_upstream
+from orchestrator.commands.models import models_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.weights import weight_path
 
