@@ -123,7 +123,8 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
                            "EOR_RUNNER_CMSIS": str(sources.cmsis)})
     return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
                        npu_config=target.name if target.has_npu else None,
-                       options=tuple(sorted(values.items())), trees=source_trees(sources))
+                       options=tuple(sorted(values.items())),
+                       trees=(*source_trees(sources), ("runtime", str(runtime_dir))))
 
 
 def source_trees(sources: RuntimeSources | None) -> tuple[tuple[str, str], ...]:
