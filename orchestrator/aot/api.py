@@ -10,6 +10,7 @@ from typing import Any
 from orchestrator.aot import products as layout
 from orchestrator.aot.key import CompileRequest
 from orchestrator.aot.options import resolve_options
+from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
@@ -34,8 +35,10 @@ def make_request(model: str, target: str, *, inputs: str | None = None,
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
-    """The finished product for `request`, if it is already in scratch/models/."""
-    return load_product(where.models / request.key())
+    """The finished product for `request`, if it is already in scratch/models/, leased to this
+    process (orchestrator/aot/product_cache.py: a clean-up never removes it while we run)."""
+    product = load_product(where.models / request.key())
+    return product if product is not None and hold(product.directory) else None
 
 
 def compile_request(request: CompileRequest, where: Scratch | None = None) -> Product:
@@ -63,6 +66,8 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
             layout.discard(staging)
             raise
     final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}").unlink(missing_ok=True)
+    if not hold(final):   # a clean-up removed it the moment it was published: once more
+        return compile_request(request, where)
     product = load_product(final)
     assert product is not None, f"published product {final} has no manifest"
     return Product(directory=product.directory, manifest=product.manifest, cached=False)

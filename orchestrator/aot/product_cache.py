@@ -1,0 +1,208 @@
+"""What the product cache (scratch/models/) holds, and its bounded clean-up.
+
+A running job holds a lease on every product it uses: a shared flock on the product's `.lease`
+file, taken when the product is found or compiled and held until the process exits (the OS
+drops it then, whatever way the process ends). The clean-up removes a product only after
+taking that lock exclusively without waiting, and renames the directory away while it holds
+it, so a job either leases the product before the clean-up looks at it (and the clean-up skips
+it) or finds it gone (a cache miss: it compiles again). Nothing here imports torch."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orchestrator.aot.products import MANIFEST, load_product
+
+LEASE = ".lease"
+TRASH_PREFIX = ".trash-"
+_held: dict[Path, int] = {}   # this process's leases: product directory -> open descriptor
+
+
+def hold(directory: Path) -> bool:
+    """Lease `directory` for the rest of this process (idempotent); False when the product is
+    gone or was removed while we waited. Marks it used now (the listing's "used" age)."""
+    directory = directory.resolve()
+    if directory in _held:
+        return True
+    try:
+        descriptor = os.open(directory / LEASE, os.O_RDWR | os.O_CREAT, 0o644)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    fcntl.flock(descriptor, fcntl.LOCK_SH)
+    if not _same_file(directory / LEASE, descriptor):
+        os.close(descriptor)     # the clean-up renamed it away while we waited
+        return False
+    os.utime(descriptor)
+    _held[directory] = descriptor
+    return True
+
+
+def release_all() -> None:
+    """Drop this process's leases (a long-lived worker between jobs; tests)."""
+    while _held:
+        _directory, descriptor = _held.popitem()
+        os.close(descriptor)
+
+
+def _same_file(path: Path, descriptor: int) -> bool:
+    try:
+        return path.stat().st_ino == os.fstat(descriptor).st_ino
+    except FileNotFoundError:
+        return False
+
+
+@contextmanager
+def _exclusive(directory: Path, create: bool = True) -> Iterator[bool]:
+    """Yield True with the product's lease held exclusively, False when a job holds it (or the
+    product is gone). Without `create`, a product never leased is free and left untouched."""
+    try:
+        descriptor = os.open(directory / LEASE, os.O_RDWR | (os.O_CREAT if create else 0),
+                             0o644)
+    except (FileNotFoundError, NotADirectoryError):
+        yield not create and directory.is_dir()
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield _same_file(directory / LEASE, descriptor)
+    finally:
+        os.close(descriptor)
+
+
+@dataclass(frozen=True)
+class CachedProduct:
+    """One product in the cache: what it is, how big, when made and last used, leased now."""
+
+    key: str
+    directory: Path
+    lowering: str        # model, quantization and NPU family: what its configurations share
+    target: str
+    size: int            # bytes on disk
+    created: float       # epoch seconds (manifest written)
+    used: float          # epoch seconds (last lease, else created)
+    in_use: bool
+
+    def as_json(self, now: float) -> dict[str, Any]:
+        return {"key": self.key, "directory": str(self.directory), "lowering": self.lowering,
+                "target": self.target, "bytes": self.size,
+                "age_s": round(now - self.created, 1), "used_s": round(now - self.used, 1),
+                "in_use": self.in_use}
+
+
+def lowering_label(manifest: dict[str, Any]) -> str:
+    """'mv2 int8 ethos-u85' (the model, its quantization and the target's NPU family, or 'cpu'):
+    the products of one lowering's configurations share it."""
+    from orchestrator.targets import load_catalogue
+
+    options = manifest.get("options") or {}
+    name = (manifest.get("model") or {}).get("name", "?")
+    try:
+        target = load_catalogue().target(str(manifest.get("target")))
+        family = target.npu.name if target.npu is not None else "cpu"
+    except Exception:   # a product of a target the catalogue no longer has
+        family = "?"
+    kind = options.get("quantize") or "float"
+    return f"{name} {kind} {family}"
+
+
+def directory_size(directory: Path) -> int:
+    """Bytes of every file below `directory` (files vanishing meanwhile count 0)."""
+    total = 0
+    for root, _dirs, files in os.walk(directory):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except FileNotFoundError:
+                pass
+    return total
+
+
+def _in_use(directory: Path) -> bool:
+    if directory.resolve() in _held:
+        return True
+    with _exclusive(directory, create=False) as free:
+        return not free
+
+
+def list_products(models: Path) -> list[CachedProduct]:
+    """Every complete product in `models`, most recently used first."""
+    found = []
+    for directory in sorted(models.iterdir()) if models.is_dir() else ():
+        if directory.name.startswith(".") or not directory.is_dir():
+            continue
+        product = load_product(directory)
+        if product is None:
+            continue
+        created = (directory / MANIFEST).stat().st_mtime
+        lease = directory / LEASE
+        used = max(created, lease.stat().st_mtime) if lease.is_file() else created
+        found.append(CachedProduct(
+            key=directory.name, directory=directory,
+            lowering=lowering_label(product.manifest), target=str(product.manifest["target"]),
+            size=directory_size(directory), created=created, used=used,
+            in_use=_in_use(directory)))
+    return sorted(found, key=lambda item: (-item.used, item.key))
+
+
+@dataclass(frozen=True)
+class CleanReport:
+    """What a clean-up removed, kept, and skipped because a running job holds it."""
+
+    removed: list[CachedProduct]
+    kept: list[CachedProduct]
+    skipped_in_use: list[CachedProduct]
+
+    def as_json(self, now: float) -> dict[str, Any]:
+        return {"removed": [p.as_json(now) for p in self.removed],
+                "kept": [p.as_json(now) for p in self.kept],
+                "skipped_in_use": [p.as_json(now) for p in self.skipped_in_use],
+                "freed_bytes": sum(p.size for p in self.removed)}
+
+
+def over_bounds(products: list[CachedProduct], keep: int | None,
+                max_bytes: int | None) -> list[CachedProduct]:
+    """The products (most recently used first) beyond the newest `keep`, or beyond what fits
+    in `max_bytes` counted from the most recently used; products in use count but stay."""
+    chosen = []
+    total = 0
+    for rank, product in enumerate(products):
+        total += product.size
+        if (keep is not None and rank >= keep) or (max_bytes is not None and total > max_bytes):
+            chosen.append(product)
+    return chosen
+
+
+def clean(models: Path, keep: int | None = None, max_bytes: int | None = None,
+          dry_run: bool = False) -> CleanReport:
+    """Remove what is over the bounds, never a product a running job holds."""
+    products = list_products(models)
+    removed, skipped = [], []
+    for product in over_bounds(products, keep, max_bytes):
+        if product.in_use or not (dry_run or _remove(product.directory)):
+            skipped.append(product)
+        else:
+            removed.append(product)
+    gone = {p.key for p in removed} | {p.key for p in skipped}
+    return CleanReport(removed, [p for p in products if p.key not in gone], skipped)
+
+
+def _remove(directory: Path) -> bool:
+    """Rename the product away with its lease held exclusively, then delete it; False when a
+    job holds it."""
+    with _exclusive(directory) as free:
+        if not free:
+            return False
+        trash = directory.with_name(f"{TRASH_PREFIX}{directory.name}-{os.getpid()}")
+        directory.rename(trash)
+    shutil.rmtree(trash, ignore_errors=True)
+    return True
