@@ -14,7 +14,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +87,11 @@ class CachedProduct:
     directory: Path
     lowering: str        # model, quantization and NPU family: what its configurations share
     target: str
-    size: int            # bytes on disk
+    size: int            # bytes on disk (a file hard-linked twice in it counted once)
     created: float       # epoch seconds (manifest written)
     used: float          # epoch seconds (last lease, else created)
     in_use: bool
+    files: dict[tuple[int, int], int] = field(default_factory=dict, repr=False, compare=False)
 
     def as_json(self, now: float) -> dict[str, Any]:
         return {"key": self.key, "directory": str(self.directory), "lowering": self.lowering,
@@ -115,16 +116,26 @@ def lowering_label(manifest: dict[str, Any]) -> str:
     return f"{name} {kind} {family}"
 
 
-def directory_size(directory: Path) -> int:
-    """Bytes of every file below `directory` (files vanishing meanwhile count 0)."""
-    total = 0
+def directory_files(directory: Path) -> dict[tuple[int, int], int]:
+    """(device, inode) -> bytes of every file below `directory`: a file hard-linked into
+    several products (what configurations share with their lowering) is one entry."""
+    found = {}
     for root, _dirs, files in os.walk(directory):
         for name in files:
             try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except FileNotFoundError:
-                pass
-    return total
+                info = os.lstat(os.path.join(root, name))
+            except FileNotFoundError:   # removed meanwhile
+                continue
+            found[(info.st_dev, info.st_ino)] = info.st_size
+    return found
+
+
+def total_size(products: list[CachedProduct]) -> int:
+    """Bytes the products take together (shared files once)."""
+    union: dict[tuple[int, int], int] = {}
+    for product in products:
+        union.update(product.files)
+    return sum(union.values())
 
 
 def _in_use(directory: Path) -> bool:
@@ -146,11 +157,12 @@ def list_products(models: Path) -> list[CachedProduct]:
         created = (directory / MANIFEST).stat().st_mtime
         lease = directory / LEASE
         used = max(created, lease.stat().st_mtime) if lease.is_file() else created
+        files = directory_files(directory)
         found.append(CachedProduct(
             key=directory.name, directory=directory,
             lowering=lowering_label(product.manifest), target=str(product.manifest["target"]),
-            size=directory_size(directory), created=created, used=used,
-            in_use=_in_use(directory)))
+            size=sum(files.values()), created=created, used=used,
+            in_use=_in_use(directory), files=files))
     return sorted(found, key=lambda item: (-item.used, item.key))
 
 
@@ -166,18 +178,20 @@ class CleanReport:
         return {"removed": [p.as_json(now) for p in self.removed],
                 "kept": [p.as_json(now) for p in self.kept],
                 "skipped_in_use": [p.as_json(now) for p in self.skipped_in_use],
-                "freed_bytes": sum(p.size for p in self.removed)}
+                "freed_bytes": total_size(self.removed)}
 
 
 def over_bounds(products: list[CachedProduct], keep: int | None,
                 max_bytes: int | None) -> list[CachedProduct]:
     """The products (most recently used first) beyond the newest `keep`, or beyond what fits
-    in `max_bytes` counted from the most recently used; products in use count but stay."""
+    in `max_bytes` counted from the most recently used (shared files once); products in use
+    count but stay."""
     chosen = []
-    total = 0
+    union: dict[tuple[int, int], int] = {}
     for rank, product in enumerate(products):
-        total += product.size
-        if (keep is not None and rank >= keep) or (max_bytes is not None and total > max_bytes):
+        union.update(product.files)
+        over_size = max_bytes is not None and sum(union.values()) > max_bytes
+        if (keep is not None and rank >= keep) or over_size:
             chosen.append(product)
     return chosen
 

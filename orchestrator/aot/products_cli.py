@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from orchestrator.aot.product_cache import CachedProduct, clean, list_products
+from orchestrator.aot.product_cache import CachedProduct, clean, list_products, total_size
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.products import ProductsTask
@@ -40,7 +40,7 @@ def table_lines(products: list[CachedProduct], now: float) -> list[str]:
         group = sorted((p for p in products if p.lowering == lowering),
                        key=lambda p: (-p.used, p.key))
         lines.append(f"{lowering}: {len(group)} configuration(s), "
-                     f"{human_size(sum(p.size for p in group))}")
+                     f"{human_size(total_size(group))}")
         lines += [f"  {p.target:<18} {human_size(p.size):>9}  made {human_age(now - p.created)}"
                   f" ago, used {human_age(now - p.used)} ago  {p.key}"
                   f"{'  (in use)' if p.in_use else ''}" for p in group]
@@ -59,7 +59,7 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
         products = list_products(models)
         if json:
             print_json({"models": str(models), "products": [p.as_json(now) for p in products],
-                        "bytes": sum(p.size for p in products)})
+                        "bytes": total_size(products)})
             return 0
         _print_listing(products, now, str(models))
         return 0
@@ -69,7 +69,7 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
         return 0
     _print_listing(report.kept + report.skipped_in_use, now, str(models))
     verb = "would remove" if task.dry_run else "removed"
-    freed = human_size(sum(p.size for p in report.removed))
+    freed = human_size(total_size(report.removed))
     print(f"{verb} {len(report.removed)} product(s), {freed}"
           + "".join(f"\n  {verb}: {p.key}" for p in report.removed)
           + "".join(f"\n  kept, in use by a running job: {p.key}"
@@ -82,4 +82,4 @@ def _print_listing(products: list[CachedProduct], now: float, where: str) -> Non
         print(line)
     lowerings = len({p.lowering for p in products})
     print(f"{len(products)} product(s) of {lowerings} lowering(s), "
-          f"{human_size(sum(p.size for p in products))} in {where}")
+          f"{human_size(total_size(products))} in {where}")

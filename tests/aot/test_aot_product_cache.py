@@ -146,3 +146,14 @@ def test_a_compiled_product_is_leased_by_the_process_that_compiled_it(tmp_path):
     assert [p.in_use for p in list_products(where.models)] == [True]
     assert clean(where.models, keep=0).skipped_in_use[0].key == product.key
     assert product.pte.is_file()
+
+
+def test_files_hard_linked_between_products_count_once(models):
+    shared = models / "mv2_u85_128" / "reference.bin"
+    shared.write_bytes(b"\1" * 100_000)                # what configurations share by hard link
+    os.link(shared, models / "mv2_u85_256" / "reference.bin")
+    listed = list_products(models)
+    both = [p for p in listed if p.key in ("mv2_u85_128", "mv2_u85_256")]
+    assert all(p.size > 100_000 for p in both)
+    assert product_cache.total_size(both) == sum(p.size for p in both) - 100_000
+    assert over_bounds(listed, None, product_cache.total_size(both)) == listed[2:]
