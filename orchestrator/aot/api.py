@@ -14,22 +14,23 @@ from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import filling, writing
 from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import step
-from orchestrator.write_faults import filling, writing
 
 FAILED_LOG_SUFFIX = ".failed.log"
 
 
 def make_request(model: str, target: str, *, inputs: str | None = None,
-                 calibration: str | None = None, **options: Any) -> CompileRequest:
+                 calibration: str | None = None, random_weights: bool = False,
+                 **options: Any) -> CompileRequest:
     """Resolve names, files and options into a request (cheap: never imports torch)."""
     resolved = resolve_options(target, **options)
     if calibration and not resolved.quantize:
         raise OrchestratorError("calibration data only applies to a quantized compile",
                                 "add --quantize int8 or drop --calibration")
-    return CompileRequest(model=resolve_model(model), options=resolved,
+    return CompileRequest(model=resolve_model(model, random_weights), options=resolved,
                           inputs=tensor_files(inputs, "input"),
                           calibration=tensor_files(calibration, "calibration"))
 

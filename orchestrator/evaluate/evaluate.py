@@ -20,13 +20,13 @@ from orchestrator.aot.sources import tensor_files
 from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
-from orchestrator.evaluate.session import Session, SessionPlan, device_inputs, run_session
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.run import RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
-from orchestrator.runner.handler import model_choices, model_operators, runner_options_for
+from orchestrator.runner.model_run import model_choices, model_operators, runner_options_for
 from orchestrator.runner.reference_check import device_arrays
+from orchestrator.runner.sample_session import Session, SessionPlan, device_inputs, run_session
 from orchestrator.sim.plan import RunPlan, plan_request
 from orchestrator.targets import Simulator
 

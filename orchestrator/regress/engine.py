@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.metrics import extract_metrics, extract_versions
@@ -31,7 +32,6 @@ from orchestrator.results import (
     Versions,
 )
 from orchestrator.sim.session import RESULT
-from orchestrator.write_faults import writing
 
 RESULT_NAME = RESULT
 

@@ -21,7 +21,7 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
 )
 from orchestrator.results import MemoryUse, RunResult
-from orchestrator.runner.handler import model_choices
+from orchestrator.runner.model_run import model_choices
 from orchestrator.targets import load_catalogue
 
 BATCH_LOG = "compile-batch.json"

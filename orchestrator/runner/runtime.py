@@ -16,6 +16,7 @@ from pathlib import Path
 
 from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.firmware_build.toolchain import (
     Compilers,
     build_environment,
@@ -44,7 +45,6 @@ from orchestrator.runner.runtime_recipe import (
 from orchestrator.runner.sources import RuntimeSources
 from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.targets.runner_data import ALL, MODEL
-from orchestrator.write_faults import writing
 
 STAMP = "orchestrator-runtime.json"
 RUNTIME_DIR = "runtime"   # under the user cache

@@ -16,8 +16,8 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from orchestrator.file_faults import writing
 from orchestrator.paths import repo_root, user_cache
-from orchestrator.write_faults import writing
 
 CACHE_DIR = "vnpu"
 RECIPE = 1   # bump when the way the library is built changes outside the hashed inputs

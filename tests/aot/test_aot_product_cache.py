@@ -20,7 +20,7 @@ import pytest
 from orchestrator.aot import api, product_cache
 from orchestrator.aot import products as layout
 from orchestrator.aot.product_cache import clean, hold, list_products, over_bounds
-from orchestrator.aot.products_cli import products_command
+from orchestrator.commands.products import products_command
 from orchestrator.options.products import ProductsTask
 from orchestrator.paths import scratch
 

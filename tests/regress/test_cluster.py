@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import repo_root, scratch
 from orchestrator.regress.cluster.journal import JOBS_DIR
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.toolchain import adopt_system_toolchain
@@ -130,7 +130,7 @@ def regress(tree, matrix: Path, **flags) -> tuple[int, dict]:
 def client_process(tree, matrix: Path, address: str) -> subprocess.Popen[bytes]:
     """`invoke regress --scheduler` as its own process (to be killed or interrupted)."""
     script = ("from orchestrator.options.regress import RegressTask; "
-              "from orchestrator.regress.regress_cli import regress_command; "
+              "from orchestrator.commands.regress import regress_command; "
               f"regress_command(RegressTask({str(matrix)!r}, quiet=True, "
               f"scheduler={address!r}), scratch_root={str(tree.root)!r})")
     return subprocess.Popen([sys.executable, "-c", script], cwd=REPO,

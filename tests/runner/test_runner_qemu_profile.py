@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.fields import from_cli
 from orchestrator.results import RunResult, Status, validation_errors
-from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.cluster.connect import open_client
@@ -54,7 +55,6 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
     Stages,
 )
-from orchestrator.write_faults import writing
 
 POLL_S = 0.2
 NO_WORKER_GRACE_S = 30.0

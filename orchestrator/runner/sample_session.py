@@ -10,14 +10,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.planned_run import run_firmware
+from orchestrator.firmware_run import run_firmware
 from orchestrator.protocol.records import Sample
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.runner.handler import place_areas
+from orchestrator.runner.model_run import place_areas
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
 

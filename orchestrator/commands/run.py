@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from orchestrator.cli import print_json, resolve
+from orchestrator.file_faults import writing
 from orchestrator.firmware_build.config import app_names
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.parse.classify import make_classification
@@ -24,12 +25,11 @@ from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.results.summary_table import format_result, print_result
 from orchestrator.sim.session import RESULT, TRANSCRIPT
 from orchestrator.targets.catalogue import unknown_name_error
-from orchestrator.write_faults import writing
 
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_app",
     "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
-    "runner": "orchestrator.runner.handler:run_runner",
+    "runner": "orchestrator.runner.model_run:run_runner",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own
