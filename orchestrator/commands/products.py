@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import time
 
-from orchestrator.aot.product_cache import CachedProduct, clean, list_products, total_size
+from orchestrator.aot.product_cache import (
+    LOWERING,
+    CachedProduct,
+    clean,
+    list_cache,
+    total_size,
+)
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.products import ProductsTask
@@ -32,18 +38,25 @@ def human_age(seconds: float) -> str:
     return f"{seconds / 86400:.1f} d"
 
 
-def table_lines(products: list[CachedProduct], now: float) -> list[str]:
-    """Per lowering a heading (its configurations and their total size), then one line per
-    configuration's product: target, size, age, last use, key, whether a job holds it."""
+def _entry_line(entry: CachedProduct, now: float) -> str:
+    return (f"{human_size(entry.size):>9}  made {human_age(now - entry.created)} ago, used "
+            f"{human_age(now - entry.used)} ago{'  (in use)' if entry.in_use else ''}")
+
+
+def table_lines(entries: list[CachedProduct], now: float) -> list[str]:
+    """Per lowering a heading (kept or not, its size, its configurations' total), then one line
+    per configuration's product: target, size, age, last use, key, whether a job holds it."""
     lines = []
-    for lowering in sorted({p.lowering for p in products}):
-        group = sorted((p for p in products if p.lowering == lowering),
-                       key=lambda p: (-p.used, p.key))
-        lines.append(f"{lowering}: {len(group)} configuration(s), "
+    lowerings = {e.key: e for e in entries if e.kind == LOWERING}
+    products = [e for e in entries if e.kind != LOWERING]
+    for key in sorted({*lowerings, *(p.lowering for p in products)}):
+        group = sorted((p for p in products if p.lowering == key), key=lambda p: (-p.used, p.key))
+        lowering = lowerings.get(key)
+        kept = (f"{lowering.model}, lowered for {lowering.target}: "
+                f"{_entry_line(lowering, now).strip()}" if lowering else "not kept")
+        lines.append(f"lowering {key} ({kept}); {len(group)} configuration(s), "
                      f"{human_size(total_size(group))}")
-        lines += [f"  {p.target:<18} {human_size(p.size):>9}  made {human_age(now - p.created)}"
-                  f" ago, used {human_age(now - p.used)} ago  {p.key}"
-                  f"{'  (in use)' if p.in_use else ''}" for p in group]
+        lines += [f"  {p.target:<18} {_entry_line(p, now)}  {p.key}" for p in group]
     return lines
 
 
@@ -56,9 +69,9 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
     models = scratch(scratch_root).models
     now = time.time()
     if task.keep is None and task.max_size is None:
-        products = list_products(models)
+        products = list_cache(models)
         if json:
-            print_json({"models": str(models), "products": [p.as_json(now) for p in products],
+            print_json({"models": str(models), "entries": [p.as_json(now) for p in products],
                         "bytes": total_size(products)})
             return 0
         _print_listing(products, now, str(models))
@@ -70,7 +83,7 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
     _print_listing(report.kept + report.skipped_in_use, now, str(models))
     verb = "would remove" if task.dry_run else "removed"
     freed = human_size(total_size(report.removed))
-    print(f"{verb} {len(report.removed)} product(s), {freed}"
+    print(f"{verb} {len(report.removed)} lowering(s) and product(s), {freed}"
           + "".join(f"\n  {verb}: {p.key}" for p in report.removed)
           + "".join(f"\n  kept, in use by a running job: {p.key}"
                     for p in report.skipped_in_use))
@@ -80,6 +93,7 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
 def _print_listing(products: list[CachedProduct], now: float, where: str) -> None:
     for line in table_lines(products, now):
         print(line)
-    lowerings = len({p.lowering for p in products})
-    print(f"{len(products)} product(s) of {lowerings} lowering(s), "
+    kept = sum(1 for p in products if p.kind == LOWERING)
+    configurations = len(products) - kept
+    print(f"{configurations} product(s), {kept} lowering(s) kept, "
           f"{human_size(total_size(products))} in {where}")

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.aot import api, product_cache
+from orchestrator.aot import api, lowerings, product_cache
 from orchestrator.aot import products as layout
 from orchestrator.aot.product_cache import clean, hold, list_products, over_bounds
-from orchestrator.commands.products import products_command
+from orchestrator.commands.products import products_command, table_lines
 from orchestrator.options.products import ProductsTask
 from orchestrator.paths import scratch
 
@@ -34,15 +34,29 @@ time.sleep(60)
 
 
 def make_product(models: Path, key: str, target: str, size: int, age: float,
-                 model: str = "mv2") -> Path:
+                 model: str = "mv2", lowering: str | None = None) -> Path:
     directory = models / key
     directory.mkdir(parents=True)
     (directory / layout.PTE).write_bytes(b"\0" * size)
-    layout.write_json(directory / layout.MANIFEST, {
-        "schema": layout.MANIFEST_SCHEMA, "target": target, "key": key,
-        "model": {"name": model}, "options": {"quantize": "int8", "target": target}})
+    manifest = {"schema": layout.MANIFEST_SCHEMA, "target": target, "key": key,
+                "model": {"name": model}, "options": {"quantize": "int8", "target": target}}
+    if lowering:
+        manifest["lowering"] = {"key": lowering, "lowered_for": target}
+    layout.write_json(directory / layout.MANIFEST, manifest)
     stamp = time.time() - age
     os.utime(directory / layout.MANIFEST, (stamp, stamp))
+    return directory
+
+
+def make_lowering(models: Path, key: str, lowered_for: str, size: int, age: float) -> Path:
+    directory = lowerings.lowered_root(models) / key
+    directory.mkdir(parents=True)
+    (directory / layout.PTE).write_bytes(b"\0" * size)
+    layout.write_json(directory / lowerings.LOWERING_MANIFEST, {
+        "schema": lowerings.LOWERING_SCHEMA, "key": key, "model": {"name": "mv2"},
+        "lowered_for": lowered_for, "delegate_partitions": []})
+    stamp = time.time() - age
+    os.utime(directory / lowerings.LOWERING_MANIFEST, (stamp, stamp))
     return directory
 
 
@@ -80,7 +94,8 @@ def holder(models: Path) -> Iterator[subprocess.Popen[str]]:
 def test_the_listing_groups_configurations_by_lowering_with_sizes_and_ages(models):
     listed = list_products(models)
     assert [p.key for p in listed] == ["mv2_u85_128", "mv2_u85_256", "mv2_u85_512", "add_m55"]
-    assert {p.lowering for p in listed} == {"mv2 int8 ethos-u85", "add int8 cpu"}
+    assert {p.lowering for p in listed} == {"mv2 int8 ethos-u85", "add int8 cpu"}   # made
+    # before compiles had two steps: grouped by what their lowering would have been
     first = listed[0]
     assert first.size > 3000 and first.target == "ethos-u85-128" and not first.in_use
     assert 5 < time.time() - first.created < 60
@@ -127,25 +142,51 @@ def test_the_task_prints_the_listing_and_the_clean_up_as_json(models, capsys):
     root = str(models.parent)
     assert products_command(ProductsTask(), json=True, scratch_root=root) == 0
     listing = json.loads(capsys.readouterr().out)
-    assert [p["key"] for p in listing["products"]][:1] == ["mv2_u85_128"]
-    assert listing["bytes"] == sum(p["bytes"] for p in listing["products"])
+    assert [p["key"] for p in listing["entries"]][:1] == ["mv2_u85_128"]
+    assert listing["bytes"] == sum(p["bytes"] for p in listing["entries"])
     products_command(ProductsTask(keep=3), json=True, scratch_root=root)
     cleaned = json.loads(capsys.readouterr().out)
     assert [p["key"] for p in cleaned["removed"]] == ["add_m55"]
     assert cleaned["freed_bytes"] > 500
     products_command(ProductsTask(), scratch_root=root)
     text = capsys.readouterr().out
-    assert "mv2 int8 ethos-u85: 3 configuration(s)" in text
-    assert "3 product(s) of 1 lowering(s)" in text
+    assert "lowering mv2 int8 ethos-u85 (not kept); 3 configuration(s)" in text
+    assert "3 product(s), 0 lowering(s) kept" in text
 
 
-def test_a_compiled_product_is_leased_by_the_process_that_compiled_it(tmp_path):
+def test_lowerings_are_listed_with_their_configurations_and_kept_while_one_stays(tmp_path):
+    models = tmp_path / "models"
+    make_lowering(models, "mv2_tosa-cf_int8", "ethos-u85-128", 4000, age=300)
+    make_lowering(models, "conv_tosa-cf_int8", "ethos-u85-128", 4000, age=200)
+    make_product(models, "mv2_u85_128", "ethos-u85-128", 1000, age=300,
+                 lowering="mv2_tosa-cf_int8")
+    make_product(models, "mv2_u85_256", "ethos-u85-256", 1000, age=100,
+                 lowering="mv2_tosa-cf_int8")
+    entries = product_cache.list_cache(models)
+    kinds = [(e.kind, e.key) for e in entries]
+    assert kinds[0] == ("lowering", "mv2_tosa-cf_int8")     # used when its configuration was
+    assert ("lowering", "conv_tosa-cf_int8") in kinds
+    lines = "\n".join(table_lines(entries, time.time()))
+    assert "lowering mv2_tosa-cf_int8 (mv2, lowered for ethos-u85-128:" in lines
+    assert "2 configuration(s)" in lines and "lowering conv_tosa-cf_int8" in lines
+    report = clean(models, keep=1)          # one configuration, one lowering of each kind
+    assert sorted(e.key for e in report.removed) == ["conv_tosa-cf_int8", "mv2_u85_128"]
+    assert (lowerings.lowered_root(models) / "mv2_tosa-cf_int8").is_dir()   # still needed
+    clean(models, keep=0)
+    assert product_cache.list_cache(models) == []
+
+
+def test_a_compiled_product_and_its_lowering_are_leased_by_the_compiling_process(tmp_path):
     pytest.importorskip("executorch")
     where = scratch(tmp_path / "real").ensure()
-    product = api.compile_model("add", "cortex-m55", scratch_root=where.root)
-    assert [p.in_use for p in list_products(where.models)] == [True]
-    assert clean(where.models, keep=0).skipped_in_use[0].key == product.key
-    assert product.pte.is_file()
+    product = api.compile_model("add", "ethos-u85-128", scratch_root=where.root)
+    other = api.compile_model("add", "ethos-u85-256", scratch_root=where.root)   # configured
+    entries = product_cache.list_cache(where.models)
+    assert {(e.kind, e.in_use) for e in entries} == {("lowering", True),
+                                                      ("configuration", True)}
+    report = clean(where.models, keep=0)
+    assert sorted(e.key for e in report.skipped_in_use) == sorted(e.key for e in entries)
+    assert product.pte.is_file() and other.pte.is_file()
 
 
 def test_files_hard_linked_between_products_count_once(models):
