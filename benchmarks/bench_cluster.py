@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.setup.toolchain import adopt_system_toolchain
 

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.write_faults import writing
+from orchestrator.file_faults import writing
 
 SCRATCH_ENV = "ETHOSU_ORCH_SCRATCH"
 SUBDIRS = ("downloads", "tools", "src", "build", "models", "runs")
@@ -46,6 +46,11 @@ class Scratch:
     @property
     def runs(self) -> Path:
         return self.root / "runs"
+
+    @property
+    def weights(self) -> Path:
+        """Pretrained weights of upstream models (invoke setup --models NAME)."""
+        return self.root / "weights"
 
     def ensure(self) -> Scratch:
         """Create the root and its standard sub-directories; return self."""

@@ -10,21 +10,19 @@ from typing import Any
 from orchestrator.cli import print_json
 from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.setup import SetupFlags
-from orchestrator.paths import Scratch, scratch
+from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
     SetupCatalogue,
     Source,
     host_key,
-    load_setup_catalogue,
 )
 from orchestrator.setup.context import Context
 from orchestrator.setup.install import install_lock
 from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.needs import needs
-from orchestrator.setup.options import GROUPS, SetupOptions, build_options
+from orchestrator.setup.options import GROUPS, SetupOptions
 from orchestrator.setup.state import artifact_state, source_state
 from orchestrator.targets import Target, load_catalogue
 
@@ -159,20 +157,35 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
 def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
               host: str | None = None, as_json: bool = False) -> int:
     """Install every selected item that is not current; return 0, or raise the first failure."""
-    items = plan(catalogue, options)
+    items = [] if options.models and not options.only else plan(catalogue, options)
     todo = [item for item in items if not is_current(item, read_lock(root), options)]
     failures: dict[str, OrchestratorError] = {}
     if todo:
         ctx = Context(root.ensure(), options, host or host_key())
         with install_lock(root):
             failures = _install(ctx, todo)
-    elif not as_json:
+    elif items and not as_json:
         print(f"setup: all {len(items)} selected item(s) are installed and current; "
               "nothing to do")
-    _report(items, read_lock(root), failures, as_json)
+    _report(items, read_lock(root), failures, as_json and not options.models)
     if failures:
         raise next(iter(failures.values()))
+    if options.models:
+        _install_weights(root, options, as_json)
     return 0
+
+
+def _install_weights(root: Scratch, options: SetupOptions, as_json: bool) -> None:
+    """`--models`: the pretrained weights of those models, one line (or JSON entry) each."""
+    from orchestrator.setup.weights import install_model_weights
+
+    with install_lock(root.ensure()):
+        installed = install_model_weights(options.models, options, root)
+    if as_json:
+        print_json(installed)
+        return
+    for name, entry in installed.items():
+        print(f"  {name:<40} {entry['verified']:<24} {entry['path']}")
 
 
 def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:
@@ -218,9 +231,3 @@ def _report(items: list[Item], lock: dict[str, dict[str, Any]],
         print(f"  {item.name:<20} {state:<14} {where}")
     for name, error in list(failures.items())[1:]:
         print(f"error: {name}: {error.message}", file=sys.stderr)
-
-
-def setup_command(flags: SetupFlags, json: bool = False, scratch_root: str | None = None) -> int:
-    """Entry point of `invoke setup` (flags: orchestrator.options.setup)."""
-    options = build_options(flags)
-    return run_setup(scratch(scratch_root), options, load_setup_catalogue(), as_json=json)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
-from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
@@ -167,6 +167,8 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
                                   "kernel_set": settings.kernel_set,
                                   "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
+    if product.manifest["model"].get("kind") == "upstream":   # where it came from, its seed
+        result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")
