@@ -70,10 +70,23 @@ def _refuse_download(name: str) -> Any:
 
 
 @contextlib.contextmanager
-def random_weights() -> Iterator[None]:
+def package_loader_off(package: str) -> Iterator[None]:
+    """The pretrained loader of `package` does nothing (timm: load_pretrained, which its
+    model builders call when pretrained=True)."""
+    if package != "timm":
+        yield
+        return
+    from timm.models import _builder
+
+    with replaced(_builder, "load_pretrained", lambda *_args, **_kwargs: None):
+        yield
+
+
+@contextlib.contextmanager
+def random_weights(package: str = "") -> Iterator[None]:
     """Pretrained weights are not loaded: each checkpoint the loader asks torch.hub for is
     an empty state dict (in a private hub dir) and load_state_dict keeps the model's own
-    (seeded) initial weights."""
+    (seeded) initial weights; `package`'s own pretrained loader is switched off."""
     import tempfile
 
     import torch
@@ -87,7 +100,8 @@ def random_weights() -> Iterator[None]:
 
     with tempfile.TemporaryDirectory(prefix="random-weights-") as private, hub_dir(
             Path(private)), replaced(torch.hub, "download_url_to_file", empty_checkpoint), \
-            replaced(torch.nn.Module, "load_state_dict", keep_initial):
+            replaced(torch.nn.Module, "load_state_dict", keep_initial), \
+            package_loader_off(package):
         yield
 
 
@@ -99,19 +113,20 @@ def _entry(ref: ModelRef) -> ModelEntry:
         raise OrchestratorError(f"upstream model {ref.name} is not in the installed "
                                 "ExecuTorch's examples/models", "invoke models lists them")
     refuse_missing_packages(entry, catalogue)
-    if entry.fetches:
+    if entry.fetches and ref.weights != "random":
+        random = " or add --random-weights" if entry.random_weights_package else ""
         raise OrchestratorError(
             f"model {ref.name} cannot be loaded here: {entry.fetches} at load time, which "
             "this tool does not manage",
             "write a .py file that builds it from your local copy of the weights "
-            "(ModelUnderTest, ModelInputs) and pass that to --model")
+            f"(ModelUnderTest, ModelInputs) and pass that to --model{random}")
     return entry
 
 
 def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractContextManager[Any]:
     """Where the loader finds its weights: installed files, or seeded random ones."""
     if ref.weights == "random":
-        return random_weights()
+        return random_weights(entry.random_weights_package)
     root = scratch().weights
     missing = missing_weights(entry.weights, root)
     if missing:

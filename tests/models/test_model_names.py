@@ -19,9 +19,9 @@ from orchestrator.aot.model_catalogue import (
     parse_model_catalogue,
     refuse_missing_packages,
 )
-from orchestrator.aot.model_listing import models_command
 from orchestrator.aot.sources import BUILTINS, resolve_model
 from orchestrator.aot.upstream_loading import load_upstream
+from orchestrator.commands.models import models_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.weights import weight_path
 
@@ -156,3 +156,18 @@ def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
     assert not torch.equal(random_one.state_dict()[first_key], saved[first_key])
     assert torch.equal(random_one.state_dict()[first_key], again.state_dict()[first_key])
     assert torch.equal(inputs[0], inputs_again[0]) and inputs[0].shape == (1, 3, 224, 224)
+
+
+def test_timm_model_loads_seeded_random_weights_only_when_asked(tree):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    import_torchvision_models_without_c_ops()      # timm imports torchvision
+    pytest.importorskip("timm")
+    with pytest.raises(OrchestratorError) as refused:
+        load_model(resolve_model("deit_tiny"))
+    assert refused.value.next_step.endswith("or add --random-weights")
+    first, inputs = load_model(resolve_model("deit_tiny", random_weights=True))
+    second, _ = load_model(resolve_model("deit_tiny", random_weights=True))
+    assert type(first).__name__ == "VisionTransformer" and inputs[0].shape == (1, 3, 224, 224)
+    assert all(torch.equal(value, second.state_dict()[key])
+               for key, value in first.state_dict().items())
