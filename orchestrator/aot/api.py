@@ -17,6 +17,7 @@ from orchestrator.aot.lowerings import (
     publish_lowering,
 )
 from orchestrator.aot.options import resolve_options
+from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
@@ -42,13 +43,17 @@ def make_request(model: str, target: str, *, inputs: str | None = None,
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
-    """The finished product for `request`, if it is already in scratch/models/."""
-    return load_product(where.models / request.key())
+    """The finished product for `request`, if it is already in scratch/models/, leased to this
+    process (orchestrator/aot/product_cache.py: a clean-up never removes it while we run)."""
+    product = load_product(where.models / request.key())
+    return product if product is not None and hold(product.directory) else None
 
 
 def cached_lowering(request: CompileRequest, where: Scratch) -> Lowering | None:
-    """The finished lowering `request` is a configuration of, if it is in scratch."""
-    return load_lowering(lowered_root(where.models) / request.lowering_key())
+    """The finished lowering `request` is a configuration of, if it is in scratch (leased to
+    this process, as products are)."""
+    lowering = load_lowering(lowered_root(where.models) / request.lowering_key())
+    return lowering if lowering is not None and hold(lowering.directory) else None
 
 
 def compile_request(request: CompileRequest, where: Scratch | None = None) -> Product:
@@ -79,6 +84,8 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
         if lowering is None:
             _keep_lowering(request, manifest, final, where)
     final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}").unlink(missing_ok=True)
+    if not hold(final):   # a clean-up removed it the moment it was published: once more
+        return compile_request(request, where)
     product = load_product(final)
     assert product is not None, f"published product {final} has no manifest"
     return Product(directory=product.directory, manifest=product.manifest, cached=False)

@@ -9,6 +9,7 @@ from typing import Any
 from orchestrator.aot.api import compile_request, request_for
 from orchestrator.aot.key import CompileRequest
 from orchestrator.cli import print_json
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import scratch
@@ -60,8 +61,8 @@ def npu_request(task: VerifyTask, target: str) -> CompileRequest:
     chosen = "--no-delegate" if not request.options.delegate else "--quantize none"
     raise OrchestratorError(f"invoke verify checks NPU partitions, and {chosen} compiles "
                             f"{task.model} without any",
-                            f"drop {chosen}: invoke verify --model {task.model} --target "
-                            f"{target}")
+                            f"drop {chosen}: "
+                            + invoke_line("verify", model=task.model, target=target))
 
 
 def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> dict[str, Any]:

@@ -259,7 +259,8 @@ static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigne
     return 1;
 }
 
-/* Weights (em_weights.c). */
+/* Weights (em_weight_order.c: U55/U65; em85_weight_order.c: U85; the codecs behind them in
+   em_weight_codecs.h). */
 typedef struct em_kernel {
     int kh, kw;          /* kernel taps (undilated) */
     int dil_x, dil_y;
@@ -344,7 +345,9 @@ int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */
 int em_per_channel(em_state *s);
 
-/* Ethos-U85 (em85_*.c): the operations of a U85 stream; the output stage of its registers. */
+/* Ethos-U85 (em85_*.c): the operations of a U85 stream (em85_ops.c dispatches); the register
+   loaders they share (em85_registers.c: ACC_FORMAT, kernel, CONV registers, scale records); the
+   output stage of its registers (em85_output.c). */
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);

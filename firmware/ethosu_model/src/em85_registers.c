@@ -1,7 +1,56 @@
-/* Ethos-U85 NPU_OP_CONV / NPU_OP_DEPTHWISE registers: the kernel, the weight streams of its
-   decoders, the Acc32/Acc48 scale records. The arithmetic is the U55's (em_conv.c). */
+/* Ethos-U85 register loaders shared by its operations: ACC_FORMAT, the kernel registers, the
+   CONV/DEPTHWISE registers with their weight streams, the Acc32/Acc48 scale records. They call
+   only down (feature maps, output stage, weight orders), never an operation. */
 #include "em_internal.h"
 
+#define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(EM85_R0(s, NPU_SET_##op)))
+
+/* ACC_FORMAT: the accumulator a command uses (what is modelled: reset or, where the caller
+   takes it, loaded from IFM2; output enabled; 32 or 48 bits). */
+int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2) {
+    uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT);
+    unsigned input = EM85_F_NPU_SET_ACC_FORMAT_ACC_INPUT(acc), output = EM85_F_NPU_SET_ACC_FORMAT_ACC_OUTPUT(acc);
+    unsigned format = EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(acc);
+    *from_ifm2 = input == EM85_ACC_INPUT_IFM2 && ifm2_allowed;
+    if (input != EM85_ACC_INPUT_RESET && !*from_ifm2)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_input value %u on Ethos-U85-%d (not modelled)",
+                       command, input, s->macs);
+    if (output != EM85_ACC_OUTPUT_ENABLE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_output value %u on Ethos-U85-%d (not modelled)",
+                       command, output, s->macs);
+    if (format != EM85_ACC_FORMAT_I32 && format != EM85_ACC_FORMAT_I48)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_format value %u", command, format);
+    *bits = format == EM85_ACC_FORMAT_I32 ? 32 : 48;
+    return 0;
+}
+
+int em85_load_geom(em_state *s, const em_out *o, em_geom *g) {
+    uint64_t st = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
+    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE));
+    g->kh_dil = P0(s, KERNEL_HEIGHT_M1, HEIGHT_M1) + 1;
+    g->kw_dil = P0(s, KERNEL_WIDTH_M1, WIDTH_M1) + 1;
+    g->stride_x = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_MSB(st) << 1)) + 1;
+    g->stride_y = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_MSB(st) << 1)) + 1;
+    g->dil_x = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_X(st) + 1;
+    g->dil_y = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_Y(st) + 1;
+    g->part_kernel = EM85_F_NPU_SET_KERNEL_STRIDE_WEIGHT_ORDER(st) == EM85_WEIGHT_ORDER_PART_KERNEL_FIRST;
+    g->kh = (g->kh_dil - 1) / g->dil_y + 1;
+    g->kw = (g->kw_dil - 1) / g->dil_x + 1;
+    g->pad_top = P0(s, IFM_PAD_TOP, PAD);
+    g->pad_left = P0(s, IFM_PAD_LEFT, PAD);
+    g->pad_bottom = P0(s, IFM_PAD_BOTTOM, PAD);
+    g->pad_right = P0(s, IFM_PAD_RIGHT, PAD);
+    g->upscale = EM_RESAMPLING_MODE_NONE;
+    if (upscale != EM85_IFM_UPSCALE_MODE_NONE)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode value %u on Ethos-U85-%d (not modelled)",
+                       upscale, s->macs);
+    if (EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st) != EM85_KERNEL_DECOMPOSITION_D8X8)
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_KERNEL_STRIDE decomposition value %u on Ethos-U85-%d",
+                       EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st), s->macs);
+    g->ifm_h = (o->height - 1) * g->stride_y + g->kh_dil - g->pad_top - g->pad_bottom;
+    g->ifm_w = (o->width - 1) * g->stride_x + g->kw_dil - g->pad_left - g->pad_right;
+    return 0;
+}
 
 /* ACC_FORMAT microblock U<h>X<w> (regor ethos_u85_interface.hpp enum microblock). */
 static void microblock(unsigned value, int *w, int *h) {
@@ -53,7 +102,7 @@ int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
     uint64_t stride = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
     em_weight_streams w;
     em_kernel k;
-    int rc, acc_bits, from_ifm2;
+    int rc, acc_bits = 32, from_ifm2;
     if ((rc = em85_accumulator(s, name, 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, c->o, !depthwise)) ||
         (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)))
         return rc;
@@ -85,37 +134,28 @@ int em85_load_scales(em_state *s, int depth, int acc_bits) {
     return em_load_scales_u85(s, records, length, depth, acc_bits == 48);
 }
 
-/* NPU_OP_CONV with weights_ifm2 (regor ethos_u85_register_cs_generator.cpp
-   GenerateConvolutionOp: "Dynamic weights", a MatMul): a 1x1 convolution whose weights are the
-   IFM2 feature map, output channel n taking IFM2 column n (its channels are the IFM's), global
-   OFM scaling. OFM[y][x][n] = OFM_SCALE(sum_k (IFM[y][x][k] - zp) * (IFM2[0][n][k] - zp2)).
-   regor constrains a MatMul's batch to 1 (ethos_u85_constraints.cpp:712-724), so the OFM has
-   one row. */
-int em85_op_matmul(em_state *s) {
-    em_out o;
-    em_fmap a, b;
-    em_geom g;
-    int64_t scale;
-    int depth = (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
-    int rc, shift, acc_bits, from_ifm2, x, n, k;
-    if ((rc = em85_accumulator(s, "NPU_OP_CONV", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o, 0)) ||
-        (rc = em_load_fmap(s, 0, &a)) || (rc = em_load_fmap(s, 1, &b)) || (rc = em85_load_geom(s, &o, &g)) ||
-        (rc = em85_global_scale(s, "NPU_OP_CONV weights_ifm2", &scale, &shift)))
-        return rc;
-    if (o.height != 1 || g.kh_dil != 1 || g.kw_dil != 1 || g.stride_x != 1 || g.stride_y != 1)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_CONV weights_ifm2 with OFM height %d or a kernel other "
-                       "than 1x1 on Ethos-U85-%d (not modelled)", o.height, s->macs);
-    for (x = 0; x < o.width; x++) {
-        for (n = 0; n < o.depth; n++) {
-            int64_t acc = 0, v;
-            int err = 0;
-            for (k = 0; k < depth; k++)
-                acc += (em_fm_read(&a, 0, x, k) - a.zero_point) * (em_fm_read(&b, 0, n, k) - b.zero_point);
-            if ((rc = em85_acc_check(s, "NPU_OP_CONV weights_ifm2", acc, acc_bits))) return rc;
-            v = em_scale(s, acc, scale, shift, o.round_mode, &err);
-            if (err) return err;
-            em_store(&o, 0, x, n, v);
-        }
+static uint64_t le_bytes(const uint8_t *p, int count) {
+    uint64_t v = 0;
+    int i;
+    for (i = count - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+int em_load_scales_u85(em_state *s, const uint8_t *records, uint64_t length, int depth, int acc48) {
+    /* EncodeBias32 / EncodeBias48: bias bytes, then the scale, the shift in byte 8 */
+    const int bias_bytes = acc48 ? 6 : 4;
+    const uint64_t scale_mask = acc48 ? 0x7fffu : 0x7fffffffu;
+    int o;
+    if (depth > (int)ETHOSU_MODEL_MAX_DEPTH)
+        return em_fail(s, ETHOSU_MODEL_CAPACITY, "OFM depth %d exceeds ETHOSU_MODEL_MAX_DEPTH", depth);
+    if (records == NULL || length < (uint64_t)depth * 10u)
+        return em_fail(s, ETHOSU_MODEL_BAD_ADDRESS, "scale stream of %u bytes holds fewer than %d records",
+                       (unsigned)length, depth);
+    for (o = 0; o < depth; o++, records += 10) {
+        uint64_t bias = le_bytes(records, bias_bytes), sign = (uint64_t)1 << (8 * bias_bytes - 1);
+        s->bias[o] = (int64_t)((bias ^ sign) - sign);
+        s->mult[o] = (int32_t)(le_bytes(records + bias_bytes, 8 - bias_bytes) & scale_mask);
+        s->shift[o] = (uint8_t)(records[8] & 0x3f);
     }
     return 0;
 }
