@@ -21,6 +21,7 @@ from orchestrator.aot.kernels import missing_kernels
 from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatches
 from orchestrator.aot.loading import load_calibration, load_model
 from orchestrator.aot.lowering import Lowered, emit, lower
+from orchestrator.aot.nesting import OUTPUT_ROOT, input_names, leaves, named_leaves
 from orchestrator.aot.program_info import program_facts
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.aot.vela_report import parse_vela_output
@@ -34,18 +35,26 @@ COMPILE_LOG = "compile.log"
 TOSA_PREFIX = "output_tag"   # what ExecuTorch's TOSA backend names each partition's graph
 
 
-def _flatten_outputs(outputs: Any) -> list[Any]:
+def _tensor_outputs(outputs: Any) -> list[tuple[str, Any]]:
+    """The tensor leaves of a model's outputs, each named by its path (`output[0]`)."""
     import torch
 
-    leaves, _ = torch.utils._pytree.tree_flatten(outputs)
-    return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    return [(name, leaf) for name, leaf in named_leaves(outputs, OUTPUT_ROOT)
+            if isinstance(leaf, torch.Tensor)]
 
 
-def run_model(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
+def run_model_named(model: Any, inputs: tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """The model's tensor outputs on `inputs` (positional, nested as it takes them), flattened
+    in the program's order, each with its path."""
     import torch
 
     with torch.no_grad():
-        return [t.detach().contiguous() for t in _flatten_outputs(model(*inputs))]
+        return [(name, t.detach().contiguous())
+                for name, t in _tensor_outputs(model(*inputs))]
+
+
+def run_model(model: Any, inputs: tuple[Any, ...]) -> list[Any]:
+    return [tensor for _, tensor in run_model_named(model, inputs)]
 
 
 def _layouts(facts: dict[str, Any], side: str, count: int) -> list[tuple[int, ...] | None]:
@@ -54,9 +63,11 @@ def _layouts(facts: dict[str, Any], side: str, count: int) -> list[tuple[int, ..
     return (orders + [None] * count)[:count]
 
 
-def _write_tensors(folder: Path, tensors: list[Any], orders: list[Any]) -> list[dict[str, Any]]:
-    return [write_tensor(folder, index, tensor.contiguous().numpy(), order).to_json()
-            for index, (tensor, order) in enumerate(zip(tensors, orders, strict=True))]
+def _write_tensors(folder: Path, tensors: list[Any], orders: list[Any],
+                   names: list[str]) -> list[dict[str, Any]]:
+    return [write_tensor(folder, index, tensor.contiguous().numpy(), order, name).to_json()
+            for index, (tensor, order, name) in enumerate(zip(tensors, orders, names,
+                                                              strict=True))]
 
 
 def write_vela_report(log_text: str, staging: Path) -> dict[str, Any] | None:
@@ -116,6 +127,7 @@ class Saved:
     lowered: Lowered
     program: Any
     float_outputs: list[Any]
+    output_names: list[str]
     delegation: dict[str, Any]
     partitions: list[Partition]
     exact_outputs: list[Any] | None
@@ -133,7 +145,7 @@ def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
 
     intermediates: list[tuple[str, Any]] = []
     outputs, record = exact_outputs(lowered.edge.exported_program(), partitions,
-                                    lowered.inputs, lowered.quantized_model is not None,
+                                    leaves(lowered.inputs), lowered.quantized_model is not None,
                                     intermediates)
     if outputs is not None:
         save_intermediates(staging / INTERMEDIATES, intermediates)
@@ -143,7 +155,7 @@ def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
 def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     model, example = load_model(request.model, request.inputs, request.options.torchvision)
     samples = calibration_for(request, example) if request.options.quantize else []
-    float_outputs = run_model(model, example)
+    named_outputs = run_model_named(model, example)
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
     binaries = partition_binaries(lowered.edge.exported_program().graph_module)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
@@ -153,23 +165,39 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     program = emit(lowered.edge, request.options, request.model.name)
     (staging / layout.PTE).write_bytes(program.buffer)
     etrecord_problem = save_etrecord(staging / ETRECORD, before_emit, program)
-    return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact,
+    return Saved(lowered, program, [t for _, t in named_outputs],
+                 [name for name, _ in named_outputs], delegation, partitions, exact_outputs, exact,
                  etrecord_problem,
                  delegate_partitions(program.executorch_program, binaries) if binaries else [])
 
 
-def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
+def _write_references(staging: Path, lowered: Lowered, saved: Saved,
                       facts: dict[str, Any]) -> dict[str, Any]:
-    orders = _layouts(facts, "inputs", len(lowered.inputs))
-    records = {"inputs": _write_tensors(staging / layout.INPUTS, list(lowered.inputs), orders)}
-    out_orders = _layouts(facts, "outputs", len(float_outputs))
+    """The example inputs (flattened in the program's order) and the host references, every
+    tensor named by its path."""
+    flat_inputs = leaves(lowered.inputs)
+    orders = _layouts(facts, "inputs", len(flat_inputs))
+    records = {"inputs": _write_tensors(staging / layout.INPUTS, flat_inputs, orders,
+                                        input_names(lowered.inputs))}
+    names = saved.output_names
+    out_orders = _layouts(facts, "outputs", len(names))
     records["reference_float"] = _write_tensors(staging / layout.REFERENCE_FLOAT,
-                                                float_outputs, out_orders)
+                                                saved.float_outputs, out_orders, names)
     if lowered.quantized_model is not None:
         quantized_outputs = run_model(lowered.quantized_model, lowered.inputs)
         records["reference_quantized"] = _write_tensors(
-            staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders)
+            staging / layout.REFERENCE_QUANTIZED, quantized_outputs, out_orders, names)
+    if saved.exact_outputs is not None:
+        _write_tensors(staging / layout.REFERENCE_EXACT, saved.exact_outputs,
+                       _layouts(facts, "outputs", len(saved.exact_outputs)),
+                       _fitting(names, len(saved.exact_outputs)))
     return records
+
+
+def _fitting(names: list[str], count: int) -> list[str]:
+    """The names for `count` program outputs (unnamed where the program has others than the
+    model: a model returning non-tensors)."""
+    return names if len(names) == count else [""] * count
 
 
 def _keep_tosa_only(folder: Path | None) -> None:
@@ -233,10 +261,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
             write_log(staging, captured.getvalue(), caught)
     facts = program_facts(saved.program.executorch_program)
     _check_runnable(facts, request)
-    tensors = _write_references(staging, saved.lowered, saved.float_outputs, facts)
-    if saved.exact_outputs is not None:
-        _write_tensors(staging / layout.REFERENCE_EXACT, saved.exact_outputs,
-                       _layouts(facts, "outputs", len(saved.exact_outputs)))
+    tensors = _write_references(staging, saved.lowered, saved, facts)
     layout.write_json(staging / layout.DELEGATION_REPORT, saved.delegation)
     vela = write_vela_report(captured.getvalue(), staging) if request.options.delegate else None
     manifest = {

@@ -4,10 +4,11 @@ split from calibration (imports torch only to read .pt files or run a preprocess
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.aot.nesting import INPUTS_ROOT, named_leaves
 from orchestrator.aot.sources import TENSOR_SUFFIXES, ModelRef
 from orchestrator.errors import OrchestratorError
 
@@ -22,6 +23,7 @@ class InputShape:
 
     dtype: str
     shape: tuple[int, ...]
+    name: str = ""    # the leaf's path in the model's inputs (`inputs[1][0]`)
 
     def describe(self) -> str:
         return f"{self.dtype}{list(self.shape)}"
@@ -56,24 +58,36 @@ def preprocess_hook(model: ModelRef) -> Callable[[Path], Any] | None:
 
 
 def _arrays(value: Any, path: Path) -> tuple[Any, ...]:
-    """A tensor / array / tuple of them -> numpy arrays (one per model input)."""
+    """A tensor / array, or a nesting of tuples, lists and dicts of them -> numpy arrays,
+    flattened in the program's order (one per model input leaf)."""
     import numpy as np
 
-    items = value if isinstance(value, (tuple, list)) else (value,)
     arrays = []
-    for item in items:
+    for name, item in named_leaves(value, INPUTS_ROOT):
         if hasattr(item, "detach"):
             item = item.detach().cpu().numpy()
         if not isinstance(item, np.ndarray):
-            raise OrchestratorError(f"{path.name} holds a {type(item).__name__}, not tensors",
-                                    "save one tensor or a tuple of tensors per input set")
+            raise OrchestratorError(f"{path.name}: {name} is a {type(item).__name__}, not a "
+                                    "tensor", "save one input set per file: a tensor, or a "
+                                    "tuple (nested tuples/lists/dicts allowed) of tensors")
         arrays.append(np.ascontiguousarray(item))
     return tuple(arrays)
 
 
-def read_input_set(path: Path, hook: Callable[[Path], Any] | None) -> tuple[Any, ...]:
-    """One input set from `path`: .npy (one input), .npz (its arrays in order), .pt/.pth
-    (torch.save of a tensor or tuple), anything else through the model's preprocess hook."""
+def _npz_arrays(archive: Any, names: Sequence[str]) -> list[Any]:
+    """An .npz's arrays: by leaf path when its keys are the model's input names
+    (`inputs[1][0]`), else in the archive's order."""
+    keys = list(archive.files)
+    if names and sorted(keys) == sorted(names):
+        return [archive[name] for name in names]
+    return [archive[key] for key in keys]
+
+
+def read_input_set(path: Path, hook: Callable[[Path], Any] | None,
+                   names: Sequence[str] = ()) -> tuple[Any, ...]:
+    """One input set from `path`, flattened: .npy (one input), .npz (arrays keyed by the
+    inputs' leaf paths, or in order), .pt/.pth (torch.save of a tensor or of a nested tuple),
+    anything else through the model's preprocess hook."""
     import numpy as np
 
     try:
@@ -81,7 +95,7 @@ def read_input_set(path: Path, hook: Callable[[Path], Any] | None) -> tuple[Any,
             return _arrays(np.load(path, allow_pickle=False), path)
         if path.suffix == ".npz":
             with np.load(path, allow_pickle=False) as archive:
-                return _arrays([archive[name] for name in archive.files], path)
+                return _arrays(_npz_arrays(archive, names), path)
         if path.suffix in (".pt", ".pth"):
             import torch
 
@@ -111,8 +125,9 @@ def misfit(arrays: Sequence[Any], wanted: Sequence[InputShape]) -> str | None:
         return f"holds {len(arrays)} tensor(s), the model takes {len(wanted)}"
     for position, (array, want) in enumerate(zip(arrays, wanted, strict=True)):
         got = InputShape(array.dtype.name, tuple(array.shape))
-        if got != want:
-            return f"input {position} is {got.describe()}, the model takes {want.describe()}"
+        if got != replace(want, name=""):
+            return (f"input {want.name or position} is {got.describe()}, the model takes "
+                    f"{want.describe()}")
     return None
 
 
@@ -122,7 +137,7 @@ def load_input_sets(files: Sequence[Path], wanted: Sequence[InputShape],
     the first that does not fit is refused in one line."""
     sets = []
     for position, path in enumerate(files):
-        arrays = read_input_set(path, hook)
+        arrays = read_input_set(path, hook, [want.name for want in wanted if want.name])
         reason = misfit(arrays, wanted)
         if reason:
             raise OrchestratorError(f"input set {position} ({path.name}) {reason}",

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.nesting import leaves, rebuild, structure
 from orchestrator.aot.products import Product
 from orchestrator.aot.tensors import load_array
 from orchestrator.errors import OrchestratorError
@@ -50,8 +51,9 @@ class HostPrograms:
         self.product = product
         self.model, example = load_model(request.model, request.inputs,
                                           request.options.torchvision)
+        self.input_structure = structure(example)   # how the flat input sets nest
         # the inputs' memory formats, as lowered (channels-last for the Cortex-M path)
-        self.channels_last = tuple(_channels_last(tensor) for tensor in example)
+        self.channels_last = tuple(_channels_last(tensor) for tensor in leaves(example))
         self.program: Any = None
         self.reloaded = False   # True: read from the ETRecord; False: lowered again
         if not product.reference_exact:
@@ -73,7 +75,7 @@ class HostPrograms:
         with captured_output():
             lowered = lower(self.model, example, samples, request.options, request.model.name)
         self.program = lowered.edge.exported_program()
-        self.channels_last = tuple(_channels_last(tensor) for tensor in lowered.inputs)
+        self.channels_last = tuple(_channels_last(tensor) for tensor in leaves(lowered.inputs))
 
     def _check_same_program(self, inputs: tuple[Any, ...]) -> None:
         again = self._run_exact(inputs)
@@ -97,7 +99,8 @@ class HostPrograms:
         """The float model's outputs for one input set."""
         from orchestrator.aot.compiler import run_model
 
-        return [t.numpy() for t in run_model(self.model, _tensors(arrays))]
+        nested = rebuild(self.input_structure, _tensors(arrays))
+        return [t.numpy() for t in run_model(self.model, nested)]
 
     def exact_outputs(self, arrays: Sequence[np.ndarray[Any, Any]]
                       ) -> list[np.ndarray[Any, Any]] | None:
@@ -108,7 +111,7 @@ class HostPrograms:
         return self._run_exact(self.lowered_inputs(arrays))
 
     def lowered_inputs(self, arrays: Sequence[np.ndarray[Any, Any]]) -> tuple[Any, ...]:
-        """An input set as the lowered program takes it (the example's memory format)."""
+        """A flat input set as the lowered program takes it (the example's memory format)."""
         import torch
 
         return tuple(t.contiguous(memory_format=torch.channels_last) if last else t

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from orchestrator.aot.nesting import INPUTS_ROOT, check_leaves, named_leaves
 from orchestrator.aot.sources import ModelRef, sha256_file
 from orchestrator.errors import OrchestratorError
 
@@ -15,31 +16,38 @@ MODEL_ATTRIBUTE = "ModelUnderTest"
 INPUTS_ATTRIBUTE = "ModelInputs"
 
 
-def as_tuple(sample: Any, what: str) -> tuple[Any, ...]:
-    """A tensor, list or tuple of tensors -> tuple of torch tensors."""
+def _tensor_leaf(item: Any) -> Any:
+    """A tensor as is, a numpy array as a tensor; None for anything else."""
     import numpy as np
     import torch
 
-    items = sample if isinstance(sample, (tuple, list)) else (sample,)
-    converted = []
-    for item in items:
-        if isinstance(item, np.ndarray):
-            item = torch.from_numpy(np.ascontiguousarray(item))
-        if not isinstance(item, torch.Tensor):
-            raise OrchestratorError(f"{what} holds a {type(item).__name__}, not tensors",
-                                    f"save {what} as a tensor or a tuple of tensors")
-        converted.append(item)
-    return tuple(converted)
+    if isinstance(item, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(item))
+    return item if isinstance(item, torch.Tensor) else None
+
+
+def as_tuple(sample: Any, what: str) -> tuple[Any, ...]:
+    """A tensor, or a tuple/list of model inputs each a tensor or a nesting of tuples, lists
+    and dicts of tensors -> a tuple of positional inputs (numpy leaves made tensors); a leaf
+    that is no tensor is refused by its path (`inputs[1][0]`)."""
+    items = tuple(sample) if isinstance(sample, (tuple, list)) else (sample,)
+    return tuple(check_leaves(items, INPUTS_ROOT, _tensor_leaf, what,
+                              f"save {what} as tensors (a tuple of tensors, nested "
+                              "tuples/lists/dicts of tensors allowed)"))
 
 
 def load_tensors(path: Path, what: str) -> tuple[Any, ...]:
-    """A .pt/.pth (torch.save) or .npy file -> tuple of tensors."""
+    """A .pt/.pth (torch.save, nesting kept), .npy or .npz (arrays in order) file -> tuple of
+    positional inputs."""
     import numpy as np
     import torch
 
     try:
         if path.suffix == ".npy":
             return as_tuple(np.load(path, allow_pickle=False), what)
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as archive:
+                return as_tuple([archive[key] for key in archive.files], what)
         return as_tuple(torch.load(path, weights_only=True), what)
     except OrchestratorError:
         raise
@@ -134,7 +142,7 @@ def load_model(ref: ModelRef, inputs: tuple[Path, ...] = (),
         raise OrchestratorError(f"model {ref.name} is a {type(model).__name__}, not a "
                                 "torch.nn.Module", "make it an nn.Module instance")
     if inputs:
-        example = tuple(t for path in inputs for t in load_tensors(path, "input"))
+        example = tuple(arg for path in inputs for arg in load_tensors(path, "input"))
     if example is None:
         raise OrchestratorError(f"model {ref.name} comes without example inputs",
                                 "pass --inputs <file.pt|file.npy>")
@@ -143,16 +151,22 @@ def load_model(ref: ModelRef, inputs: tuple[Path, ...] = (),
     return model, as_tuple(example, f"inputs of {ref.name}")
 
 
+def _signature(sample: tuple[Any, ...]) -> list[str]:
+    return [f"{name} {list(leaf.shape)}" for name, leaf in named_leaves(sample, INPUTS_ROOT)]
+
+
 def load_calibration(paths: tuple[Path, ...], example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    """Calibration samples (one per file), checked against the example inputs' shapes."""
+    """Calibration samples (one per file, nested like the example inputs), checked against
+    the example inputs' nesting and shapes."""
     samples = []
+    expected = _signature(example)
     for path in paths:
         sample = load_tensors(path, "calibration")
-        shapes = [tuple(t.shape) for t in sample]
-        expected = [tuple(t.shape) for t in example]
-        if shapes != expected:
-            raise OrchestratorError(f"calibration file {path.name} has shapes {shapes}, the "
-                                    f"model takes {expected}",
-                                    "save calibration samples with the input shapes")
+        got = _signature(sample)
+        if got != expected:
+            raise OrchestratorError(f"calibration file {path.name} holds {', '.join(got)}; "
+                                    f"the model takes {', '.join(expected)}",
+                                    "save calibration samples nested as the model's inputs, "
+                                    "with their shapes")
         samples.append(sample)
     return samples or [example]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.failures import describe
+from orchestrator.aot.nesting import map_leaves
 from orchestrator.aot.options import CompileOptions
 from orchestrator.errors import OrchestratorError
 
@@ -77,7 +78,7 @@ class Lowered:
 
     edge: Any                 # EdgeProgramManager after partitioning and backend passes
     quantized_model: Any      # GraphModule after convert_pt2e, or None
-    inputs: tuple[Any, ...]   # example inputs as the program takes them (layout included)
+    inputs: tuple[Any, ...]   # example inputs as the model takes them (nested, layout included)
     workarounds: list[str] = field(default_factory=list)
 
 
@@ -206,8 +207,8 @@ def _lower_cortex_m(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any
         # CMSIS-NN kernels are NHWC: export with channels-last model and inputs (as upstream's
         # cortex_m tests do), so convolutions are quantized and lowered to cortex_m ops.
         model = copy.deepcopy(model).to(memory_format=torch.channels_last)
-        inputs = tuple(_channels_last(t) for t in inputs)
-        samples = [tuple(_channels_last(t) for t in sample) for sample in samples]
+        inputs = map_leaves(_channels_last, inputs)
+        samples = [map_leaves(_channels_last, sample) for sample in samples]
         quantized = quantize(export(model, inputs, name, options.strict_export),
                              CortexMQuantizer(), samples)
         exported = export(quantized, inputs, name, options.strict_export)

@@ -26,6 +26,8 @@ BUILTINS = ("add", "softmax", "convnet", "mv2")
 MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
 TENSOR_SUFFIXES = (".pt", ".pth", ".npy")
 
+SERIALIZED = "serialized"   # a model saved whole with torch.save (no example inputs)
+
 
 @dataclass(frozen=True)
 class ModelRef:
@@ -74,7 +76,7 @@ def _file_ref(spec: str) -> ModelRef:
     if not path.is_file():
         raise OrchestratorError(f"model file {spec} does not exist",
                                 "check the path, or run invoke compile --model add")
-    kind = "file" if path.suffix == ".py" else "serialized"
+    kind = "file" if path.suffix == ".py" else SERIALIZED
     return ModelRef(kind=kind, name=path.stem, location=str(path), digest=sha256_file(path))
 
 

@@ -20,11 +20,16 @@ class TensorFile:
     shape: tuple[int, ...]     # logical shape (as torch reports it)
     dim_order: tuple[int, ...]  # memory order of the bytes (0..n-1 = contiguous)
     nbytes: int
+    name: str = ""             # the leaf's path in the model's inputs/outputs (`inputs[1][0]`)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.path.name, "dtype": self.dtype, "shape": list(self.shape),
-                "dim_order": list(self.dim_order), "nbytes": self.nbytes,
-                "byteorder": "little"}
+        return {"file": self.path.name, "name": self.name, "dtype": self.dtype,
+                "shape": list(self.shape), "dim_order": list(self.dim_order),
+                "nbytes": self.nbytes, "byteorder": "little"}
+
+    def label(self, side: str, index: int) -> str:
+        """How results and errors name this tensor: its path, else `side index`."""
+        return self.name or f"{side} {index}"
 
 
 def stored_bytes(array: Any, dim_order: tuple[int, ...]) -> bytes:
@@ -36,8 +41,9 @@ def stored_bytes(array: Any, dim_order: tuple[int, ...]) -> bytes:
 
 
 def write_tensor(directory: Path, index: int, array: Any,
-                 dim_order: tuple[int, ...] | None = None) -> TensorFile:
-    """Write a numpy array as `<index>.bin` (+ `<index>.json`), bytes in `dim_order`."""
+                 dim_order: tuple[int, ...] | None = None, name: str = "") -> TensorFile:
+    """Write a numpy array as `<index>.bin` (+ `<index>.json`), bytes in `dim_order`,
+    named by its path in the model's inputs or outputs."""
     import numpy as np
 
     array = np.asarray(array)
@@ -47,7 +53,7 @@ def write_tensor(directory: Path, index: int, array: Any,
     path = directory / f"{index}{DATA_SUFFIX}"
     path.write_bytes(data)
     record = TensorFile(path=path, dtype=array.dtype.name, shape=tuple(array.shape),
-                        dim_order=order, nbytes=len(data))
+                        dim_order=order, nbytes=len(data), name=name)
     path.with_suffix(SIDECAR_SUFFIX).write_text(json.dumps(record.to_json(), indent=2) + "\n")
     return record
 
@@ -57,7 +63,7 @@ def read_tensor_file(sidecar: Path) -> TensorFile:
     data = json.loads(sidecar.read_text())
     return TensorFile(path=sidecar.with_name(data["file"]), dtype=data["dtype"],
                       shape=tuple(data["shape"]), dim_order=tuple(data["dim_order"]),
-                      nbytes=data["nbytes"])
+                      nbytes=data["nbytes"], name=data.get("name", ""))
 
 
 def read_tensor_dir(directory: Path) -> list[TensorFile]:

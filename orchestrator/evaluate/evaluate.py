@@ -17,7 +17,7 @@ from orchestrator.aot.dataset import (
     preprocess_hook,
     read_labels,
 )
-from orchestrator.aot.sources import tensor_files
+from orchestrator.aot.sources import SERIALIZED, tensor_files
 from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
@@ -92,13 +92,18 @@ def run_request(request: EvaluateRequest) -> RunRequest:
                       run_id=request.run_id)
 
 
-def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...],
+def compile_product(request: EvaluateRequest, data: DataPlan,
                     work: Scratch) -> tuple[CompileRequest, Product]:
-    """(compile request, product): the model calibrated on the split's calibration files."""
+    """(compile request, product): the model calibrated on the split's calibration files; a
+    model saved without example inputs (torch.save) takes the data set's first input set as
+    its example."""
     from orchestrator.aot.api import compile_request, request_for
 
     choices = replace(model_choices(request.compile), calibration=None)
     compile = request_for(request.model, request.target, choices)
+    if compile.model.kind == SERIALIZED and not compile.inputs:
+        compile = replace(compile, inputs=data.files[:1])
+    calibration = data.calibration
     if calibration:
         if not compile.options.quantize:
             raise OrchestratorError("calibration data only applies to a quantized compile",
@@ -110,7 +115,7 @@ def compile_product(request: EvaluateRequest, calibration: tuple[Path, ...],
 
 def model_inputs(product: Product) -> list[InputShape]:
     """What the compiled program takes, input by input."""
-    return [InputShape(t.dtype, tuple(t.shape)) for t in product.inputs]
+    return [InputShape(t.dtype, tuple(t.shape), t.name) for t in product.inputs]
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,7 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     plan = plan_request(work, runs, rerun=rerun, needs_data=True)
     refuse_without_semihosting(plan.simulator, rerun)
     options = runner_options_for(plan.target, runs)
-    compile, product = compile_product(request, data.calibration, work)
+    compile, product = compile_product(request, data, work)
     options = replace(options, model_ops=model_operators(product))
     checked = checked_inputs(data, compile, product, rerun)   # before building: fail fast
     build = build_runner(work, plan.target, options, request.runner.sources)

@@ -13,9 +13,11 @@ from orchestrator.aot.tensors import load_array, read_tensor_dir, write_tensor
 
 def test_nchw_tensor_stored_channels_last(tmp_path) -> None:
     array = np.arange(2 * 3 * 2 * 2, dtype=np.float32).reshape(2, 3, 2, 2)
-    record = write_tensor(tmp_path, 0, array, (0, 2, 3, 1))
+    record = write_tensor(tmp_path, 0, array, (0, 2, 3, 1), "inputs[0]")
     sidecar = json.loads((tmp_path / "0.json").read_text())
-    assert sidecar == {"file": "0.bin", "dtype": "float32", "shape": [2, 3, 2, 2],
+    assert read_tensor_dir(tmp_path)[0].name == "inputs[0]"
+    assert sidecar == {"file": "0.bin", "name": "inputs[0]", "dtype": "float32",
+                       "shape": [2, 3, 2, 2],
                        "dim_order": [0, 2, 3, 1], "nbytes": 96, "byteorder": "little"}
     raw = np.frombuffer((tmp_path / "0.bin").read_bytes(), dtype="<f4")
     np.testing.assert_array_equal(raw, array.transpose(0, 2, 3, 1).ravel())
