@@ -233,7 +233,8 @@ def score_session(session: Session, data: DataPlan, references: list[Any],
         device = device_arrays(sample.tensors, out_orders)
         label = data.labels[sample.index] if data.labels else None
         scores.append(score_sample(sample.index, data.files[sample.index].name, label,
-                                   sample.cycles, device, exact, floating, step_size))
+                                   sample.cycles, device, exact, floating, step_size,
+                                   [r.name for r in product.reference_float]))
     return scores
 
 

@@ -47,9 +47,11 @@ def predicted_class(output: Array) -> int | None:
 
 def score_sample(index: int, file: str, label: int | None, cycles: int | None,
                  device: Sequence[Array], exact: Sequence[Array] | None,
-                 floating: Sequence[Array], quant_step: float | None) -> SampleScore:
-    """Every number of one sample (output 0 is the one classified and compared)."""
-    verdict = judge_exact(device, exact) if exact is not None else None
+                 floating: Sequence[Array], quant_step: float | None,
+                 names: Sequence[str] = ()) -> SampleScore:
+    """Every number of one sample (output 0 is the one classified and compared; `names`:
+    each output's path, used in a mismatch's reason)."""
+    verdict = judge_exact(device, exact, names) if exact is not None else None
     got, want = device[0], floating[0]
     accuracy = output_accuracy(0, got, want, quant_step) if got.shape == want.shape else None
     steps = quant_step or 1.0

@@ -25,6 +25,10 @@ class OutputAccuracy:
     mean_abs_steps: float | None
     top1: bool | None
     top5: bool | None
+    name: str = ""     # the output's path (`output[0]`); "" when unnamed
+
+    def label(self) -> str:
+        return self.name or f"output {self.index}"
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ def top_k_agree(device: np.ndarray[Any, Any], reference: np.ndarray[Any, Any],
 
 
 def output_accuracy(index: int, device: np.ndarray[Any, Any], reference: np.ndarray[Any, Any],
-                    quant_step: float | None) -> OutputAccuracy:
+                    quant_step: float | None, name: str = "") -> OutputAccuracy:
     got = device.astype(np.float64)
     want = reference.astype(np.float64)
     diff = np.abs(got - want)
@@ -77,7 +81,7 @@ def output_accuracy(index: int, device: np.ndarray[Any, Any], reference: np.ndar
     return OutputAccuracy(index, snr_db(want, got), max_abs, mean_abs, steps,
                           max_abs / steps if steps else None,
                           mean_abs / steps if steps else None,
-                          top_k_agree(got, want, 1), top_k_agree(got, want, TOP_K))
+                          top_k_agree(got, want, 1), top_k_agree(got, want, TOP_K), name)
 
 
 def gate_failures(outputs: Sequence[OutputAccuracy], gates: Gates) -> list[str]:
@@ -85,8 +89,8 @@ def gate_failures(outputs: Sequence[OutputAccuracy], gates: Gates) -> list[str]:
     reasons = []
     for output in outputs:
         if gates.min_snr_db is not None and output.snr_db < gates.min_snr_db:
-            reasons.append(f"output {output.index}: SNR {output.snr_db:.1f} dB < "
+            reasons.append(f"{output.label()}: SNR {output.snr_db:.1f} dB < "
                            f"{gates.min_snr_db:g} dB")
         if gates.require_top1 and output.top1 is False:
-            reasons.append(f"output {output.index}: top-1 class differs from the float model")
+            reasons.append(f"{output.label()}: top-1 class differs from the float model")
     return reasons

@@ -17,9 +17,11 @@ class Element:
     index: tuple[int, ...]
     device: float
     reference: float
+    name: str = ""      # the output's path (`output['h']`); "" when unnamed
 
     def describe(self) -> str:
-        return (f"output {self.output}{list(self.index)}: device {self.device:.9g}, "
+        where = self.name or f"output {self.output}"
+        return (f"{where}{list(self.index)}: device {self.device:.9g}, "
                 f"reference {self.reference:.9g}")
 
 
@@ -41,8 +43,8 @@ def _bits(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         else contiguous
 
 
-def _differences(position: int, device: np.ndarray[Any, Any],
-                 reference: np.ndarray[Any, Any]) -> tuple[int, Element | None, Element | None]:
+def _differences(position: int, device: np.ndarray[Any, Any], reference: np.ndarray[Any, Any],
+                 name: str) -> tuple[int, Element | None, Element | None]:
     differ = _bits(device) != _bits(reference)
     count = int(differ.sum())
     if not count:
@@ -55,24 +57,32 @@ def _differences(position: int, device: np.ndarray[Any, Any],
 
     def element(index: Any) -> Element:
         key = tuple(int(i) for i in index)
-        return Element(position, key, float(device[key]), float(reference[key]))
+        return Element(position, key, float(device[key]), float(reference[key]), name)
 
     return count, element(positions[0]), element(worst_index)
 
 
+def _name(names: Sequence[str], position: int) -> str:
+    return names[position] if position < len(names) and names[position] else ""
+
+
 def judge_exact(device: Sequence[np.ndarray[Any, Any]],
-                reference: Sequence[np.ndarray[Any, Any]]) -> ExactVerdict:
-    """Every output equal to the reference, same dtype and shape, bit for bit."""
+                reference: Sequence[np.ndarray[Any, Any]],
+                names: Sequence[str] = ()) -> ExactVerdict:
+    """Every output equal to the reference, same dtype and shape, bit for bit (`names`: each
+    output's path, used in the reasons)."""
     if len(device) != len(reference):
         return ExactVerdict(False, reason=f"device gave {len(device)} outputs, the exact "
                                           f"reference has {len(reference)}")
     total, first, worst = 0, None, None
     for position, (got, want) in enumerate(zip(device, reference, strict=True)):
         if got.dtype != want.dtype or got.shape != want.shape:
-            return ExactVerdict(False, reason=f"output {position} is {got.dtype}{list(got.shape)}"
+            where = _name(names, position) or f"output {position}"
+            return ExactVerdict(False, reason=f"{where} is {got.dtype}{list(got.shape)}"
                                               f", the exact reference {want.dtype}"
                                               f"{list(want.shape)}")
-        count, here_first, here_worst = _differences(position, got, want)
+        count, here_first, here_worst = _differences(position, got, want,
+                                                     _name(names, position))
         total += count
         first = first or here_first
         if here_worst is not None and (worst is None or abs(here_worst.device -

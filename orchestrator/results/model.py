@@ -122,6 +122,7 @@ class OutputTensor:
     dtype: str | None = None
     shape: list[int] | None = None
     values: list[Any] = field(default_factory=list)
+    name: str | None = None        # its path in the model's outputs (`output['h'][0]`)
     exact: bool = False
     precision: str | None = None
     indices: list[int] | None = None
@@ -159,6 +160,7 @@ class Mismatch:
     index: list[int]
     device: float
     reference: float
+    name: str | None = None        # the output's path (`output[1]`)
 
 
 @dataclass
@@ -174,6 +176,7 @@ class OutputAccuracy:
     mean_abs_steps: float | None = None
     top1: bool | None = None                  # float model's best class is the device's best
     top5: bool | None = None                  # ... is among the device's best five
+    name: str | None = None                   # the output's path (`output[1]`)
 
 
 @dataclass

@@ -4,6 +4,7 @@ product has none, today's tolerance comparison), and accuracy against the float 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,8 @@ ACCURACY_FILE = "accuracy.json"
 def _mismatch(element: Element | None) -> Mismatch | None:
     if element is None:
         return None
-    return Mismatch(element.output, list(element.index), element.device, element.reference)
+    return Mismatch(element.output, list(element.index), element.device, element.reference,
+                    element.name or None)
 
 
 def exact_comparison(verdict: ExactVerdict) -> Comparison:
@@ -68,7 +70,8 @@ def apply_exact(result: RunResult, verdict: ExactVerdict, rerun: str) -> RunResu
 
 
 def accuracy_of(device: list[Any], reference: list[Any],
-                quantization: tuple[dict[str, Any] | None, ...], gates: Gates) -> Accuracy:
+                quantization: tuple[dict[str, Any] | None, ...], gates: Gates,
+                names: Sequence[str] = ()) -> Accuracy:
     """Device outputs vs the float model (steps from each output's dequantize scale)."""
     from orchestrator.exact.accuracy import gate_failures, output_accuracy
 
@@ -77,9 +80,11 @@ def accuracy_of(device: list[Any], reference: list[Any],
         if got.shape != want.shape:
             continue
         quant = quantization[index] if index < len(quantization) else None
-        found.append(output_accuracy(index, got, want, quant["scale"] if quant else None))
+        found.append(output_accuracy(index, got, want, quant["scale"] if quant else None,
+                                     names[index] if index < len(names) else ""))
     reasons = gate_failures(found, gates)
-    return Accuracy(outputs=[OutputAccuracy(**vars(o)) for o in found],
+    return Accuracy(outputs=[OutputAccuracy(**{**vars(o), "name": o.name or None})
+                             for o in found],
                     min_snr_db=gates.min_snr_db,
                     require_top1=gates.require_top1,
                     passed=(not reasons) if gates.active else None, reason="; ".join(reasons))
@@ -107,6 +112,13 @@ def _write(run_dir: Path, name: str, document: Any) -> str:
     return str(path)
 
 
+def name_outputs(result: RunResult, names: list[str]) -> None:
+    """Name each parsed output by its path in the model's outputs (`output['h'][0]`)."""
+    for tensor in result.outputs:
+        if 0 <= tensor.index < len(names) and names[tensor.index]:
+            tensor.name = names[tensor.index]
+
+
 def judge(result: RunResult, stream: ParsedStream, product: Product, limits: Thresholds,
           run_dir: Path, rerun: str) -> RunResult:
     """Exactness (or the fallback comparison), then accuracy vs the float model."""
@@ -118,11 +130,13 @@ def judge(result: RunResult, stream: ParsedStream, product: Product, limits: Thr
     if not stream.tensors or not references:
         return result
     orders = [tuple(r.dim_order) for r in references]
+    names = [r.name for r in references]
+    name_outputs(result, names)
     device = device_arrays(stream.tensors, orders)
     record = product.exact_record
     gates = Gates(limits.min_snr_db, limits.require_top1)
     if product.reference_kind == "exact":
-        verdict = judge_exact(device, [load_array(r) for r in references])
+        verdict = judge_exact(device, [load_array(r) for r in references], names)
         result = apply_exact(result, verdict, rerun)
         result.artifacts["comparison"] = _write(run_dir, EXACT_FILE, verdict)
     else:
@@ -132,6 +146,6 @@ def judge(result: RunResult, stream: ParsedStream, product: Product, limits: Thr
         if result.comparison is not None:
             result.comparison.exact_fallback = record.reason or record.status
     accuracy = accuracy_of(device, [load_array(r) for r in product.reference_float],
-                           record.output_quantization, gates)
+                           record.output_quantization, gates, names)
     result.artifacts["accuracy"] = _write(run_dir, ACCURACY_FILE, accuracy)
     return apply_accuracy(result, accuracy)

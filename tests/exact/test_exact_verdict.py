@@ -94,3 +94,15 @@ def test_accuracy_is_reported_but_gates_only_when_asked() -> None:
     assert failed.status is Status.FAIL and "accuracy below the gate" in failed.reason
     assert validate(failed.to_dict()) is None
     assert gate_failures([], Gates(min_snr_db=1.0)) == []
+
+
+def test_a_named_output_is_named_in_the_verdict() -> None:
+    reference = np.zeros(3, np.int32)
+    device = reference.copy()
+    device[1] = 2
+    verdict = judge_exact([reference, device], [reference, reference],
+                          ["output[0]", "output['state'][1]"])
+    assert verdict.first is not None and verdict.first.name == "output['state'][1]"
+    assert "output['state'][1][1]: device 2" in verdict.reason
+    shaped = judge_exact([reference[:2]], [reference], ["output['y']"])
+    assert shaped.reason.startswith("output['y'] is int32[2]")

@@ -71,3 +71,16 @@ def _cases() -> list[object]:
 @pytest.mark.parametrize(("model", "target"), _cases())
 def test_mlperf_tiny_by_name_is_exact(model, target, monkeypatch, capsys):
     _assert_exact_and_recorded(_verify(model, target, monkeypatch, capsys), model)
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_lstm_nested_inputs_by_name_are_exact_on_u85(monkeypatch, capsys):
+    """The quantizable LSTM takes (x, (h0, c0)): flattened for the device in the program's
+    order. About 8 minutes of compile on the shared machine, so a sweep case."""
+    document = _verify("lstm", "ethos-u85-128", monkeypatch, capsys)
+    assert document["exact"] is True and document["departures"] == []
+    assert document["write_findings"] == []
+    source = document["model_source"]
+    assert isinstance(source, dict)
+    assert (source["name"], source["seed"], source["weights"]) == ("lstm", 0, "seeded")
