@@ -70,7 +70,8 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "or_int32": lambda: int32_binary(torch.bitwise_or),
     "xor_int32": lambda: int32_binary(torch.bitwise_xor),
     "not_int32": lambda: shift(torch.bitwise_not),
-    "div_int32": lambda: int32_binary(lambda x, y: torch.div(x, (y >> 20) | 1, rounding_mode="trunc")),
+    "div_int32": lambda: int32_binary(
+        lambda x, y: torch.div(x, (y >> 20) | 1, rounding_mode="trunc")),
     "ge_int32": lambda: int32_binary(torch.ge),
 }
 

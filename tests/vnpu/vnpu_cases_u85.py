@@ -49,7 +49,8 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "conv_stride4": lambda: conv(8, 16, 4, stride=4, size=16),
     "conv1d_stride5": lambda: (nn.Conv1d(4, 8, 10, stride=5), (_input(1, 4, 40),)),
     # Wav2Letter's waveform stem (torchaudio Wav2Letter: kernel 250, stride 160, padding 45)
-    "conv1d_w2l_stem": lambda: (nn.Conv1d(1, 16, 250, stride=160, padding=45), (_input(1, 1, 800),)),
+    "conv1d_w2l_stem": lambda: (nn.Conv1d(1, 16, 250, stride=160, padding=45),
+                                (_input(1, 1, 800),)),
 }
 
 
