@@ -8,7 +8,7 @@ evaluated files never calibrate. 200 samples per lane run with -m sweep."""
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.evaluate import session as session_module
 from orchestrator.evaluate.evaluate import evaluate
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.fields import from_cli
 from orchestrator.paths import repo_root
+from orchestrator.runner import sample_session as session_module
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
@@ -32,24 +32,15 @@ pytest.importorskip("sklearn", reason="scikit-learn is in the test extra: pip in
 MODEL = repo_root() / "examples" / "digits" / "digits_cnn.py"
 EVALUATED = 30            # default run: small; -m sweep runs 200
 CALIBRATION = 16
-FIRST_UNSEEN = 1000       # digits_cnn.TRAIN: the images the CNN never trained on
-
-
-def digits_module() -> Any:
-    spec = importlib.util.spec_from_file_location("digits_cnn_data", MODEL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def digits(tmp_path_factory) -> Path:
-    """One folder: 200 unseen samples then the calibration samples, with labels.txt."""
+    """One folder: 200 unseen samples then the calibration samples, with labels.txt, written
+    by the example's own command (as README says to)."""
     folder = tmp_path_factory.mktemp("digits")
-    module = digits_module()
-    module.write_digits(folder, FIRST_UNSEEN, 200 + CALIBRATION)
+    subprocess.run([sys.executable, str(MODEL), str(folder), str(200 + CALIBRATION)],
+                   check=True, capture_output=True, timeout=300)
     return folder
 
 
@@ -144,9 +135,9 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
 
 def test_run_with_inputs_judges_each_input_set_against_its_own_reference(
         digits, runner_scratch, runtime_sources, tmp_path):
+    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
     from orchestrator.options.compile import CompileChoices
     from orchestrator.results import Status
-    from orchestrator.run import RunnerSettings, RunRequest, execute
 
     folder = tmp_path / "mine"
     folder.mkdir()

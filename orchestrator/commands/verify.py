@@ -1,0 +1,90 @@
+"""`invoke verify`: compile (cached), run every NPU partition on the host NPU model and on
+the TOSA reference model, print the verdict; exit 0 only when every output is exact."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from orchestrator.aot.api import compile_request, request_for
+from orchestrator.aot.key import CompileRequest
+from orchestrator.cli import print_json
+from orchestrator.command_line import invoke_line
+from orchestrator.errors import OrchestratorError
+from orchestrator.options.inspect import VerifyTask
+from orchestrator.paths import scratch
+from orchestrator.targets.selection import expand_targets
+from orchestrator.tosa.shared_reference import TosaReferences
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.locate import describe_departure
+from orchestrator.vnpu.verify import verify_product
+
+EXIT_NOT_EXACT = 1
+
+
+def render(document: dict[str, Any]) -> str:
+    """The verdict and one line per output check."""
+    verdict = "exact" if document["exact"] else "NOT exact"
+    flags = " ".join(document["compile_options"].get("vela_flags", []))
+    chosen = f"{document['quantize']}, Vela {flags}" if flags else document["quantize"]
+    lines = [f"{document['model']} ({chosen}) on {document['npu']['config']} "
+             f"(functional model) vs TOSA "
+             f"reference: {verdict}"]
+    for check in document["checks"]:
+        state = "exact" if check["exact"] else (
+            f"{check['differing']}/{check['elements']} differ, max {check['max_difference']}")
+        lines.append(f"  partition {check['partition']} output {check['output']} "
+                     f"({check['inputs']} inputs): {state}")
+    for departure in document.get("departures", []):
+        where = (describe_departure(departure) if departure["operation"] is not None
+                 else f"no departing operation named: {departure['note']}")
+        lines.append(f"  partition {departure['partition']} ({departure['inputs']} inputs): "
+                     f"{where}")
+    if document.get("observation_refused"):
+        lines.append(f"  not checked: {document['observation_refused']}")
+    findings = document.get("write_findings", [])
+    if findings:   # one sentence: the first write over a live tensor, the rest counted
+        more = f" ({len(findings) - 1} more writes over live tensors in the JSON)" \
+            if len(findings) > 1 else ""
+        lines.append(f"  partition {findings[0]['partition']}: {findings[0]['sentence']}{more}")
+    seconds = document["seconds"]
+    lines.append("  seconds: " + ", ".join(f"{k} {v}" for k, v in seconds.items()))
+    return "\n".join(lines)
+
+
+def npu_request(task: VerifyTask, target: str) -> CompileRequest:
+    """The compile request of the task's choices for `target`; refused when they leave no
+    NPU partition to check (a float or CPU-only compile)."""
+    request = request_for(task.model, target, task.choices)
+    if request.options.delegate and request.options.quantize:
+        return request
+    chosen = "--no-delegate" if not request.options.delegate else "--quantize none"
+    raise OrchestratorError(f"invoke verify checks NPU partitions, and {chosen} compiles "
+                            f"{task.model} without any",
+                            f"drop {chosen}: "
+                            + invoke_line("verify", model=task.model, target=target))
+
+
+def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> dict[str, Any]:
+    """Compile the task's model for `target` (cached, or a configuration of its cached
+    lowering) and check every NPU partition bit for bit."""
+    npu = Npu.for_target_name(target)
+    started = time.perf_counter()
+    product = compile_request(npu_request(task, target), scratch())
+    compiled = time.perf_counter()
+    report = verify_product(product, npu, task.model, target, references=references)
+    report.seconds["compile"] = compiled - started
+    report.seconds["total"] = time.perf_counter() - started
+    return {**report.to_json(), "model_source": product.manifest["model"]}
+
+
+def verify_command(task: VerifyTask, json: bool = False) -> int:
+    """Verify every target the task names (the TOSA reference runs once per lowering: the
+    configurations of one share its graphs); exit 0 only when every output is exact."""
+    references = TosaReferences()
+    documents = [verify_one(task, target, references) for target in expand_targets(task.target)]
+    if json:
+        print_json(documents[0] if len(documents) == 1 else documents)
+    else:
+        print("\n".join(render(document) for document in documents))
+    return 0 if all(document["exact"] for document in documents) else EXIT_NOT_EXACT
