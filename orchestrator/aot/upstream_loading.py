@@ -82,26 +82,49 @@ def package_loader_off(package: str) -> Iterator[None]:
         yield
 
 
+# The functions through which a package downloads at load time, (url or key, destination,
+# ...) each: torch.hub's (torchvision, timm's URL weights) and torchaudio's assets.
+DOWNLOADERS = {"torch": ("torch.hub", "download_url_to_file"),
+               "torchaudio": ("torchaudio.utils.download", "_download")}
+
+
 @contextlib.contextmanager
-def random_weights(package: str = "") -> Iterator[None]:
-    """Pretrained weights are not loaded: each checkpoint the loader asks torch.hub for is
-    an empty state dict (in a private hub dir) and load_state_dict keeps the model's own
-    (seeded) initial weights; `package`'s own pretrained loader is switched off."""
+def downloads_replaced(packages: tuple[str, ...], replacement: Any) -> Iterator[None]:
+    """Every downloader of torch and of `packages` is `replacement` inside the block (a
+    package that does not import is left alone: the model's own import names it)."""
+    with contextlib.ExitStack() as stack:
+        for package in ("torch", *packages):
+            if package not in DOWNLOADERS:
+                continue
+            module_name, attribute = DOWNLOADERS[package]
+            try:
+                module = importlib.import_module(module_name)
+            except Exception:  # noqa: BLE001 - a broken install fails at the model's import
+                continue
+            stack.enter_context(replaced(module, attribute, replacement))
+        yield
+
+
+@contextlib.contextmanager
+def random_weights(entry: ModelEntry) -> Iterator[None]:
+    """Pretrained weights are not loaded: each checkpoint the loader downloads (torch.hub,
+    torchaudio) is an empty state dict in a private hub dir, load_state_dict keeps the
+    model's own (seeded) initial weights, and the package's own pretrained loader (timm's)
+    is switched off."""
     import tempfile
 
     import torch
-    import torch.hub
 
-    def empty_checkpoint(_url: str, destination: str, *_args: Any, **_kwargs: Any) -> None:
+    def empty_checkpoint(_url: str, destination: Any, *_args: Any, **_kwargs: Any) -> None:
         torch.save({}, destination)
 
     def keep_initial(module: Any, *_args: Any, **_kwargs: Any) -> Any:
         return torch.nn.modules.module._IncompatibleKeys([], [])
 
     with tempfile.TemporaryDirectory(prefix="random-weights-") as private, hub_dir(
-            Path(private)), replaced(torch.hub, "download_url_to_file", empty_checkpoint), \
+            Path(private)), downloads_replaced(entry.packages or (), empty_checkpoint), \
             replaced(torch.nn.Module, "load_state_dict", keep_initial), \
-            package_loader_off(package):
+            package_loader_off(entry.random_weights_package):
         yield
 
 
@@ -126,7 +149,7 @@ def _entry(ref: ModelRef) -> ModelEntry:
 def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractContextManager[Any]:
     """Where the loader finds its weights: installed files, or seeded random ones."""
     if ref.weights == "random":
-        return random_weights(entry.random_weights_package)
+        return random_weights(entry)
     root = scratch().weights
     missing = missing_weights(entry.weights, root)
     if missing:
@@ -151,11 +174,9 @@ def _instantiate(ref: ModelRef) -> tuple[Any, Any]:
 
 def load_upstream(ref: ModelRef) -> tuple[Any, Any]:
     """(model, example inputs as upstream returns them: a tuple, possibly nested)."""
-    import torch.hub
-
     entry = _entry(ref)
-    with _weights_context(ref, entry), seeded_rng(ref.seed or 0), replaced(
-            torch.hub, "download_url_to_file", _refuse_download(ref.name)) \
+    with _weights_context(ref, entry), seeded_rng(ref.seed or 0), downloads_replaced(
+            entry.packages or (), _refuse_download(ref.name)) \
             if ref.weights != "random" else contextlib.nullcontext():
         try:
             return _instantiate(ref)

@@ -13,6 +13,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
 from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
+from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.metrics import extract_metrics, extract_versions
 from orchestrator.regress.outcome import CellReport, Outcome, apply_baseline, judge, skipped
 from orchestrator.regress.progress import Progress, QuietProgress
@@ -136,14 +137,22 @@ def _prepare(active: list[Cell], stages: Stages, options: EngineOptions, progres
         if cell.simulates:
             config = stages.firmware_config(cell)
             configs.setdefault(config.key, config)
-    requests = sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
-                      key=lambda request: (request.model, request.target, str(request.options)))
+    requests = planned(sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
+                              key=lambda request: (request.model, request.target,
+                                                   str(request.options))))
     progress.phase("build", len(configs))
     progress.phase("compile", len(requests))
     with ThreadPoolExecutor(max_workers=2) as pool:
         built = pool.submit(_build_all, list(configs.values()), stages, progress)
         compiled = pool.submit(_compile_all, requests, stages, options, progress)
         return built.result(), compiled.result()
+
+
+def planned(requests: list[CompileRequest]) -> list[CompileRequest]:
+    """The compile stage's plan: every request that lowers a model for an NPU family first,
+    then the configurations of those lowerings (each one Vela run)."""
+    leaders = lowering_leaders(requests)
+    return sorted(requests, key=lambda request: leaders[request] is not None)
 
 
 def _build_all(configs: list[FirmwareConfig], stages: Stages, progress: Progress

@@ -1,7 +1,7 @@
 """Pretrained weights of upstream models (`invoke setup --models NAME`): the pinned URL and
 digest are data (orchestrator/data/models.toml), the file comes through the shared download
 cache (mirror, --offline), is checked, and is placed where the model's loader looks
-(scratch/weights/torch-hub/checkpoints/<file>, torch.hub's layout)."""
+(scratch/weights/torch-hub: torch.hub's layout, which torchvision and torchaudio use)."""
 
 from __future__ import annotations
 
@@ -34,8 +34,15 @@ def torch_hub_dir(root: Path) -> Path:
     return root / TORCH_HUB
 
 
+TORCHAUDIO_BASE = "https://download.pytorch.org/torchaudio/"
+
+
 def weight_path(root: Path, weight: WeightFile) -> Path:
-    """Where torch.hub's load_state_dict_from_url finds `weight`."""
+    """Where the loader finds `weight`: torch.hub's load_state_dict_from_url looks in
+    <hub>/checkpoints/<file>, torchaudio's assets are <hub>/torchaudio/<key under its base
+    URL>."""
+    if weight.store == "torchaudio":
+        return torch_hub_dir(root) / "torchaudio" / weight.url.removeprefix(TORCHAUDIO_BASE)
     return torch_hub_dir(root) / "checkpoints" / weight.filename
 
 
@@ -45,13 +52,15 @@ def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
 
 
 def _unpinned_refusal(weight: WeightFile, model: str) -> OrchestratorError:
+    known = (f"only the prefix {weight.sha256_prefix} that upstream puts in the file name"
+             if weight.sha256_prefix else "nor does its file name carry a hash")
+    accepts = ("a file whose sha256 starts with that prefix" if weight.sha256_prefix
+               else "the file as served")
     return OrchestratorError(
         f"the weights {weight.filename} of model {model} have no verified sha256 in "
-        f"models.toml (only the prefix {weight.sha256_prefix or 'none'} that upstream puts "
-        "in the file name), so setup does not install them unasked",
-        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts a file "
-        "whose sha256 starts with that prefix and records its full digest (or pin sha256 "
-        "in models.toml)")
+        f"models.toml ({known}), so setup does not install them unasked",
+        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts {accepts} "
+        "and records its full digest (or pin sha256 in models.toml)")
 
 
 def _check_digest(path: Path, weight: WeightFile) -> str:
@@ -99,7 +108,8 @@ def install_weight(weight: WeightFile, model: str, options: SetupOptions,
         _place(cached, final)
     return {"kind": "weights", "model": model, "url": weight.url, "path": str(final),
             "sha256": sha256, "pinned": weight.pinned,
-            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"}
+            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"
+            if weight.sha256_prefix else "nothing (no digest known; accepted as served)"}
 
 
 def _entry(catalogue: ModelCatalogue, name: str) -> ModelEntry:

@@ -59,7 +59,9 @@ def test_the_data_names_real_models_only():
     for row in data["upstream"].values():
         assert set(row.get("weights", [])) <= set(data["weights"])
     for weight in data["weights"].values():   # torchvision's names carry the hash prefix
-        assert weight["url"].rsplit("/", 1)[-1].split(".")[0].endswith(weight["sha256_prefix"])
+        if weight["store"] == "torch-hub":
+            stem = weight["url"].rsplit("/", 1)[-1].split(".")[0]
+            assert weight["sha256_prefix"] and stem.endswith("-" + weight["sha256_prefix"])
 
 
 def test_listing_shows_every_model_with_its_facts(capsys):
@@ -171,3 +173,20 @@ def test_timm_model_loads_seeded_random_weights_only_when_asked(tree):
     assert type(first).__name__ == "VisionTransformer" and inputs[0].shape == (1, 3, 224, 224)
     assert all(torch.equal(value, second.state_dict()[key])
                for key, value in first.state_dict().items())
+
+
+def test_a_download_the_data_does_not_record_is_refused_while_loading(tree, monkeypatch):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    import orchestrator.aot.upstream_loading as loading
+
+    import_torchvision_models_without_c_ops()
+    unrecorded = parse_model_catalogue({"upstream": {"mv3": {"packages": ["torchvision"]}}},
+                                       {"mv3": MODEL_NAME_TO_MODEL["mv3"]})
+    monkeypatch.setattr(loading, "load_model_catalogue", lambda: unrecorded)
+    ref = resolve_model("mv3")
+    with pytest.raises(OrchestratorError) as refused:
+        load_upstream(type(ref)(**{**ref.__dict__, "weights": "seeded"}))
+    assert refused.value.cause.startswith("model mv3 tried to download https://download."
+                                          "pytorch.org/models/mobilenet_v3_small-047dcff4.pth")
+    assert not list(tree.weights.rglob("*.pth"))
