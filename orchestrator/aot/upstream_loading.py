@@ -22,7 +22,7 @@ from orchestrator.aot.model_catalogue import (
 from orchestrator.aot.sources import ModelRef
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import scratch
-from orchestrator.setup.weights import missing_weights, torch_hub_dir
+from orchestrator.setup.weights import hf_hub_cache, missing_weights, torch_hub_dir
 
 
 @contextlib.contextmanager
@@ -46,6 +46,19 @@ def hub_dir(path: Path) -> Iterator[None]:
         yield
     finally:
         torch.hub.set_dir(previous)
+
+
+@contextlib.contextmanager
+def hf_offline_cache(path: Path) -> Iterator[None]:
+    """huggingface_hub (timm's pretrained weights) reads only the cache at `path`."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        yield
+        return
+    with replaced(constants, "HF_HUB_OFFLINE", True), replaced(constants, "HF_HUB_CACHE",
+                                                                 str(path)):
+        yield
 
 
 @contextlib.contextmanager
@@ -146,10 +159,14 @@ def _entry(ref: ModelRef) -> ModelEntry:
     return entry
 
 
-def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractContextManager[Any]:
-    """Where the loader finds its weights: installed files, or seeded random ones."""
+@contextlib.contextmanager
+def _weights_context(ref: ModelRef, entry: ModelEntry) -> Iterator[None]:
+    """Where the loader finds its weights: the installed files (torch.hub and the Hugging
+    Face hub cache pointed at scratch/weights, offline), or seeded random ones."""
     if ref.weights == "random":
-        return random_weights(entry)
+        with random_weights(entry):
+            yield
+        return
     root = scratch().weights
     missing = missing_weights(entry.weights, root)
     if missing:
@@ -161,7 +178,8 @@ def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractCon
             f"invoke setup --models {ref.name}{allow} (a machine without internet: add "
             "--mirror URL, or put the files in the download cache and add --offline), or "
             "add --random-weights for seeded random weights")
-    return hub_dir(torch_hub_dir(root))
+    with hub_dir(torch_hub_dir(root)), hf_offline_cache(hf_hub_cache(root)):
+        yield
 
 
 def _instantiate(ref: ModelRef) -> tuple[Any, Any]:
