@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orchestrator.options.fields import option, text
+from orchestrator.options.fields import option, switch, text
 
 
 @dataclass(frozen=True)
@@ -31,3 +31,6 @@ class VerifyTask:
                          matrix=False)
     quantize: str = option("int8", "int8 or a16w8 (16-bit activations, 8-bit weights)",
                            parse=text, matrix=False)
+    locate: bool = option(True, "name the first departing operation and check writes over live "
+                          "tensors (--no-locate: compare the outputs only, in less memory)",
+                          parse=switch, matrix=False)

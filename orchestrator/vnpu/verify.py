@@ -22,6 +22,7 @@ from orchestrator.tosa.partitions import Partition, PartitionTensor, product_par
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.budget import ensure_fits
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.hostlib import load_library
@@ -255,6 +256,7 @@ def product_write_findings(product: Product, npu: Npu, model: str, target: str,
     host_model_ready(seconds)
     found: list[dict[str, Any]] = []
     for partition, program in npu_delegates(product, model, target):
+        ensure_fits(program, partition.tosa, partition.index)
         found += write_findings(partition.index, program, npu,
                                 input_sets(product, partition, seeds=(0,))[0][1], seconds)
     return found
@@ -272,6 +274,7 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
     host_model_ready(report.seconds)
     locate = locate and report.observation_refused is None
     for partition, program in delegates:
+        ensure_fits(program, partition.tosa, partition.index, locate)
         labelled = input_sets(product, partition, seeds)
         if locate:
             report.write_findings += write_findings(partition.index, program, npu,

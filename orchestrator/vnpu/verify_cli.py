@@ -53,7 +53,7 @@ def verify_command(task: VerifyTask, json: bool = False) -> int:
     started = time.perf_counter()
     product = compile_request(make_request(model, target, quantize=task.quantize), scratch())
     compiled = time.perf_counter()
-    report = verify_product(product, npu, model, target)
+    report = verify_product(product, npu, model, target, locate=task.locate)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
     document = report.to_json()
