@@ -180,7 +180,7 @@ class WriteChecker:
         previous = self.owner[region][where]
         victims = (previous != UNOWNED) & (previous != DMA) & (previous != op.index)
         for victim in np.unique(previous[victims]).tolist():
-            spans = spans_of(self.owner[region].size, where[victims & (previous == victim)])
+            spans = spans_of(where[victims & (previous == victim)])
             self.overwrites.setdefault(int(victim), []).append(
                 _Overwrite(op.index, op.name, region, spans))
         self._own(region, where, op.index)

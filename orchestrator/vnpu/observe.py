@@ -116,7 +116,7 @@ def _addressed_twice(address: np.ndarray[Any, Any]) -> Spans:
     """Bytes an OFM's registers address for more than one element (its rows overlap)."""
     flat = np.sort(address.reshape(-1))
     twice = np.unique(flat[1:][flat[1:] == flat[:-1]])
-    return spans_of(int(flat[-1]) + 1, twice)
+    return spans_of(twice)
 
 
 class _Regions:
@@ -145,7 +145,7 @@ def _operand_reads(op: Operation, regions: list[np.ndarray[Any, Any]]
             size = regions[fmap.region].size
             address = fmap_addresses(fmap, size)
             if address is not None:
-                found.append((int(fmap.region), spans_of(size, address)))
+                found.append((int(fmap.region), spans_of(address)))
     return tuple(found)
 
 
@@ -154,7 +154,7 @@ def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
     name, region = (op.name or b"?").decode(), int(op.ofm.region)
     if op.index < 0:   # a DMA: its writes are its own, no operation's
         return ObservedOp(op.index, name, op.word, None,
-                          writes={r: spans_of(regions[r].size, c) for r, c in changed.items()})
+                          writes={r: spans_of(c) for r, c in changed.items()})
     in_region = 0 <= region < len(regions)
     ofm_at = fmap_addresses(op.ofm, regions[region].size) if in_region else None
     overlapping = NO_SPANS
@@ -163,7 +163,7 @@ def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
         overlapping = _addressed_twice(ofm_at)
     ofm = regions[region][ofm_at] if ofm_at is not None and keep_ofm else None
     return ObservedOp(op.index, name, op.word, ofm, region,
-                      {r: spans_of(regions[r].size, c) for r, c in changed.items()},
+                      {r: spans_of(c) for r, c in changed.items()},
                       _operand_reads(op, regions), overlapping, tuple(op.ofm.axes),
                       op.ofm.chain >= 0, op.ifm.chain >= 0 or op.ifm2.chain >= 0,
                       (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),

@@ -14,20 +14,17 @@ Spans = np.ndarray[Any, Any]
 NO_SPANS: Spans = np.zeros((0, 2), dtype=np.int64)
 
 
-def spans_of_mask(mask: np.ndarray[Any, Any]) -> Spans:
-    """The runs of True in a boolean mask."""
-    edges = np.flatnonzero(np.diff(mask.view(np.int8), prepend=0, append=0))
-    return edges.astype(np.int64).reshape(-1, 2)
-
-
-def spans_of(size: int, *addresses: np.ndarray[Any, Any]) -> Spans:
-    """The distinct byte offsets among `addresses` (all inside [0, size)) as spans."""
+def spans_of(*addresses: np.ndarray[Any, Any]) -> Spans:
+    """The distinct byte offsets among `addresses` as spans (sorted: the cost is the
+    addresses', not the region's)."""
     if not any(address.size for address in addresses):
         return NO_SPANS
-    mask = np.zeros(size, dtype=bool)
-    for address in addresses:
-        mask[address.reshape(-1)] = True
-    return spans_of_mask(mask)
+    offsets = np.unique(np.concatenate([address.reshape(-1) for address in addresses]))
+    breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
+    starts = offsets[np.concatenate([[0], breaks])]
+    ends = offsets[np.concatenate([breaks - 1, [offsets.size - 1]])] + 1
+    spans: Spans = np.stack([starts, ends], axis=1).astype(np.int64)
+    return spans
 
 
 def span_bytes(spans: Spans) -> np.ndarray[Any, Any]:

@@ -12,7 +12,7 @@ import pytest
 from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.budget import available_bytes, ensure_fits, needed_bytes
-from orchestrator.vnpu.spans import span_bytes, span_count, spans_of, spans_of_mask
+from orchestrator.vnpu.spans import span_bytes, span_count, spans_of
 
 TOSA = (Path(__file__).parents[1] / "fixtures" / "etdump"
         / "add-ethos-u55-128-partition0.tosa").read_bytes()
@@ -26,11 +26,11 @@ def _program(scratch_size: int) -> VelaProgram:
 def test_spans_hold_the_bytes_as_runs() -> None:
     mask = np.zeros(32, dtype=bool)
     mask[[1, 2, 3, 7, 30, 31]] = True
-    spans = spans_of_mask(mask)
+    spans = spans_of(np.flatnonzero(mask))
     assert spans.tolist() == [[1, 4], [7, 8], [30, 32]]
     assert span_bytes(spans).tolist() == [1, 2, 3, 7, 30, 31] and span_count(spans) == 6
     nhwc = np.arange(4 * 8 * 16).reshape(4, 8, 16, 1)   # a whole NHWC tensor: one span
-    assert spans_of(4096, nhwc).tolist() == [[0, 512]]
+    assert spans_of(nhwc).tolist() == [[0, 512]]
 
 
 def test_a_check_that_cannot_fit_is_refused_in_one_line() -> None:
