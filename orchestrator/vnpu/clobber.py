@@ -13,8 +13,9 @@ elements writes past the tensor it was given over its own output (reader: itself
 Stripes of one tensor are one tensor: Vela computes a tensor in row stripes into a rolling
 buffer (U65/U85 cascades keep them in the fast scratch), each stripe an operation writing over
 rows the stripe before it held that its consumer has read. A stripe k over stripe j of the same
-producer (same command, same OFM region, width, depth, element size and strides) is not a
-clobber when one operand of the reader reads both (the rolling buffer refilled). Without that,
+producer (same command; same region, width, depth, element size and strides of the OFM and of
+each operand it reads) is not a clobber when one operand of the reader reads both (the rolling
+buffer refilled). Without that,
 mv2 on ethos-u85-2048 drew 57 false findings in region 2.
 
 The check streams: each operation is seen once and dropped; what stays is the owner of every
@@ -138,8 +139,9 @@ class WriteChecker:
         operands = [set(np.unique(self.owner[region][span_bytes(spans)]).tolist())
                     for region, spans in op.reads if region in self.owner]
         self._judge_reads(op, operands)
-        if op.ofm_layout is not None:
-            self.producer[op.index] = (op.name, *op.ofm_layout.signature())
+        key = op.stripe_key()
+        if key is not None:
+            self.producer[op.index] = key
         for region, spans in op.writes.items():
             if region in self.owner:
                 self._record_overwrites(op, region, span_bytes(spans))

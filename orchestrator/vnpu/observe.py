@@ -93,6 +93,16 @@ class ObservedOp:
     chained_in: bool = False
     ofm_shape: tuple[int, ...] = ()   # (height, width, depth, element bytes), also when chained
     ofm_layout: MapLayout | None = None   # where `ofm`'s bytes are in its region
+    ifm_layouts: tuple[MapLayout, ...] = ()   # the operands read from memory
+
+    def stripe_key(self) -> tuple[Any, ...] | None:
+        """What row stripes of one Vela operation share: the command and the geometry of
+        what it reads and stores, all but where they start and how many rows (None: its OFM
+        is not in memory)."""
+        if self.ofm_layout is None:
+            return None
+        return (self.name, self.ofm_layout.signature(),
+                *(layout.signature() for layout in self.ifm_layouts))
 
     @property
     def transposed(self) -> bool:
@@ -167,7 +177,8 @@ def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
                       _operand_reads(op, regions), overlapping, tuple(op.ofm.axes),
                       op.ofm.chain >= 0, op.ifm.chain >= 0 or op.ifm2.chain >= 0,
                       (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),
-                      MapLayout.of(op.ofm) if ofm_at is not None else None)
+                      MapLayout.of(op.ofm) if ofm_at is not None else None,
+                      tuple(MapLayout.of(f) for f in (op.ifm, op.ifm2) if f.region >= 0))
 
 
 def observe_stream(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],
