@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.write_faults import writing
+from orchestrator.file_faults import writing
 
 QUIET_ENV = "ETHOSU_ORCH_QUIET"
 LINE_INTERVAL_S = 10.0

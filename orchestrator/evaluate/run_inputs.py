@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import (
     Prepared,
@@ -54,7 +55,7 @@ def compile_request_for(request: RunRequest, product: Product) -> CompileRequest
     calibration files included), else what the product's manifest records."""
     from orchestrator.aot.api import request_for
     from orchestrator.aot.host_reference import compile_request_of
-    from orchestrator.runner.handler import model_choices
+    from orchestrator.runner.model_run import model_choices
 
     assert request.model is not None
     try:
@@ -72,8 +73,8 @@ def run_with_inputs(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
     from orchestrator.parse.protocol_values import outputs
 
     evaluation = evaluation_request(request)
-    rerun = (f"invoke run --target {request.target} --model {request.model} "
-             f"--inputs {evaluation.data}")
+    rerun = invoke_line("run", target=request.target, model=request.model,
+                        inputs=evaluation.data)
     refuse_without_semihosting(plan.simulator, rerun)
     data = plan_data(replace(evaluation, compile=replace(evaluation.compile, inputs=None,
                                                          calibration=None)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import cell_placement, run_request
@@ -59,14 +60,14 @@ def build(tree: Scratch, config: FirmwareConfig, jobs: int) -> FirmwareOutcome:
 
 def run_cell(tree: Scratch, cell: Cell, product: Any, out_dir: Path) -> RunResult:
     """Run the built app on the cell's simulator as `invoke run --app` runs it."""
+    from orchestrator.firmware_run import run_firmware
     from orchestrator.npu_selftest.handler import run_case
-    from orchestrator.planned_run import run_firmware
     from orchestrator.results.model import new_run_id
     from orchestrator.sim.plan import plan_request
 
     built, case = product
     request = run_request(cell, cell.model_spec)
-    plan = plan_request(tree, request, rerun=f"invoke regress --filter '{cell.key}'")
+    plan = plan_request(tree, request, rerun=invoke_line("regress", filter=cell.key))
     if case is not None:
         return run_case(tree, plan, case, built, run_dir=out_dir)
     return run_firmware(plan, built, out_dir, new_run_id()).result

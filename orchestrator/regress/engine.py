@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.metrics import extract_metrics, extract_versions
@@ -30,10 +31,7 @@ from orchestrator.results import (
     TargetInfo,
     Versions,
 )
-from orchestrator.sim.session import RESULT
-from orchestrator.write_faults import writing
-
-RESULT_NAME = RESULT
+from orchestrator.results.record import write_result
 
 
 @dataclass
@@ -233,8 +231,7 @@ def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
         seconds["build"], cached["build"] = built.seconds, built.cached
         result = _simulate(cell, stages, built, compiled, out_dir)
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
-    with writing(out_dir / RESULT_NAME):
-        (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
+    write_result(out_dir, result)
     outcome, reason = judge(cell, result)
     return CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
                       extract_metrics(result), extract_versions(result), None, seconds,

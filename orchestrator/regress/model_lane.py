@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import cell_placement, run_request
@@ -15,7 +16,7 @@ from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
 from orchestrator.results import RunResult
 from orchestrator.runner.firmware import RunnerOptions, drives_npu_device
-from orchestrator.runner.handler import runner_options_for
+from orchestrator.runner.model_run import runner_options_for
 
 
 def unavailable(tree: Scratch, cell: Cell) -> str | None:
@@ -65,11 +66,11 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
     The runner stage's own simulate step, after the compile and build the engine did once
     for all cells, with the cell's directory as the run dir."""
     from orchestrator.results.model import new_run_id
-    from orchestrator.runner.handler import simulate_product
+    from orchestrator.runner.model_run import simulate_product
     from orchestrator.sim.plan import plan_request
 
     request = run_request(cell, "runner")
     plan = plan_request(tree, request, needs_data=True,
-                        rerun=f"invoke regress --filter '{cell.key}'")
+                        rerun=invoke_line("regress", filter=cell.key))
     return simulate_product(plan, out_dir, new_run_id(), product, built, request,
                             _runner_options(cell))
