@@ -141,10 +141,22 @@ class _Regions:
         found = {}
         for region, before in self.before.items():
             now = regions[region]
-            changed = np.flatnonzero(now != before)
+            changed = _changed_bytes(now, before)
             before[changed] = now[changed]
             found[region] = changed
         return found
+
+
+def _changed_bytes(now: np.ndarray[Any, Any], before: np.ndarray[Any, Any]
+                   ) -> np.ndarray[Any, Any]:
+    """The offsets where two byte arrays differ, compared eight bytes at a time (a region of
+    megabytes after each of thousands of operations)."""
+    whole = now.size // 8 * 8
+    words = np.flatnonzero(now[:whole].view(np.uint64) != before[:whole].view(np.uint64))
+    candidates = np.concatenate([(words[:, None] * 8 + np.arange(8)).reshape(-1),
+                                 np.arange(whole, now.size)])
+    changed: np.ndarray[Any, Any] = candidates[now[candidates] != before[candidates]]
+    return changed
 
 
 def _operand_reads(op: Operation, regions: list[np.ndarray[Any, Any]]
