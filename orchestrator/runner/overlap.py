@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.progress import detached_reporter, in_this_thread
 from orchestrator.runner.firmware import RunnerOptions, prebuild_runtime
 from orchestrator.targets.model import Target
 
@@ -35,11 +36,14 @@ class RuntimePrebuild(threading.Thread):
         self.build = build
         self.seconds = 0.0
         self.error: OrchestratorError | None = None
+        # bound now: the compile about to start captures stderr into its log
+        self.report = detached_reporter()
 
     def run(self) -> None:
         started = time.perf_counter()
         try:
-            self.build()
+            with in_this_thread(self.report):
+                self.build()
         except OrchestratorError as error:
             self.error = error
         finally:

@@ -6,6 +6,8 @@ they ran (the real run: benchmarks/bench_cold_start.py --headline)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import threading
 import time
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
+from orchestrator.progress import LineReporter, step, using
 from orchestrator.runner import overlap
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.firmware import RunnerOptions
@@ -68,3 +71,25 @@ def test_a_build_error_beside_the_compile_is_left_to_the_runner_build(
     product, seconds = overlap.compile_beside_runtime(lambda: "product", False, Scratch(tmp_path),
                                                       TARGET, OPTIONS, None)
     assert product == "product" and seconds is not None
+
+
+def test_the_builds_progress_is_not_captured_by_the_compiles_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    log = io.StringIO()
+
+    def build(*args: object) -> None:
+        with step("build the ExecuTorch runtime"):
+            time.sleep(0.3)
+
+    def compile_product() -> str:
+        with contextlib.redirect_stderr(log):          # as a compile keeps its log
+            time.sleep(0.6)
+        return "product"
+
+    monkeypatch.setattr(overlap, "prebuild_runtime", build)
+    with using(LineReporter()):
+        overlap.compile_beside_runtime(compile_product, False, Scratch(tmp_path), TARGET,
+                                       OPTIONS, None)
+    assert "build the ExecuTorch runtime done" in capsys.readouterr().err
+    assert "eor:" not in log.getvalue()
