@@ -8,6 +8,17 @@ Run: python benchmarks/bench_vnpu_memory.py [model] [target] [cap GiB]
 Each stage runs in a process of its own under an address-space limit (default 8 GiB, the
 shared machine's budget) and prints its peak resident set (ru_maxrss), wall and CPU seconds.
 The compile is cached in scratch/ (DeiT-tiny on U55-128: about 5 minutes the first time).
+benchmarks/models/conformer.py is upstream's Conformer (torchaudio, loaded by path).
+
+Measured (shared 2-core machine, load average about 20, so wall times are not the point):
+`/usr/bin/time -v invoke verify --model <the Conformer above> --target ethos-u55-128` at
+5cd8f8e: partition 1 is 11,560 NPU operations and DMAs with a 3.6 MB scratch; verify with
+write checks and localisation (every OFM read back, every TOSA intermediate kept) peaked at
+328 MiB resident (79.7 s user CPU). Before (main at d21ff6a) DeiT-tiny on U55-128, 3,486 NPU
+operations, grew to 24 GB and was killed: every operation kept its read and written bytes as
+an int64 index per byte, the write checks kept every overwrite of a dead tensor, and each
+operation copied the scratch. DeiT-tiny itself through this benchmark: not measured yet
+(its compile did not finish within the session on the loaded machine).
 """
 
 from __future__ import annotations
