@@ -47,9 +47,12 @@ def column(model: str, targets: list[str]) -> dict[str, object]:
     """One process, fresh scratch: the seconds of each configuration in order."""
     with tempfile.TemporaryDirectory() as root:
         done = subprocess.run([sys.executable, "-c", _COLUMN, model, root, *targets],
-                              cwd=REPO, check=True, capture_output=True, text=True,
+                              cwd=REPO, capture_output=True, text=True,
                               env={**os.environ, "ETHOSU_ORCH_QUIET": "1"})
+    if done.returncode != 0:
+        raise SystemExit(f"column {model} {targets[0]}... failed:\n{done.stderr[-3000:]}")
     seconds = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"{model}: {seconds}", file=sys.stderr, flush=True)
     full, extras = seconds[0], seconds[1:]
     return {"targets": targets, "seconds": seconds, "full_s": full,
             "max_extra_s": max(extras), "column_s": round(sum(seconds), 3),

@@ -4,7 +4,7 @@ inputs). Imports torch.
 
 The lowered program is a product: the lowering keeps its edge program (before emitting) in
 the ETRecord, serialised by ExecuTorch's own exir serde, so a new process reads it back in
-well under a second instead of lowering the model again (mv2: about a compile). A product
+seconds instead of lowering the model again (mv2: about a compile). A product
 without an ETRecord (devtools could not write it) is lowered again from the same request.
 Either way the program is checked against the product before it is trusted: its exact
 outputs on the product's own inputs must equal reference_exact/ bit for bit."""

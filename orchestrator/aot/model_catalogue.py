@@ -33,7 +33,18 @@ class WeightFile:
 
     @property
     def filename(self) -> str:
-        return self.url.rstrip("/").rsplit("/", 1)[-1]
+        """The name it has in the download cache and on a mirror: the URL's last part, or
+        for a Hugging Face hub file (all called model.safetensors) the weight's name and
+        that file's suffix."""
+        last = self.url.rstrip("/").rsplit("/", 1)[-1]
+        return f"{self.name}{Path(last).suffix}" if self.store == "hf-hub" else last
+
+    @property
+    def hub_file(self) -> tuple[str, str, str]:
+        """A Hugging Face hub URL's (org/repo, revision, file):
+        https://huggingface.co/ORG/REPO/resolve/REV/FILE."""
+        parts = self.url.split("://", 1)[-1].split("/")
+        return f"{parts[1]}/{parts[2]}", parts[4], "/".join(parts[5:])
 
     @property
     def pinned(self) -> bool:

@@ -1,6 +1,6 @@
-"""On a cluster the compile stage is one lowering per (model, NPU family), then one Vela run
-per configuration: a configuration's compile task runs after the lowering's and receives it
-(as bytes here: the workers do not see the client's scratch)."""
+"""The compile stage is one lowering per (model, NPU family) first, then one Vela run per
+configuration; on a cluster a configuration's compile task runs after the lowering's and
+receives it (as bytes here: the workers do not see the client's scratch)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
+from orchestrator.regress.engine import planned
 from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.regress.stages import CompileRequest
@@ -38,6 +39,13 @@ def test_the_first_request_of_each_lowering_lowers_for_the_others() -> None:
     assert lowering_leaders(requests) == {
         requests[0]: None, requests[1]: None, requests[2]: requests[0], requests[3]: None,
         requests[4]: requests[1], requests[5]: None}
+
+
+def test_the_local_plan_lowers_each_family_first_then_runs_vela() -> None:
+    requests = [_request("add", target) for target in
+                ("ethos-u55-32", "ethos-u55-64", "ethos-u85-128", "ethos-u85-2048")]
+    assert [r.target for r in planned(requests)] == [
+        "ethos-u55-32", "ethos-u85-128", "ethos-u55-64", "ethos-u85-2048"]
 
 
 @pytest.mark.slow
