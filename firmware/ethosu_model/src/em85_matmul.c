@@ -13,8 +13,9 @@ int em85_op_matmul(em_state *s) {
     em_geom g;
     int64_t scale;
     int depth = (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
-    int rc, shift, acc_bits, from_ifm2, x, n, k;
-    if ((rc = em85_accumulator(s, "NPU_OP_CONV", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o, 0)) ||
+    em85_acc acc_format;
+    int rc, shift, x, n, k;
+    if ((rc = em85_accumulator(s, "NPU_OP_CONV", 0, &acc_format)) || (rc = em85_load_out(s, &o, 0)) ||
         (rc = em_load_fmap(s, 0, &a)) || (rc = em_load_fmap(s, 1, &b)) || (rc = em85_load_geom(s, &o, &g)) ||
         (rc = em85_global_scale(s, "NPU_OP_CONV weights_ifm2", &scale, &shift)))
         return rc;
@@ -27,7 +28,7 @@ int em85_op_matmul(em_state *s) {
             int err = 0;
             for (k = 0; k < depth; k++)
                 acc += (em_fm_read(&a, 0, x, k) - a.zero_point) * (em_fm_read(&b, 0, n, k) - b.zero_point);
-            if ((rc = em85_acc_check(s, "NPU_OP_CONV weights_ifm2", acc, acc_bits))) return rc;
+            if ((rc = em85_acc_check(s, "NPU_OP_CONV weights_ifm2", acc, acc_format.bits))) return rc;
             v = em_scale(s, acc, scale, shift, o.round_mode, &err);
             if (err) return err;
             em_store(&o, 0, x, n, v);

@@ -56,12 +56,15 @@ int em85_op_pool(em_state *s, unsigned mode) {
     em_geom g;
     int64_t scale = 1;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
+    em85_acc acc_format;
     int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
     int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
                       EM85_OFM_SCALE_MODE_PER_CHANNEL;
-    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE ? EM85_ACC_IFM2 : 0u, &acc_format)) ||
         (!per_channel && (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift))))
         return rc;
+    acc_bits = acc_format.bits;
+    from_ifm2 = acc_format.from_ifm2;
     if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
     if (from_ifm2 && (rc = load_accumulator_input(s, acc_bits, &acc_fm))) return rc;

@@ -5,22 +5,25 @@
 
 #define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(EM85_R0(s, NPU_SET_##op)))
 
-/* ACC_FORMAT: the accumulator a command uses (what is modelled: reset or, where the caller
-   takes it, loaded from IFM2; output enabled; 32 or 48 bits). */
-int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2) {
+/* ACC_FORMAT: the accumulator a command uses (regor ethos_u85_register_cs_generator.cpp:1505-1573
+   GenerateAccFormat: RESET, KEEP for ArchAccumulatorSource::Acc, IFM2; output DISABLE where
+   the next command continues the accumulator). */
+int em85_accumulator(em_state *s, const char *command, unsigned allowed, em85_acc *a) {
     uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT);
     unsigned input = EM85_F_NPU_SET_ACC_FORMAT_ACC_INPUT(acc), output = EM85_F_NPU_SET_ACC_FORMAT_ACC_OUTPUT(acc);
     unsigned format = EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(acc);
-    *from_ifm2 = input == EM85_ACC_INPUT_IFM2 && ifm2_allowed;
-    if (input != EM85_ACC_INPUT_RESET && !*from_ifm2)
+    a->from_ifm2 = input == EM85_ACC_INPUT_IFM2 && (allowed & EM85_ACC_IFM2);
+    a->keep = input == EM85_ACC_INPUT_KEEP && (allowed & EM85_ACC_KEEP);
+    a->output = output == EM85_ACC_OUTPUT_ENABLE;
+    if (input != EM85_ACC_INPUT_RESET && !a->from_ifm2 && !a->keep)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_input value %u on Ethos-U85-%d (not modelled)",
                        command, input, s->macs);
-    if (output != EM85_ACC_OUTPUT_ENABLE)
+    if (!a->output && (output != EM85_ACC_OUTPUT_DISABLE || !(allowed & EM85_ACC_KEEP)))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_output value %u on Ethos-U85-%d (not modelled)",
                        command, output, s->macs);
     if (format != EM85_ACC_FORMAT_I32 && format != EM85_ACC_FORMAT_I48)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_ACC_FORMAT acc_format value %u", command, format);
-    *bits = format == EM85_ACC_FORMAT_I32 ? 32 : 48;
+    a->bits = format == EM85_ACC_FORMAT_I32 ? 32 : 48;
     return 0;
 }
 
@@ -96,33 +99,34 @@ static int unscaled_records(em_state *s, int depth) {
     return 0;
 }
 
-int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights) {
+int em85_load_conv(em_state *s, int depthwise, em85_conv *c) {
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT), format = EM85_R0(s, NPU_SET_WEIGHT_FORMAT);
     uint64_t stride = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
-    em_weight_streams w;
-    em_kernel k;
-    int rc, acc_bits = 32, from_ifm2;
-    if ((rc = em85_accumulator(s, name, 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, c->o, !depthwise)) ||
-        (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)))
+    em_kernel *k = c->k;
+    int rc;
+    if ((rc = em85_accumulator(s, name, EM85_ACC_KEEP, &c->acc))) return rc;
+    if (c->acc.output) rc = em85_load_out(s, c->o, !depthwise);
+    else em85_ofm_shape(s, c->o); /* nothing is stored: no OFM to load */
+    if (rc || (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)) ||
+        (rc = em85_kept_begin(s, name, &c->acc, c->o->height, c->o->width, c->o->depth)))
         return rc;
-    c->acc_bits = acc_bits;
     if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_PER_CHANNEL)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling on Ethos-U85-%d (weights from IFM2: "
                        "not modelled)", name, s->macs);
     c->ifm_depth = (int)EM85_F_NPU_SET_IFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_IFM_DEPTH_M1)) + 1;
-    k.kh = c->g->kh; k.kw = c->g->kw; k.dil_x = c->g->dil_x; k.dil_y = c->g->dil_y;
-    k.stride_x = c->g->stride_x; k.stride_y = c->g->stride_y;
-    k.ofm_depth = c->o->depth; k.ifm_depth = c->ifm_depth; k.depthwise = depthwise;
-    k.part_kernel = EM85_F_NPU_SET_KERNEL_STRIDE_WEIGHT_ORDER(stride) == EM85_WEIGHT_ORDER_PART_KERNEL_FIRST;
-    k.ifm_bits = c->in->bytes * 8;
-    k.ofm_block_depth = (int)EM85_F_NPU_SET_OFM_BLK_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_BLK_DEPTH_M1)) + 1;
-    microblock(EM85_F_NPU_SET_ACC_FORMAT_MICROBLOCK(acc), &k.ublock_w, &k.ublock_h);
-    k.fast = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_FORMAT(format) == EM85_WEIGHT_FORMAT_FWD;
-    k.sparse = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_SPARSITY(format) == EM85_WEIGHT_SPARSITY_SPARSE_2_4;
-    if ((rc = weight_streams(s, &w)) || (rc = em_decode_weights_u85(s, &k, s->macs, &w, weights)) ||
-        (rc = em85_load_scales(s, c->o->depth, acc_bits)))
-        return rc;
+    k->kh = c->g->kh; k->kw = c->g->kw; k->dil_x = c->g->dil_x; k->dil_y = c->g->dil_y;
+    k->stride_x = c->g->stride_x; k->stride_y = c->g->stride_y;
+    k->ofm_depth = c->o->depth; k->ifm_depth = c->ifm_depth; k->depthwise = depthwise;
+    k->part_kernel = EM85_F_NPU_SET_KERNEL_STRIDE_WEIGHT_ORDER(stride) == EM85_WEIGHT_ORDER_PART_KERNEL_FIRST;
+    k->ifm_bits = c->in->bytes * 8;
+    k->ofm_block_depth = (int)EM85_F_NPU_SET_OFM_BLK_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_BLK_DEPTH_M1)) + 1;
+    microblock(EM85_F_NPU_SET_ACC_FORMAT_MICROBLOCK(acc), &k->ublock_w, &k->ublock_h);
+    k->fast = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_FORMAT(format) == EM85_WEIGHT_FORMAT_FWD;
+    k->sparse = EM85_F_NPU_SET_WEIGHT_FORMAT_WEIGHT_SPARSITY(format) == EM85_WEIGHT_SPARSITY_SPARSE_2_4;
+    k->ofm_lo = 0;
+    k->ofm_hi = c->o->depth;
+    if ((rc = weight_streams(s, c->w)) || (rc = em85_load_scales(s, c->o->depth, c->acc.bits))) return rc;
     return c->o->fm.bytes == 8 ? unscaled_records(s, c->o->depth) : 0;
 }
 

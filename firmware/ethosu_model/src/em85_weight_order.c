@@ -121,16 +121,11 @@ static int u85_tap(const em_kernel *k, const u85_order *o, u85_source *src, int 
             int16_t block[4 * 16];
             if (source_take(src, block, 4 * o->step)) return -1;
             for (oi = 0; oi < 4; oi++) {
-                int ofm_z = ofm_base + ouz + oi;
-                if (ofm_z >= k->ofm_depth) continue;
-                for (iz = 0; iz < o->step; iz++) {
-                    int ifm_z = ifm_base + iui + iz;
-                    if (k->depthwise)
-                        dense[((size_t)wy * k->kw + wx) * k->ofm_depth + ofm_z] = block[oi * o->step + iz];
-                    else if (ifm_z < k->ifm_depth)
-                        dense[(((size_t)ofm_z * k->kh + wy) * k->kw + wx) * k->ifm_depth + ifm_z] =
-                            block[oi * o->step + iz];
-                }
+                int64_t at = em_dense_at(k, ofm_base + ouz + oi, wy, wx, ifm_base + iui);
+                if (at < 0) continue;
+                if (k->depthwise) { dense[at] = block[oi * o->step]; continue; }
+                for (iz = 0; iz < o->step && ifm_base + iui + iz < k->ifm_depth; iz++)
+                    dense[at + iz] = block[oi * o->step + iz];
             }
         }
     }
@@ -170,7 +165,8 @@ static int u85_order_stream(em_state *s, const em_kernel *k, const u85_order *o,
                             int16_t *dense) {
     const int ifm_depth = k->depthwise ? 1 : k->ifm_depth;
     int ob, ib = 0, step = -o->ifm_block, sx, sy, iuo, ouo, last_ib = 0;
-    for (ob = 0; ob < k->ofm_depth; ob += k->ofm_block_depth) {
+    /* OFM blocks lead the stream: past the decoded channels the rest is not read */
+    for (ob = 0; ob < k->ofm_depth && ob < k->ofm_hi; ob += k->ofm_block_depth) {
         int clipped_ofm = k->ofm_depth - ob < k->ofm_block_depth ? k->ofm_depth - ob : k->ofm_block_depth;
         step = -step;
         for (ib = last_ib; ib < ifm_depth && ib >= 0; ib += step) {
@@ -194,7 +190,7 @@ static int u85_order_stream(em_state *s, const em_kernel *k, const u85_order *o,
 
 int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_weight_streams *w, int16_t *dense) {
     const u85_config *c = u85_config_of(macs);
-    size_t total = (size_t)k->ofm_depth * k->kh * k->kw * (k->depthwise ? 1u : (size_t)k->ifm_depth);
+    size_t total = (size_t)(k->ofm_hi - k->ofm_lo) * em_weights_per_channel(k);
     u85_order o;
     u85_source src;
     em_fwd_stream fwd;

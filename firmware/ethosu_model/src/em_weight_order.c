@@ -21,7 +21,8 @@ static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core
     const int stream_block = (k->ofm_block_depth + cores - 1 - core) / cores;
     const int iu = dw ? 1 : ifm_ub; /* IFM channels per micro-block row */
     int ob, ib, sy, sx, iuo, ou, ke, iui, ouz, iuz;
-    for (ob = 0; ob < ofm_depth; ob += stream_block) {
+    /* OFM blocks lead the stream: past the decoded channels the rest is not read */
+    for (ob = 0; ob < ofm_depth && core + ob * cores < k->ofm_hi; ob += stream_block) {
         int clipped_ofm = ofm_depth - ob < stream_block ? ofm_depth - ob : stream_block;
         for (ib = 0; ib < ifm_depth; ib += ifm_block) {
             int clipped_ifm = dw ? ifm_ub : (pk ? (ifm_depth - ib < ifm_block ? ifm_depth - ib : ifm_block) : ifm_block);
@@ -46,9 +47,8 @@ static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core
                                                "weight stream of core %d ends early or is malformed", core);
                             if (ky >= sub_h) continue;
                             for (ouz = 0; ouz < n_o; ouz++) {
-                                int o = core + (ofm_z + ouz) * cores, wy = sy + ky, wx = sx + kx;
-                                size_t at = dw ? ((size_t)wy * k->kw + wx) * k->ofm_depth + o
-                                               : (((size_t)o * k->kh + wy) * k->kw + wx) * k->ifm_depth + ifm_z;
+                                int64_t at = em_dense_at(k, core + (ofm_z + ouz) * cores, sy + ky, sx + kx, ifm_z);
+                                if (at < 0) continue;
                                 for (iuz = 0; iuz < n_i; iuz++) dense[at + iuz] = block[ouz * iu + iuz];
                             }
                         }
@@ -62,7 +62,7 @@ static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core
 
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense) {
     int core;
-    size_t total = (size_t)k->ofm_depth * k->kh * k->kw * (k->depthwise ? 1u : (size_t)k->ifm_depth);
+    size_t total = (size_t)(k->ofm_hi - k->ofm_lo) * em_weights_per_channel(k);
     if (total > ETHOSU_MODEL_WEIGHT_CAPACITY)
         return em_fail(s, ETHOSU_MODEL_CAPACITY, "%u weights in one command exceed ETHOSU_MODEL_WEIGHT_CAPACITY %u",
                        (unsigned)total, (unsigned)ETHOSU_MODEL_WEIGHT_CAPACITY);
