@@ -17,6 +17,7 @@ from orchestrator.aot.dataset import (
     read_labels,
 )
 from orchestrator.aot.sources import tensor_files
+from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.evaluate.session import Session, SessionPlan, device_inputs, run_session
@@ -219,18 +220,6 @@ def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
             if session.result.classification else None}
 
 
-def gate_failures(summary: dict[str, Any], min_snr: float | None, top1: bool) -> list[str]:
-    """Why the asked-for accuracy gates (--min-snr, --top1) fail over the data set."""
-    reasons = []
-    worst = summary["snr_db_min"]
-    if min_snr is not None and worst is not None and worst < min_snr:
-        reasons.append(f"SNR {worst:.1f} dB on the worst sample < {min_snr:g} dB")
-    agreement = summary["top1_agreement"]
-    if top1 and agreement is not None and agreement < 1.0:
-        reasons.append(f"top-1 agrees with the float model on {100 * agreement:.1f}% of samples")
-    return reasons
-
-
 def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Session,
                         scores: list[SampleScore], product: Product,
                         host: HostPrograms) -> dict[str, Any]:
@@ -242,7 +231,7 @@ def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Sessi
     session_result = session.result.to_dict()
     stopped = stop_report(session, data)
     exact_all = summary["exact"] == len(data.files) and stopped is None
-    gates = gate_failures(summary, request.runner.min_snr, request.runner.top1)
+    gates = gate_failures(scores, request.runner.thresholds, "sample")
     return {
         "schema": "ethosu-orchestrator/evaluation/1",
         "run_id": request.run_id, "model": request.model, "target": request.target,

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import (
     Prepared,
@@ -25,7 +26,7 @@ from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
 from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.protocol import ParsedStream
-from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
+from orchestrator.results import Accuracy, Comparison, RunResult
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
 from orchestrator.sim.plan import RunPlan
 
@@ -115,14 +116,12 @@ def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any
                          f"({stopped['file']}) after {stopped['completed']} finished: "
                          f"{result.reason}")
         return result
-    if result.status is not Status.PASS or not not_exact:
+    if not not_exact:
         return result
     first = not_exact[0]
     summary = (f"{len(not_exact)} of {len(scores)} input sets not bit-exact; first: input set "
                f"{first.index} ({first.file}): {first.mismatch}")
-    return replace(result, status=Status.FAIL, reason=summary,
-                   classification=Classification(
-                       kind=Kind.OUTPUT_MISMATCH, summary=summary,
-                       next_step=f"the target computed something else than the compiled "
-                                 f"program: {rerun}, then read evaluation.json",
-                       details={"not_exact": [s.index for s in not_exact]}))
+    return output_mismatch(result, summary, summary,
+                           f"the target computed something else than the compiled program: "
+                           f"{rerun}, then read evaluation.json",
+                           {"not_exact": [s.index for s in not_exact]})

@@ -28,7 +28,7 @@ from orchestrator.runner.firmware import (
     drives_npu_device,
     runner_npu_axi,
 )
-from orchestrator.runner.judge import judge
+from orchestrator.runner.judge import check_outputs
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
@@ -177,5 +177,5 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
     if settings.profile or settings.intermediates:
         result = profile_run(result, stream, product, run_dir)
     result = attach_write_checks(result, product, request.model or "", target.name)
-    return judge(result, stream, product, settings.thresholds, run_dir,
-                 f"invoke run --target {request.target} --model {request.model}")
+    return check_outputs(result, stream, product, settings.thresholds, run_dir,
+                         f"invoke run --target {request.target} --model {request.model}")
