@@ -16,8 +16,8 @@ from orchestrator.regress.metrics import extract_metrics, extract_versions
 from orchestrator.regress.outcome import CellReport, Outcome, apply_baseline, judge, skipped
 from orchestrator.regress.progress import Progress, QuietProgress
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -54,7 +54,7 @@ class EngineRun:
 
     cells: list[CellReport]
     builds: list[FirmwareOutcome]
-    compiles: dict[CompileRequest, CompileOutcome]
+    compiles: dict[CompileJob, CompileOutcome]
     phases_s: dict[str, float] = field(default_factory=dict)
 
 
@@ -79,7 +79,7 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
 
 
 def assemble(cells: list[Cell], reports: dict[str, CellReport], builds: list[FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], phases: dict[str, float],
+             compiles: dict[CompileJob, CompileOutcome], phases: dict[str, float],
              options: EngineOptions) -> EngineRun:
     """The run of `cells` in matrix order from their reports (any executor's), each passing
     cell checked against its baseline."""
@@ -92,7 +92,7 @@ def assemble(cells: list[Cell], reports: dict[str, CellReport], builds: list[Fir
 
 def _run_all(active: list[Cell], stages: Stages, options: EngineOptions,
              firmware: dict[str, FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], progress: Progress
+             compiles: dict[CompileJob, CompileOutcome], progress: Progress
              ) -> dict[str, CellReport]:
     """Every active cell on `options.jobs` workers, heaviest first."""
     progress.phase("simulate", sum(1 for cell in active if cell.simulates))
@@ -131,14 +131,14 @@ def not_runnable(cell: Cell, unavailable: Callable[[Cell], str | None],
 
 
 def _prepare(active: list[Cell], stages: Stages, options: EngineOptions, progress: Progress
-             ) -> tuple[dict[str, FirmwareOutcome], dict[CompileRequest, CompileOutcome]]:
+             ) -> tuple[dict[str, FirmwareOutcome], dict[CompileJob, CompileOutcome]]:
     """Build each distinct firmware config once while the batch compile runs beside it."""
     configs: dict[str, FirmwareConfig] = {}
     for cell in active:
         if cell.simulates:
             config = stages.firmware_config(cell)
             configs.setdefault(config.key, config)
-    requests = sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
+    requests = sorted({CompileJob.of(cell) for cell in active if cell.compiles},
                       key=lambda request: (request.model, request.target, str(request.options)))
     progress.phase("build", len(configs))
     progress.phase("compile", len(requests))
@@ -170,8 +170,8 @@ def build_one(config: FirmwareConfig, stages: Stages) -> FirmwareOutcome:
     return outcome
 
 
-def _compile_all(requests: list[CompileRequest], stages: Stages, options: EngineOptions,
-                 progress: Progress) -> dict[CompileRequest, CompileOutcome]:
+def _compile_all(requests: list[CompileJob], stages: Stages, options: EngineOptions,
+                 progress: Progress) -> dict[CompileJob, CompileOutcome]:
     """One batch compile for every (model, target, options) the cells need."""
     if not requests:
         return {}
@@ -184,8 +184,8 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
     return outcomes
 
 
-def compile_requests(requests: list[CompileRequest], stages: Stages, options: EngineOptions
-                     ) -> dict[CompileRequest, CompileOutcome]:
+def compile_requests(requests: list[CompileJob], stages: Stages, options: EngineOptions
+                     ) -> dict[CompileJob, CompileOutcome]:
     """One batch compile of `requests` (logs under the run's compile/); every request gets
     an outcome, a failure included."""
     log_dir = options.run_dir / "compile"
@@ -203,9 +203,9 @@ def compile_requests(requests: list[CompileRequest], stages: Stages, options: En
 
 def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
              firmware: dict[str, FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], progress: Progress) -> CellReport:
+             compiles: dict[CompileJob, CompileOutcome], progress: Progress) -> CellReport:
     """Produce one cell's report and advance the progress display."""
-    compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
+    compiled = compiles.get(CompileJob.of(cell)) if cell.compiles else None
     built = firmware[stages.firmware_config(cell).key] if cell.simulates else None
     report = cell_report(cell, stages, options, built, compiled)
     if cell.simulates:

@@ -97,7 +97,8 @@ def test_corrupted_scale_record_is_located_at_its_operation() -> None:
     assert found is not None, "a corrupted bias went unnoticed"
     assert found["operation"] == operation and found["command"] == "NPU_OP_CONV"
     assert found["tosa_operators"] == ["CONV2D", "RESCALE", "RESHAPE"]
-    assert found["first"]["index"][-1] == 0 and found["first"]["device"] != found["first"]["reference"]
+    first = found["first"]
+    assert first["index"][-1] == 0 and first["device"] != first["reference"]
     assert found["differing"] == 1
     assert f"NPU operation {operation} (NPU_OP_CONV" in describe_departure(found)
 

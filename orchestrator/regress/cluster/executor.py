@@ -48,8 +48,8 @@ from orchestrator.regress.engine import (
 from orchestrator.regress.outcome import CellReport, Outcome
 from orchestrator.regress.progress import Progress
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -87,7 +87,7 @@ class _Graph:
     """The submitted futures and what each one stands for."""
 
     builds: dict[Any, FirmwareConfig] = field(default_factory=dict)
-    compiles: dict[Any, CompileRequest] = field(default_factory=dict)
+    compiles: dict[Any, CompileJob] = field(default_factory=dict)
     cells: dict[Any, Cell] = field(default_factory=dict)
 
     def pending(self) -> list[Any]:
@@ -108,7 +108,7 @@ class ClusterJob:
         self.reports: dict[str, CellReport] = {}
         self.placement: dict[str, dict[str, Any]] = {}
         self.builds: dict[str, FirmwareOutcome] = {}
-        self.compiles: dict[CompileRequest, CompileOutcome] = {}
+        self.compiles: dict[CompileJob, CompileOutcome] = {}
         self.starts: dict[str, list[str]] = {}
         self.checks: list[WorkerCheck] = []
         self.build_order: list[str] = []
@@ -210,7 +210,7 @@ class ClusterJob:
         graph = _Graph()
         everyone = [check.address for check in fit]
         builds: dict[str, Any] = {}
-        compiles: dict[CompileRequest, Any] = {}
+        compiles: dict[CompileJob, Any] = {}
         for cell in active:
             if cell.simulates:
                 config = self.stages.firmware_config(cell)
@@ -221,7 +221,7 @@ class ClusterJob:
                     graph.builds[builds[config.key]] = config
                     self.build_order.append(config.key)
             if cell.compiles:
-                request = CompileRequest.of(cell)
+                request = CompileJob.of(cell)
                 if request not in compiles:
                     digest = hashlib.sha256(repr(request).encode()).hexdigest()[:12]
                     compiles[request] = self._task(client, compile_task, request,
@@ -233,7 +233,7 @@ class ClusterJob:
         self.progress.phase("simulate", sum(1 for cell in active if cell.simulates))
         for cell in sorted(active, key=lambda one: (-one.weight, one.key)):
             built = builds[self.stages.firmware_config(cell).key] if cell.simulates else None
-            compiled = compiles[CompileRequest.of(cell)] if cell.compiles else None
+            compiled = compiles[CompileJob.of(cell)] if cell.compiles else None
             allowed = [check.address for check in fit if cell.key not in check.unavailable]
             future = self._task(client, cell_task, cell, built, compiled,
                                 key=f"cell-{cell.slug}", workers=allowed,
@@ -387,7 +387,7 @@ def _nowhere(cell: Cell, fit: list[WorkerCheck]) -> str | None:
     return reasons[0]
 
 
-def _request_order(request: CompileRequest) -> tuple[str, str, str]:
+def _request_order(request: CompileJob) -> tuple[str, str, str]:
     """The local engine's compile order: model, target, options."""
     return request.model, request.target, str(request.options)
 

@@ -25,8 +25,8 @@ from orchestrator.regress.engine import EngineOptions, build_one, cell_dir, cell
 from orchestrator.regress.engine import compile_requests as engine_compile
 from orchestrator.regress.outcome import CellReport
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -133,7 +133,7 @@ def build_task(job: WorkerJob, config: FirmwareConfig) -> Shipped:
     return _ship(job, tree, outcome)
 
 
-def compile_task(job: WorkerJob, request: CompileRequest) -> Shipped:
+def compile_task(job: WorkerJob, request: CompileJob) -> Shipped:
     """Compile one (model, target, options); the product is content-keyed and cached."""
     tree, _ = worker_tree(job)
     outcome = engine_compile([request], _stages(job, tree), _options(job, tree))[request]
