@@ -13,7 +13,13 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.metrics import extract_metrics, extract_versions
-from orchestrator.regress.outcome import CellReport, Outcome, apply_baseline, judge, skipped
+from orchestrator.regress.outcome import (
+    CellReport,
+    Outcome,
+    apply_baseline,
+    expected_outcome,
+    skipped,
+)
 from orchestrator.regress.progress import Progress, QuietProgress
 from orchestrator.regress.stages import (
     CompileJob,
@@ -235,7 +241,7 @@ def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
     with writing(out_dir / RESULT_NAME):
         (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
-    outcome, reason = judge(cell, result)
+    outcome, reason = expected_outcome(cell, result)
     return CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
                       extract_metrics(result), extract_versions(result), None, seconds,
                       cached, options.run_id)

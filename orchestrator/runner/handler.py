@@ -28,8 +28,8 @@ from orchestrator.runner.firmware import (
     drives_npu_device,
     runner_npu_axi,
 )
-from orchestrator.runner.judge import check_outputs
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
+from orchestrator.runner.output_check import check_outputs
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
 from orchestrator.runner.write_checks import attach_write_checks

@@ -12,7 +12,7 @@ from orchestrator.comparison.departure import departure, judge
 from orchestrator.options.run import Thresholds
 from orchestrator.results import Classification, Kind, RunResult, Status, validate
 from orchestrator.results.summary_table import comparison_line
-from orchestrator.runner.judge import accuracy_of, apply_accuracy, apply_exact
+from orchestrator.runner.output_check import accuracy_of, apply_accuracy, apply_exact
 
 STEP = np.float32(0.0125)
 

@@ -13,7 +13,7 @@ from vnpu_support import compiled, needs_toolchain
 from orchestrator.comparison.departure import judge
 from orchestrator.results import Classification, Kind, NpuPmu, RunResult, Status, validate
 from orchestrator.results.summary_table import summary_rows
-from orchestrator.runner.judge import apply_exact
+from orchestrator.runner.output_check import apply_exact
 from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL
 
