@@ -77,13 +77,15 @@ def split_list(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 
 
-def run_with_options(reference: str, group: type, values: dict[str, Any], **flags: Any) -> None:
-    """Build the task's option group from its flags (one-line error on a bad value), then
-    call the command with the group and the task's own presentation flags (e.g. json)."""
+def run_with_options(reference: str, group: type, values: dict[str, Any], task: str = "",
+                     **flags: Any) -> None:
+    """Build the task's option group from its flags (one-line error on a bad or missing value,
+    naming `invoke <task>`), then call the command with the group and the task's own
+    presentation flags (e.g. json)."""
     silent = bool(flags.pop("quiet", False))
 
     def command() -> int | None:
-        code: int | None = resolve(reference)(from_cli(group, values), **flags)
+        code: int | None = resolve(reference)(from_cli(group, values, task), **flags)
         return code
 
     run_callable(command, silent)

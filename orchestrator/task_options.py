@@ -15,11 +15,13 @@ from orchestrator.options.fields import Spec, cli_specs, help_text
 
 def _parameter(spec: Spec) -> inspect.Parameter:
     """Switches default False (a flag); everything else None (a string invoke leaves to our
-    parsers, so a bad value is our one-line error, not a traceback)."""
+    parsers, so a bad value is our one-line error, not a traceback). A positional option
+    has no default: invoke fills it from a bare word and refuses a missing one itself; any
+    other missing required option is from_cli's one-line error."""
     default: Any = None
     if spec.is_bool:
         default = spec.default if isinstance(spec.default, bool) else False
-    if spec.required:
+    if spec.info.positional:
         return inspect.Parameter(spec.parameter, inspect.Parameter.KEYWORD_ONLY)
     return inspect.Parameter(spec.parameter, inspect.Parameter.KEYWORD_ONLY, default=default)
 
@@ -35,7 +37,7 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
 
     def body(c: Context, **values: Any) -> None:
         shown = {key: values.pop(key) for key in extra}
-        run_with_options(reference, group, values, **shown)
+        run_with_options(reference, group, values, name.replace("_", "-"), **shown)
 
     parameters = [inspect.Parameter("c", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     parameters += [_parameter(spec) for spec in specs]
@@ -45,6 +47,7 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
     parameters += [inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
                    for key, (default, _) in extra.items()]
     body.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    body.option_group = group  # type: ignore[attr-defined]  # read by the CLI tests
     body.__doc__ = doc
     body.__name__ = name
     helps = {spec.parameter: help_text(spec) for spec in specs}
