@@ -17,6 +17,7 @@ import numpy as np
 from orchestrator.aot.key import CompileRequest
 from orchestrator.aot.products import Product
 from orchestrator.aot.tensors import load_array
+from orchestrator.comparison.departure import judge
 from orchestrator.errors import OrchestratorError
 
 
@@ -45,10 +46,7 @@ class HostPrograms:
     def _check_same_program(self, inputs: tuple[Any, ...]) -> None:
         again = self._run_exact(inputs)
         stored = [load_array(record) for record in self.product.reference_exact]
-        same = again is not None and len(again) == len(stored) and all(
-            a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-            for a, b in zip(again, stored, strict=True))
-        if not same:
+        if again is None or not judge(again, stored).passed:
             raise OrchestratorError(
                 f"lowering {self.product.manifest['model']['name']} again gave another program "
                 f"than product {self.product.key} (its exact reference differs)",
