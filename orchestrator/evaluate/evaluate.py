@@ -17,6 +17,7 @@ from orchestrator.aot.dataset import (
     read_labels,
 )
 from orchestrator.aot.sources import tensor_files
+from orchestrator.command_line import invoke_line
 from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
@@ -126,8 +127,8 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     references, build the runner (cached): nothing has been simulated yet."""
     from orchestrator.runner.firmware import build_runner
 
-    rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
-             f"--data {request.data}")
+    rerun = invoke_line("evaluate", model=request.model, target=request.target,
+                        data=request.data)
     data = plan_data(request)
     runs = run_request(request)
     plan = plan_request(work, runs, rerun=rerun, needs_data=True)

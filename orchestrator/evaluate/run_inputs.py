@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import (
@@ -73,8 +74,8 @@ def run_with_inputs(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
     from orchestrator.parse.protocol_values import outputs
 
     evaluation = evaluation_request(request)
-    rerun = (f"invoke run --target {request.target} --model {request.model} "
-             f"--inputs {evaluation.data}")
+    rerun = invoke_line("run", target=request.target, model=request.model,
+                        inputs=evaluation.data)
     refuse_without_semihosting(plan.simulator, rerun)
     data = plan_data(replace(evaluation, compile=replace(evaluation.compile, inputs=None,
                                                          calibration=None)))

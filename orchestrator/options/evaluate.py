@@ -30,8 +30,9 @@ def count(value: object, label: str) -> int:
 class EvaluateRequest:
     """Which model on which target, over which data, and how the data set is split."""
 
-    model: str = option(help="the model (built-in name, .py file with ModelUnderTest and "
-                        "ModelInputs and optionally preprocess(path), .pt, module:function)",
+    model: str = option(help="the model (built-in or upstream name, .py file with "
+                        "ModelUnderTest and ModelInputs and optionally preprocess(path), .pt, "
+                        "module:function)",
                         parse=text, matrix=False)
     target: str = option(help="catalogue target (invoke targets)", parse=text, matrix=False)
     data: str = option(help="the data set: a directory with one input set per file (.npy, "

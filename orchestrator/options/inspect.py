@@ -15,6 +15,11 @@ class TargetsListing:
 
 
 @dataclass(frozen=True)
+class ModelsListing:
+    """`invoke models`: every model by name (only how it is printed is a choice)."""
+
+
+@dataclass(frozen=True)
 class DoctorCheck:
     """`invoke doctor`: which target's needs decide the verdict."""
 
@@ -27,8 +32,8 @@ class VerifyTask:
     """`invoke verify`: which model's NPU partitions, compiled for which NPU target with
     which choices (the compile's own: as invoke compile and invoke run take them)."""
 
-    model: str = option("mv2", "built-in model name, .py/.pt file or module:function",
-                        parse=text, matrix=False)
+    model: str = option("mv2", "built-in or upstream model name (invoke models), .py/.pt "
+                        "file or module:function", parse=text, matrix=False)
     target: str = option("ethos-u55-128", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
                          "ethos-u85-*", parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import cell_placement, run_request
@@ -70,6 +71,6 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
 
     request = run_request(cell, "runner")
     plan = plan_request(tree, request, needs_data=True,
-                        rerun=f"invoke regress --filter '{cell.key}'")
+                        rerun=invoke_line("regress", filter=cell.key))
     return simulate_product(plan, out_dir, new_run_id(), product, built, request,
                             _runner_options(cell))

@@ -167,6 +167,8 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
                                   "kernel_set": settings.kernel_set,
                                   "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
+    if product.manifest["model"].get("kind") == "upstream":   # where it came from, its seed
+        result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, request.model or "")

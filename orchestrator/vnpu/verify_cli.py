@@ -73,6 +73,6 @@ def verify_command(task: VerifyTask, json: bool = False) -> int:
     report = verify_product(product, npu, model, target)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
-    document = report.to_json()
+    document = {**report.to_json(), "model_source": product.manifest["model"]}
     print_json(document) if json else print(render(document))
     return 0 if report.exact else EXIT_NOT_EXACT
