@@ -9,6 +9,7 @@ from orchestrator.options.compile import CompileTask
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.inspect import DoctorCheck, ModelsListing, TargetsListing, VerifyTask
 from orchestrator.options.parse import ParseTask
+from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
@@ -17,28 +18,28 @@ QUIET_HELP = "no step progress on stderr"
 
 
 targets = options_task(
-    "orchestrator.targets.listing:targets_command", TargetsListing, name="targets",
+    "orchestrator.commands.targets:targets_command", TargetsListing, name="targets",
     doc="List every target: CPU, NPU and MACs, platform, simulators, Vela defaults.",
     flags={"json": (False, "print the catalogue as JSON instead of a table")}, short_flags=True,
 )
 
 
 models = options_task(
-    "orchestrator.aot.model_listing:models_command", ModelsListing, name="models",
+    "orchestrator.commands.models:models_command", ModelsListing, name="models",
     doc="List every model --model accepts by name: source, packages, weights, known results.",
     flags={"json": (False, "print the listing as JSON instead of a table")}, short_flags=True,
 )
 
 
 doctor = options_task(
-    "orchestrator.doctor:doctor_command", DoctorCheck, name="doctor",
+    "orchestrator.commands.doctor:doctor_command", DoctorCheck, name="doctor",
     doc="Check everything the tool needs and print the command that fixes each problem.",
     flags={"json": (False, "print the checks as JSON")}, short_flags=True,
 )
 
 
 parse = options_task(
-    "orchestrator.parse.parse_cli:parse_command", ParseTask, name="parse",
+    "orchestrator.commands.parse:parse_command", ParseTask, name="parse",
     doc="Turn any runner log into a RunResult: status, cause, next step, numbers.",
     flags={"json": (False, "print the RunResult document as JSON (a list of them for a "
                            "folder)")}, short_flags=True,
@@ -46,14 +47,14 @@ parse = options_task(
 
 
 build = options_task(
-    "orchestrator.firmware_build.build_cli:build_command", BuildTask, name="build",
+    "orchestrator.commands.build:build_command", BuildTask, name="build",
     doc="Configure if needed, build incrementally, print ELF sections and memory-region use.",
     flags={"json": (False, "print the build manifest as JSON"), "quiet": (False, QUIET_HELP)},
 )
 
 
 run_ = options_task(
-    "orchestrator.run:run_command", RunRequest, name="run",
+    "orchestrator.commands.run:run_command", RunRequest, name="run",
     doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
     flags={"json": (False, "print the RunResult document as JSON"),
            "quiet": (False, QUIET_HELP)},
@@ -61,28 +62,37 @@ run_ = options_task(
 
 
 compile = options_task(
-    "orchestrator.aot.compile_cli:compile_command", CompileTask, name="compile",
+    "orchestrator.commands.compile:compile_command", CompileTask, name="compile",
     doc="Compile a PyTorch model to a .pte with Vela and delegation reports (cached).",
     flags={"json": (False, "print the summary as JSON"), "quiet": (False, QUIET_HELP)},
 )
 
 
+products = options_task(
+    "orchestrator.commands.products:products_command", ProductsTask, name="products",
+    doc="List the compiled products (by lowering, with sizes and ages); --keep N or --max-size "
+        "SIZE removes the least recently used, never one a running job holds.",
+    flags={"json": (False, "print the listing (or what the clean-up did) as JSON")},
+    short_flags=True,
+)
+
+
 regress = options_task(
-    "orchestrator.regress.regress_cli:regress_command", RegressTask, name="regress",
+    "orchestrator.commands.regress:regress_command", RegressTask, name="regress",
     doc="Run a regression matrix; reports go to scratch/runs/<run id>/, exit 1 if a cell failed.",
     flags={"json": (False, "print the report document as JSON")}, short_flags=True,
 )
 
 
 regress_merge = options_task(
-    "orchestrator.regress.regress_cli:merge_command", RegressMerge, name="regress_merge",
+    "orchestrator.commands.regress:merge_command", RegressMerge, name="regress_merge",
     doc="Merge `invoke regress --shard i/N` reports into one report and one verdict.",
     flags={"json": (False, "print the merged document as JSON")}, short_flags=True,
 )
 
 
 setup = options_task(
-    "orchestrator.setup.installation:setup_command", SetupFlags, name="setup",
+    "orchestrator.commands.setup:setup_command", SetupFlags, name="setup",
     doc="Install the pinned toolchain, Corstone FVPs and upstream sources (verified, cached).",
     flags={"json": (False, "print the lock entries of the selected items as JSON"),
            "quiet": (False, QUIET_HELP)},
@@ -90,7 +100,7 @@ setup = options_task(
 
 
 verify = options_task(
-    "orchestrator.vnpu.verify_cli:verify_command", VerifyTask, name="verify",
+    "orchestrator.commands.verify:verify_command", VerifyTask, name="verify",
     doc="NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact.",
     flags={"json": (False, "print the report as JSON (top-level \"exact\": true|false)")},
     short_flags=True,
@@ -98,7 +108,7 @@ verify = options_task(
 
 
 evaluate = options_task(
-    "orchestrator.evaluate.evaluate_cli:evaluate_command", EvaluateRequest, name="evaluate",
+    "orchestrator.commands.evaluate:evaluate_command", EvaluateRequest, name="evaluate",
     doc="A data set through one simulator session: per-sample exactness, accuracy vs the float "
         "model and the labels; writes scratch/runs/<id>/evaluation.{json,html}.",
     flags={"json": (False, "print the evaluation document as JSON"),

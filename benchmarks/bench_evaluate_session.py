@@ -67,7 +67,7 @@ def timed_compute(prepared: Any, request: Any, work: Any, inferences: int) -> fl
     """One boot running the first input set `inferences` times (no per-sample I/O)."""
     from orchestrator.results.model import new_run_id
     from orchestrator.runner.areas import pack_inputs
-    from orchestrator.runner.handler import place_areas
+    from orchestrator.runner.model_run import place_areas
     from orchestrator.sim import simulate
     from orchestrator.sim.limits import run_limits
 

@@ -28,8 +28,8 @@ VARIANTS = {"plain": {}, "profile": {"profile": True},
 
 
 def run_once(work: Any, sources: dict[str, Path], model: str, flags: dict[str, bool]) -> Any:
+    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
     from orchestrator.options.fields import from_cli
-    from orchestrator.run import RunnerSettings, RunRequest, execute
 
     settings = replace(from_cli(RunnerSettings, {"quantize": "int8", **flags}),
                        sources=sources)

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.fields import from_cli
 
 EXIT_USER_ERROR = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader left
@@ -75,17 +74,3 @@ def console() -> Any:
 def split_list(value: str | None) -> list[str]:
     """'a,b, c' -> ['a', 'b', 'c']; None or '' -> []."""
     return [item.strip() for item in (value or "").split(",") if item.strip()]
-
-
-def run_with_options(reference: str, group: type, values: dict[str, Any], task: str = "",
-                     **flags: Any) -> None:
-    """Build the task's option group from its flags (one-line error on a bad or missing value,
-    naming `invoke <task>`), then call the command with the group and the task's own
-    presentation flags (e.g. json)."""
-    silent = bool(flags.pop("quiet", False))
-
-    def command() -> int | None:
-        code: int | None = resolve(reference)(from_cli(group, values, task), **flags)
-        return code
-
-    run_callable(command, silent)

@@ -1,4 +1,5 @@
-"""`invoke doctor`: one table of everything the tool needs, with the fix for each problem."""
+"""Everything the tool needs, checked: one Requirement per component, with the fix for each problem
+(`invoke doctor` prints them: orchestrator.commands.doctor)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,11 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 
 from orchestrator import hosttools
-from orchestrator.cli import console, print_json
 from orchestrator.doctor_model import Requirement, State
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.inspect import DoctorCheck
-from orchestrator.paths import Scratch, scratch
+from orchestrator.paths import Scratch
 from orchestrator.pins import load_pins
-from orchestrator.targets import Catalogue, Target, load_catalogue
+from orchestrator.targets import Catalogue, Target
 
 EVERY_TARGET = ("*",)
 MIN_FREE_BYTES = 10 * 2**30          # ExecuTorch sources + runtime builds + toolchain
@@ -113,37 +112,3 @@ def blocking_problems(checks: Iterable[Requirement], target: Target | None) -> l
         if simulators and not any(c.ok for c in simulators):
             problems += simulators
     return problems
-
-
-def _print_table(checks: list[Requirement]) -> None:
-    from rich.table import Table
-
-    styles = {State.OK: "green", State.MISSING: "red", State.WRONG_VERSION: "yellow",
-              State.UNUSABLE: "red"}
-    table = Table(title="ethosu-orchestrator doctor")
-    for column in ("component", "state", "version", "found at", "fix"):
-        table.add_column(column, overflow="fold")
-    for check in checks:
-        state = f"[{styles[check.state]}]{check.state.value}[/]"
-        fix = check.fix + (f" ({check.detail})" if check.detail and not check.ok else "")
-        table.add_row(check.name, state, check.version, check.found, fix)
-    console().print(table)
-
-
-def doctor_command(check: DoctorCheck | None = None, json: bool = False) -> int:
-    """Print the checks; exit 1 if something the target (or the tool) needs is missing."""
-    target = (check or DoctorCheck()).target
-    catalogue = load_catalogue()
-    chosen = catalogue.target(target) if target else None
-    checks = collect_checks(scratch(), catalogue)
-    problems = blocking_problems(checks, chosen)
-    if json:
-        print_json({"target": target, "ok": not problems,
-                    "checks": [check.to_json() for check in checks],
-                    "problems": [check.name for check in problems]})
-    else:
-        _print_table(checks)
-        scope = f"target {target}" if target else "the tool"
-        verdict = "ready" if not problems else "not ready: " + ", ".join(c.name for c in problems)
-        console().print(f"{scope}: {verdict}")
-    return 1 if problems else 0

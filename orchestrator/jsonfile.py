@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from orchestrator.write_faults import writing
+from orchestrator.file_faults import writing
 
 
 def _umask() -> int:

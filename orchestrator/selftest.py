@@ -1,6 +1,6 @@
 """A protocol app's run (the selftest, or any other app under firmware/apps/ that firmware.toml
 declares and needs no model): plan it, build it for the placed target, run it as planned (the
-RunResult comes from orchestrator.planned_run)."""
+RunResult comes from orchestrator.firmware_run)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_build import build_firmware, config_for_target
+from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
-from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult
 from orchestrator.results.model import utc_now
 from orchestrator.sim.plan import plan_request

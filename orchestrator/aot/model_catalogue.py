@@ -33,7 +33,18 @@ class WeightFile:
 
     @property
     def filename(self) -> str:
-        return self.url.rstrip("/").rsplit("/", 1)[-1]
+        """The name it has in the download cache and on a mirror: the URL's last part, or
+        for a Hugging Face hub file (all called model.safetensors) the weight's name and
+        that file's suffix."""
+        last = self.url.rstrip("/").rsplit("/", 1)[-1]
+        return f"{self.name}{Path(last).suffix}" if self.store == "hf-hub" else last
+
+    @property
+    def hub_file(self) -> tuple[str, str, str]:
+        """A Hugging Face hub URL's (org/repo, revision, file):
+        https://huggingface.co/ORG/REPO/resolve/REV/FILE."""
+        parts = self.url.split("://", 1)[-1].split("/")
+        return f"{parts[1]}/{parts[2]}", parts[4], "/".join(parts[5:])
 
     @property
     def pinned(self) -> bool:
@@ -53,6 +64,8 @@ class ModelEntry:
     packages: tuple[str, ...] | None = None   # None: not recorded
     weights: tuple[WeightFile, ...] = ()
     fetches: str = ""                    # a download outside this tool (refused)
+    random_weights_package: str = ""     # fetches, but --random-weights stops it in this
+                                         # package's pretrained loader (timm)
     known: dict[str, str] = field(default_factory=dict)
 
     def known_on(self, family: str) -> str:
@@ -72,6 +85,7 @@ class ModelEntry:
                          "sha256_prefix": w.sha256_prefix or None, "pinned": w.pinned}
                         for w in self.weights],
             "fetches_outside_tool": self.fetches or None,
+            "random_weights": bool(self.weights or self.random_weights_package),
             "known": {family: self.known_on(family) for family in NPU_FAMILIES},
         }
 
@@ -138,7 +152,8 @@ def _upstream_entry(name: str, module: str, cls: str, data: dict[str, Any] | Non
         name, "upstream", module, cls, summary=str(data.get("summary", "")),
         packages=None if packages is None else tuple(packages),
         weights=tuple(weights[w] for w in data.get("weights", [])),
-        fetches=str(data.get("fetches", "")), known=dict(data.get("known", {})))
+        fetches=str(data.get("fetches", "")), known=dict(data.get("known", {})),
+        random_weights_package=str(data.get("random_weights_package", "")))
 
 
 def parse_model_catalogue(data: dict[str, Any], table: dict[str, tuple[str, str]],
@@ -190,3 +205,11 @@ def refuse_missing_packages(entry: ModelEntry, catalogue: ModelCatalogue) -> Non
         raise OrchestratorError(
             f"model {entry.name} needs {', '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed", " and ".join(hints))
+
+
+def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
+    """What `--json` prints: the name rule, the seed and every model."""
+    return {"rule": catalogue.rule, "seed": catalogue.seed,
+            "upstream_problem": catalogue.upstream_problem,
+            "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
+                       for entry in catalogue.entries()]}

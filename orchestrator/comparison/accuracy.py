@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from orchestrator.options.run import Thresholds
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.results.model import OutputAccuracy
 
 TOP_K = 5

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from orchestrator.comparison.accuracy import output_accuracy, quant_step
-from orchestrator.options.run import Thresholds
+from orchestrator.comparison.thresholds import Thresholds
 
 DEFAULT_THRESHOLDS = Thresholds()
 Array = np.ndarray[Any, Any]

@@ -4,6 +4,7 @@ score them and write evaluation.json / evaluation.html beside the session's tran
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,13 +22,20 @@ from orchestrator.command_line import invoke_line
 from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
-from orchestrator.evaluate.session import Session, SessionPlan, device_inputs, run_session
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.run import RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
-from orchestrator.runner.handler import model_choices, model_operators, runner_options_for
+from orchestrator.results.record import write_result
+from orchestrator.runner.model_run import model_choices, model_operators, runner_options_for
 from orchestrator.runner.reference_check import device_arrays
+from orchestrator.runner.sample_session import (
+    Session,
+    SessionPlan,
+    device_inputs,
+    interrupted_session,
+    run_session,
+)
 from orchestrator.sim.plan import RunPlan, plan_request
 from orchestrator.targets import Simulator
 
@@ -180,16 +188,32 @@ def start_session(prepared: Prepared, plan: SessionPlan,
 
 
 def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
-    """The whole evaluation; the report document (also written to the run directory)."""
-    from orchestrator.evaluate.report import write_reports
-
+    """The whole evaluation; the report document (also written to the run directory). A
+    session stopped by SIGINT/SIGTERM is recorded with the samples it finished before the
+    interrupt goes on."""
     prepared = prepare(request, work)
     plan = session_plan(request, work.runs / request.run_id, prepared)
-    session = start_session(prepared, plan)
+    started = time.monotonic()
+    try:
+        session = start_session(prepared, plan)
+    except KeyboardInterrupt:
+        record(request, prepared, plan, interrupted_session(
+            plan, prepared.plan, request.model, request.target, time.monotonic() - started))
+        raise
+    return record(request, prepared, plan, session)
+
+
+def record(request: EvaluateRequest, prepared: Prepared, plan: SessionPlan,
+           session: Session) -> dict[str, Any]:
+    """Score the session's samples; write evaluation.json/.html and the session's
+    result.json to the run directory; the evaluation document."""
+    from orchestrator.evaluate.report import write_reports
+
     scores = score_session(session, prepared.data, prepared.references, prepared.product)
     document = evaluation_document(request, prepared.data, session, scores, prepared.product,
                                    prepared.host)
     write_reports(plan.run_dir, document, scores)
+    write_result(plan.run_dir, session.result)
     return document
 
 

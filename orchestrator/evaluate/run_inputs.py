@@ -56,7 +56,7 @@ def compile_request_for(request: RunRequest, product: Product) -> CompileRequest
     calibration files included), else what the product's manifest records."""
     from orchestrator.aot.api import request_for
     from orchestrator.aot.host_reference import compile_request_of
-    from orchestrator.runner.handler import model_choices
+    from orchestrator.runner.model_run import model_choices
 
     assert request.model is not None
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.firmware_build.config import BuildConfig
 from orchestrator.firmware_build.linker import find_overflows, first_error
 from orchestrator.firmware_build.toolchain import (
@@ -20,7 +21,6 @@ from orchestrator.firmware_build.toolchain import (
 from orchestrator.firmware_build.tools import BuildTools
 from orchestrator.paths import repo_root
 from orchestrator.progress import CommandRun, stream_command
-from orchestrator.write_faults import writing
 
 CONFIGURE_STAMP = "eor-configure.json"
 NO_WORK = "ninja: no work to do."

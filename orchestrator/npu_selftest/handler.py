@@ -11,9 +11,9 @@ from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_build import BuildResult, build_firmware, config_for_target
 from orchestrator.firmware_build.npu_model import model_definitions
+from orchestrator.firmware_run import run_firmware
 from orchestrator.npu_selftest.case import NpuCase, make_case, write_header
 from orchestrator.paths import Scratch
-from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.config import pools_for, runner_data

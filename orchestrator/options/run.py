@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
@@ -28,18 +29,6 @@ from orchestrator.results.model import new_run_id
 from orchestrator.targets.runner_data import default_build_type, runner_data
 
 DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, not code)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When an output passes: tolerances for float programs and quantized products without an
-    exact reference; min_snr_db/require_top1 gate accuracy vs the float model."""
-
-    atol: float = 1e-3
-    rtol: float = 1e-3
-    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
-    min_snr_db: float | None = None
-    require_top1: bool = False
 
 
 @dataclass(frozen=True)

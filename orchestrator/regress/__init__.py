@@ -5,7 +5,6 @@ Public API (importing it never imports torch or matplotlib):
     execute, EngineOptions       run cells through a Stages implementation
     Stages, CompileJob, CompileOutcome, FirmwareConfig, FirmwareOutcome
     load_baselines, Baselines    two-sided metric baselines
-    regress_command, merge_command   the `invoke regress` / `invoke regress-merge` entry points
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
 from orchestrator.regress.matrix import Matrix, MatrixError, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
-from orchestrator.regress.regress_cli import merge_command, regress_command
 from orchestrator.regress.stages import (
     CompileJob,
     CompileOutcome,
@@ -43,6 +41,4 @@ __all__ = [
     "expand",
     "load_baselines",
     "load_matrix",
-    "merge_command",
-    "regress_command",
 ]

@@ -60,8 +60,8 @@ def build(tree: Scratch, config: FirmwareConfig, jobs: int) -> FirmwareOutcome:
 
 def run_cell(tree: Scratch, cell: Cell, product: Any, out_dir: Path) -> RunResult:
     """Run the built app on the cell's simulator as `invoke run --app` runs it."""
+    from orchestrator.firmware_run import run_firmware
     from orchestrator.npu_selftest.handler import run_case
-    from orchestrator.planned_run import run_firmware
     from orchestrator.results.model import new_run_id
     from orchestrator.sim.plan import plan_request
 

@@ -16,7 +16,7 @@ from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
 from orchestrator.results import RunResult
 from orchestrator.runner.firmware import RunnerOptions, drives_npu_device
-from orchestrator.runner.handler import runner_options_for
+from orchestrator.runner.model_run import runner_options_for
 
 
 def unavailable(tree: Scratch, cell: Cell) -> str | None:
@@ -66,7 +66,7 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
     The runner stage's own simulate step, after the compile and build the engine did once
     for all cells, with the cell's directory as the run dir."""
     from orchestrator.results.model import new_run_id
-    from orchestrator.runner.handler import simulate_product
+    from orchestrator.runner.model_run import simulate_product
     from orchestrator.sim.plan import plan_request
 
     request = run_request(cell, "runner")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.file_faults import writing
 from orchestrator.regress.baseline import fmt
 from orchestrator.regress.html import render_html
 from orchestrator.regress.junit import render_junit
 from orchestrator.regress.markdown import HEADLINE_METRICS, render_markdown
 from orchestrator.regress.report_document import REPORT_NAME, write_json
-from orchestrator.write_faults import writing
 
 SHORT_NAMES = {"npu.cycles": "NPU cyc", "cpu.cycles": "CPU cyc", "vela.npu_cycles": "Vela NPU",
                "vela.total_cycles": "Vela total", "memory.pte_size": ".pte B",

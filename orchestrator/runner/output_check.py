@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.comparison.accuracy import gate_failures, gated, output_accuracy
 from orchestrator.comparison.departure import ExactVerdict, judge
 from orchestrator.comparison.mismatch import output_mismatch
-from orchestrator.options.run import Thresholds
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Accuracy, Comparison, RunResult
 from orchestrator.runner.reference_check import compare_with_reference, device_arrays

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.comparison.mismatch import output_mismatch
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.comparison.tolerance import OutputComparison, ToleranceComparison, compare_outputs
-from orchestrator.options.run import Thresholds
 from orchestrator.protocol import ParsedStream, Tensor
 from orchestrator.results import Comparison, RunResult
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import requests
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.progress import step
 from orchestrator.setup.digests import describe, digest_mismatches
 from orchestrator.setup.filelock import exclusive_lock
-from orchestrator.write_faults import writing
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)

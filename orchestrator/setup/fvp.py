@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import filling
 from orchestrator.setup.catalogue import EULA_ENV, Artifact, HostBuild, host_build
 from orchestrator.setup.context import (
     Context,
@@ -22,7 +23,6 @@ from orchestrator.setup.context import (
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.probe import probe_fvp, runtime_env
 from orchestrator.setup.unpack import safe_extract
-from orchestrator.write_faults import filling
 
 INSTALLER_FLAGS = ("--i-agree-to-the-contained-eula", "--force", "--quiet", "--no-interactive")
 INSTALLER_TIMEOUT = 900

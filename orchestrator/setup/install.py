@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.setup.filelock import exclusive_lock
-from orchestrator.write_faults import writing
 
 MARKER = ".orchestrator-install.json"
 STAGING_PREFIX = ".tmp-"

@@ -10,21 +10,20 @@ from typing import Any
 from orchestrator.cli import print_json
 from orchestrator.doctor_model import State
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.setup import SetupFlags
-from orchestrator.paths import Scratch, scratch
+from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
+    BuildInput,
     SetupCatalogue,
     Source,
     host_key,
-    load_setup_catalogue,
 )
 from orchestrator.setup.context import Context
 from orchestrator.setup.install import install_lock
 from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.needs import needs
-from orchestrator.setup.options import GROUPS, SetupOptions, build_options
+from orchestrator.setup.options import GROUPS, SetupOptions
 from orchestrator.setup.state import artifact_state, source_state
 from orchestrator.targets import Target, load_catalogue
 
@@ -36,7 +35,7 @@ class Item:
     """One thing setup can provide: an artifact, or a top-level source with its submodules."""
 
     name: str
-    subject: Artifact | Source
+    subject: Artifact | Source | BuildInput
     provide: Callable[[Context], dict[str, dict[str, Any]]]
 
 
@@ -59,9 +58,18 @@ def _source_item(catalogue: SetupCatalogue, source: Source) -> Item:
     return Item(source.name, source, provide)
 
 
+def _input_item(build_input: BuildInput) -> Item:
+    """Wrap a build input's provider as an Item."""
+    def provide(ctx: Context) -> dict[str, dict[str, Any]]:
+        from orchestrator.setup.inputs import provide_input
+        return {build_input.name: provide_input(ctx, build_input)}
+    return Item(build_input.name, build_input, provide)
+
+
 def _names(catalogue: SetupCatalogue) -> list[str]:
     """Every word --only accepts."""
-    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
+    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources,
+                               *catalogue.inputs]))
 
 
 def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
@@ -70,7 +78,8 @@ def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
     fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
     items = [*catalogue.artifacts, *catalogue.sources]
     for flag, given, known, value in (
-            ("--archive", options.archives, list(catalogue.artifacts), "=<path>"),
+            ("--archive", options.archives, [*catalogue.artifacts, *catalogue.inputs],
+             "=<path>"),
             ("--fvp-dir", options.fvp_dirs, fvps, "=<path>"),
             ("--source", options.sources, list(catalogue.sources), "=<path>"),
             ("--force", _named(options.force), items, "")):
@@ -101,6 +110,8 @@ def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
              if GROUP_OF_KIND.get(artifact.kind) in words or artifact.name in words]
     items += [_source_item(catalogue, source) for source in catalogue.top_sources()
               if "sources" in words or source.name in parents]
+    items += [_input_item(build_input) for build_input in catalogue.inputs.values()
+              if "inputs" in words or build_input.name in words]
     if targets:
         items = [item for item in items if any(needs(item.subject, t) for t in targets)]
     return items
@@ -123,6 +134,9 @@ def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> b
     subject = item.subject
     if isinstance(subject, Source):
         return _same_source_request(subject.name, entry, options)
+    if isinstance(subject, BuildInput):
+        local = options.archives.get(subject.name)
+        return local is None or entry.get("path") == str(local)
     if subject.kind == "toolchain":
         if options.toolchain_dir is not None:
             return entry.get("bin_dir") == str(options.toolchain_dir)
@@ -153,6 +167,9 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
         same = all(_same_source_request(name, lock.get(name), options)
                    for name in subject.submodules)
         return source_state(subject, entry).state is State.OK and all(children) and same
+    if isinstance(subject, BuildInput):
+        from orchestrator.setup.inputs import input_state
+        return input_state(subject, entry).state is State.OK
     return artifact_state(subject, entry).state is State.OK
 
 
@@ -233,9 +250,3 @@ def _report(items: list[Item], lock: dict[str, dict[str, Any]],
         print(f"  {item.name:<20} {state:<14} {where}")
     for name, error in list(failures.items())[1:]:
         print(f"error: {name}: {error.message}", file=sys.stderr)
-
-
-def setup_command(flags: SetupFlags, json: bool = False, scratch_root: str | None = None) -> int:
-    """Entry point of `invoke setup` (flags: orchestrator.options.setup)."""
-    options = build_options(flags)
-    return run_setup(scratch(scratch_root), options, load_setup_catalogue(), as_json=json)

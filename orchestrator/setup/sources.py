@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import filling
 from orchestrator.setup import gitsrc
 from orchestrator.setup.catalogue import SetupCatalogue, Source, pin_label
 from orchestrator.setup.context import Context, relocate
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.options import SourceRequest
-from orchestrator.write_faults import filling
 
 HINT = "invoke setup --only sources"
 

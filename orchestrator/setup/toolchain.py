@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import filling
 from orchestrator.hosttools import version_tuple
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import Artifact, host_build, load_setup_catalogue
@@ -24,7 +25,6 @@ from orchestrator.setup.context import (
 from orchestrator.setup.install import commit_install, discard, staging_dir
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.unpack import safe_extract
-from orchestrator.write_faults import filling
 
 ARTIFACT = "toolchain"
 PREFIX = "arm-none-eabi-"

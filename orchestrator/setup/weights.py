@@ -1,7 +1,7 @@
 """Pretrained weights of upstream models (`invoke setup --models NAME`): the pinned URL and
 digest are data (orchestrator/data/models.toml), the file comes through the shared download
 cache (mirror, --offline), is checked, and is placed where the model's loader looks
-(scratch/weights/torch-hub/checkpoints/<file>, torch.hub's layout)."""
+(scratch/weights/torch-hub: torch.hub's layout, which torchvision and torchaudio use)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from orchestrator.aot.model_catalogue import (
     load_model_catalogue,
 )
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.setup.digests import file_digests
-from orchestrator.setup.download import Request, cached_file, mirrored_url
+from orchestrator.setup.download import Request, cached_file
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions
 from orchestrator.targets.catalogue import unknown_name_error
-from orchestrator.write_faults import writing
 
 TORCH_HUB = "torch-hub"
 LOCK_PREFIX = "weights:"
@@ -34,8 +34,32 @@ def torch_hub_dir(root: Path) -> Path:
     return root / TORCH_HUB
 
 
+TORCHAUDIO_BASE = "https://download.pytorch.org/torchaudio/"
+
+
+HF_HUB = "hf-hub"
+HF_SNAPSHOT = "ethosu-orchestrator"   # the snapshot folder refs/<revision> names
+
+
+def hf_hub_cache(root: Path) -> Path:
+    """The Hugging Face hub cache the loaders are pointed at (timm's weights)."""
+    return root / HF_HUB
+
+
+def _hf_repo_dir(root: Path, weight: WeightFile) -> Path:
+    repo, _revision, _file = weight.hub_file
+    return hf_hub_cache(root) / f"models--{repo.replace('/', '--')}"
+
+
 def weight_path(root: Path, weight: WeightFile) -> Path:
-    """Where torch.hub's load_state_dict_from_url finds `weight`."""
+    """Where the loader finds `weight`: torch.hub's load_state_dict_from_url looks in
+    <hub>/checkpoints/<file>, torchaudio's assets are <hub>/torchaudio/<key under its base
+    URL>, huggingface_hub (offline) in <cache>/models--ORG--REPO/snapshots/<refs/REV>/FILE."""
+    if weight.store == HF_HUB:
+        _repo, _revision, file = weight.hub_file
+        return _hf_repo_dir(root, weight) / "snapshots" / HF_SNAPSHOT / file
+    if weight.store == "torchaudio":
+        return torch_hub_dir(root) / "torchaudio" / weight.url.removeprefix(TORCHAUDIO_BASE)
     return torch_hub_dir(root) / "checkpoints" / weight.filename
 
 
@@ -45,13 +69,15 @@ def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
 
 
 def _unpinned_refusal(weight: WeightFile, model: str) -> OrchestratorError:
+    known = (f"only the prefix {weight.sha256_prefix} that upstream puts in the file name"
+             if weight.sha256_prefix else "nor does its file name carry a hash")
+    accepts = ("a file whose sha256 starts with that prefix" if weight.sha256_prefix
+               else "the file as served")
     return OrchestratorError(
         f"the weights {weight.filename} of model {model} have no verified sha256 in "
-        f"models.toml (only the prefix {weight.sha256_prefix or 'none'} that upstream puts "
-        "in the file name), so setup does not install them unasked",
-        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts a file "
-        "whose sha256 starts with that prefix and records its full digest (or pin sha256 "
-        "in models.toml)")
+        f"models.toml ({known}), so setup does not install them unasked",
+        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts {accepts} "
+        "and records its full digest (or pin sha256 in models.toml)")
 
 
 def _check_digest(path: Path, weight: WeightFile) -> str:
@@ -78,16 +104,29 @@ def _place(source: Path, final: Path) -> None:
         partial.replace(final)
 
 
+def _point_hub_ref(root: Path, weight: WeightFile) -> None:
+    """refs/<revision> names our snapshot, as huggingface_hub's cache layout has it."""
+    if weight.store != HF_HUB:
+        return
+    _repo, revision, _file = weight.hub_file
+    ref = _hf_repo_dir(root, weight) / "refs" / revision
+    with writing(ref):
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        ref.write_text(HF_SNAPSHOT)
+
+
 def install_weight(weight: WeightFile, model: str, options: SetupOptions,
                    where: Scratch) -> dict[str, Any]:
     """Install one weight file (a no-op when it is in place and checks); its lock entry."""
     if not weight.pinned and not options.unpinned_ok(weight.name):
         raise _unpinned_refusal(weight, model)
     final = weight_path(where.weights, weight)
+    _point_hub_ref(where.weights, weight)
     if final.is_file() and not options.forced(weight.name):
         sha256 = _check_digest(final, weight)
     else:
-        request = Request(url=mirrored_url(weight.url, options.mirror),
+        mirror = options.mirror.rstrip("/")
+        request = Request(url=f"{mirror}/{weight.filename}" if mirror else weight.url,
                           filename=weight.filename,
                           digests={"sha256": weight.sha256} if weight.pinned else {},
                           hint=f"invoke setup --models {model} with --mirror URL (or "
@@ -99,7 +138,8 @@ def install_weight(weight: WeightFile, model: str, options: SetupOptions,
         _place(cached, final)
     return {"kind": "weights", "model": model, "url": weight.url, "path": str(final),
             "sha256": sha256, "pinned": weight.pinned,
-            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"}
+            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"
+            if weight.sha256_prefix else "nothing (no digest known; accepted as served)"}
 
 
 def _entry(catalogue: ModelCatalogue, name: str) -> ModelEntry:

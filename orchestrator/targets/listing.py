@@ -1,12 +1,9 @@
-"""`invoke targets`: the catalogue as a table or as JSON."""
+"""The catalogue as plain data: one summary per target (what `invoke targets` shows)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.cli import console, print_json
-from orchestrator.options.inspect import TargetsListing
-from orchestrator.targets.catalogue import load_catalogue
 from orchestrator.targets.model import Target
 
 
@@ -39,23 +36,3 @@ def model_lanes(summary: dict[str, Any]) -> list[str]:
     """'qemu (functional NPU model)' for each simulator a model runs the target on."""
     return [f"{sim} (functional NPU model)" for model in summary["npu_models"].values()
             if not model["refused"] for sim in model["simulators"]]
-
-
-def targets_command(listing: TargetsListing | None = None, json: bool = False) -> int:
-    """Print every target in the catalogue (`listing`: the task's options, none yet)."""
-    summaries = [target_summary(target) for target in load_catalogue()]
-    if json:
-        print_json(summaries)
-        return 0
-    from rich.table import Table
-
-    table = Table(title="Targets")
-    for column in ("target", "cpu", "npu", "MACs", "platform", "simulators",
-                   "system config", "memory mode"):
-        table.add_column(column)
-    for item in summaries:
-        table.add_row(item["name"], item["cpu"], item["npu"] or "-", str(item["macs"] or "-"),
-                      item["platform"], ", ".join(item["simulators"] + model_lanes(item)),
-                      item["system_config"] or "-", item["memory_mode"] or "-")
-    console().print(table)
-    return 0

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-LIGHT_MODULES = ("orchestrator", "orchestrator.aot", "orchestrator.aot.compile_cli",
+LIGHT_MODULES = ("orchestrator", "orchestrator.aot", "orchestrator.commands.compile",
                  "orchestrator.aot.api", "orchestrator.aot.options", "orchestrator.aot.key",
                  "orchestrator.aot.vela_report", "orchestrator.aot.products",
                  "orchestrator.aot.program_info", "orchestrator.aot.kernels",

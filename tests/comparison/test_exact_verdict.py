@@ -9,7 +9,7 @@ import numpy as np
 
 from orchestrator.comparison.accuracy import gate_failures, output_accuracy, top_k_agree
 from orchestrator.comparison.departure import departure, judge
-from orchestrator.options.run import Thresholds
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.results import Classification, Kind, RunResult, Status, validate
 from orchestrator.results.summary_table import comparison_line
 from orchestrator.runner.output_check import accuracy_of, apply_accuracy, apply_exact

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.comparison.tolerance import compare_outputs
-from orchestrator.options.run import Thresholds
 
 
 def test_identical_float_outputs_pass_with_infinite_snr():

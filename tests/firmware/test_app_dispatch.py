@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator import run
+from orchestrator.commands import run
 from orchestrator.errors import OrchestratorError
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunRequest, execute, run_command
 from orchestrator.paths import repo_root
 from orchestrator.results import RunResult, Status, validation_errors
-from orchestrator.run import RunRequest, execute, run_command
 
 pytestmark = pytest.mark.slow
 

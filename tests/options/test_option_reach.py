@@ -19,7 +19,7 @@ from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
 from orchestrator.regress.matrix import expand, load_matrix
 from orchestrator.runner.firmware import runtime_config
-from orchestrator.runner.handler import runner_options_for
+from orchestrator.runner.model_run import runner_options_for
 from orchestrator.sim.limits import run_limits
 from orchestrator.targets import load_catalogue
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import repo_root
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 
 FVP_MATRIX = repo_root() / "examples" / "regress" / "fvp.toml"

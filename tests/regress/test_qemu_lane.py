@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
 from orchestrator.paths import scratch
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 
 pytestmark = pytest.mark.slow

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from regress_replay import replay_stages
 
+from orchestrator.commands.regress import merge_command, regress_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.regress import RegressMerge, RegressTask
-from orchestrator.regress.regress_cli import merge_command, regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 
 

@@ -86,7 +86,7 @@ def test_html_is_one_file_with_png_plots(document):
 
 
 def test_importing_the_package_and_command_does_not_import_matplotlib():
-    code = ("import sys, orchestrator, orchestrator.regress.regress_cli;"
+    code = ("import sys, orchestrator, orchestrator.commands.regress;"
             "print('matplotlib' in sys.modules, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()

@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.evaluate import session as session_module
 from orchestrator.evaluate.evaluate import evaluate
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.fields import from_cli
 from orchestrator.paths import repo_root
+from orchestrator.runner import sample_session as session_module
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
@@ -135,9 +135,9 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
 
 def test_run_with_inputs_judges_each_input_set_against_its_own_reference(
         digits, runner_scratch, runtime_sources, tmp_path):
+    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
     from orchestrator.options.compile import CompileChoices
     from orchestrator.results import Status
-    from orchestrator.run import RunnerSettings, RunRequest, execute
 
     folder = tmp_path / "mine"
     folder.mkdir()

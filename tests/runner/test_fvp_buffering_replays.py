@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
+from orchestrator.commands.run import RunRequest, execute
 from orchestrator.parse.upstream import UpstreamLogParser
 from orchestrator.paths import scratch
 from orchestrator.results import Kind, Status
-from orchestrator.run import RunRequest, execute
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.limits import RunLimits

@@ -21,7 +21,7 @@ from test_fvp_replays import replay_plan
 
 from orchestrator.firmware_build.config import BuildConfig
 from orchestrator.firmware_build.driver import BuildResult
-from orchestrator.planned_run import run_firmware
+from orchestrator.firmware_run import run_firmware
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.targets import load_catalogue

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunRequest, execute
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.parse.protocol_values import CYCLE_NOTES
@@ -28,12 +29,11 @@ from orchestrator.results import (
 )
 from orchestrator.results.schema import validation_errors
 from orchestrator.results.summary_table import format_result, summary_rows
-from orchestrator.run import RunRequest, execute
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import explain_npu_model_refusal
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
-from orchestrator.runner.handler import npu_axi_record
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu
+from orchestrator.runner.model_run import npu_axi_record
 from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Target, load_catalogue
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Kind, Status
-from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 

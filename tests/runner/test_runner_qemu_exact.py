@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Status
-from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 MODELS = Path(__file__).resolve().parents[1] / "aot" / "models"

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from orchestrator.aot.products import Product, load_product
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.paths import Scratch
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Status
-from orchestrator.run import RunnerSettings, RunRequest, execute
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.paths import Scratch
 from orchestrator.results import RunResult, validate
 from orchestrator.results.summary_table import summary_rows
-from orchestrator.run import RunnerSettings, RunRequest, execute
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vnpu"))  # the attention module

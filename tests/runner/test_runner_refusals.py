@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from orchestrator.commands.run import RunRequest, execute, run_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import from_cli
 from orchestrator.paths import scratch
-from orchestrator.run import RunRequest, execute, run_command
 
 
 def test_runner_without_a_model_names_the_flag(tmp_path):

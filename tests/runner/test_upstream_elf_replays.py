@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
+from orchestrator.commands.run import RunRequest, execute, run_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors
-from orchestrator.run import RunRequest, execute, run_command
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, setup_artifact
 from orchestrator.targets import load_catalogue

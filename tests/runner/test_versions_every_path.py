@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from test_upstream_elf_replays import elf_file, run_elf, setup_replay
 
+from orchestrator.commands.regress import regress_command
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.regress import RegressTask
 from orchestrator.parse.result import parse_log
 from orchestrator.paths import Scratch
-from orchestrator.regress.regress_cli import regress_command
 from orchestrator.regress.report_document import LAST_POINTER
 from orchestrator.results import RunResult, Status, Versions
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
-from orchestrator.run import RunnerSettings, RunRequest, execute
 from orchestrator.setup.lock import write_lock_entry
 
 pytestmark = pytest.mark.slow

@@ -15,12 +15,12 @@ import pytest
 import vnpu_support
 from vnpu_support import needs_toolchain
 
+from orchestrator.commands.verify import verify_command
 from orchestrator.options.compile import CompileChoices, CompileTask
 from orchestrator.options.fields import cli_specs
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV
 from orchestrator.vnpu.clobber import NEXT_STEP
-from orchestrator.vnpu.verify_cli import verify_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

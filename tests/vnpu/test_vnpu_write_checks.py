@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 from vnpu_support import compiled, needs_toolchain
 
+from orchestrator.commands.verify import render
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.verify import observation_refusal, random_inputs, verify_product
-from orchestrator.vnpu.verify_cli import render
 
 pytestmark = pytest.mark.slow
 PACKED = "vnpu_cases_geometry:attention_packed_qkv"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.cluster.connect import open_client
@@ -45,6 +46,7 @@ from orchestrator.regress.engine import (
     describe,
     not_runnable,
 )
+from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.outcome import CellReport, Outcome
 from orchestrator.regress.progress import Progress
 from orchestrator.regress.stages import (
@@ -54,7 +56,6 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
     Stages,
 )
-from orchestrator.write_faults import writing
 
 POLL_S = 0.2
 NO_WORKER_GRACE_S = 30.0
@@ -211,6 +212,7 @@ class ClusterJob:
         everyone = [check.address for check in fit]
         builds: dict[str, Any] = {}
         compiles: dict[CompileJob, Any] = {}
+        leaders = lowering_leaders(CompileJob.of(cell) for cell in active if cell.compiles)
         for cell in active:
             if cell.simulates:
                 config = self.stages.firmware_config(cell)
@@ -222,9 +224,11 @@ class ClusterJob:
                     self.build_order.append(config.key)
             if cell.compiles:
                 request = CompileJob.of(cell)
-                if request not in compiles:
+                if request not in compiles:   # after the compile that lowers for it
                     digest = hashlib.sha256(repr(request).encode()).hexdigest()[:12]
+                    leader = leaders.get(request)
                     compiles[request] = self._task(client, compile_task, request,
+                                                   compiles[leader] if leader else None,
                                                    key=f"compile-{request.model}-{digest}",
                                                    workers=everyone, priority=100)
                     graph.compiles[compiles[request]] = request

@@ -10,16 +10,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.planned_run import run_firmware
+from orchestrator.firmware_run import run_firmware
 from orchestrator.protocol.records import Sample
+from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.runner.handler import place_areas
+from orchestrator.runner.model_run import place_areas
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
+from orchestrator.sim.session import TRANSCRIPT, interrupted_result
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
@@ -61,6 +63,17 @@ def session_limits(run_plan: RunPlan, plan: SessionPlan, samples: int) -> RunPla
     simulator = run_plan.simulator
     deadline = plan.deadline_s or run_limits(simulator).deadline_s + plan.per_sample_s * samples
     return replace(run_plan, limits=run_limits(simulator, deadline, plan.idle_s))
+
+
+def interrupted_session(plan: SessionPlan, run_plan: RunPlan, model: str, target: str,
+                        seconds: float) -> Session:
+    """What a session stopped by the user (SIGINT/SIGTERM) leaves: the samples its
+    transcript closed before the simulator was stopped, and an interrupted result."""
+    transcript = plan.run_dir / TRANSCRIPT
+    text = transcript.read_text(errors="replace") if transcript.is_file() else ""
+    result = interrupted_result(plan.run_id, plan.run_dir, target, run_plan.simulator.name,
+                                model)
+    return Session(parse_text(text).samples, result, seconds)
 
 
 def run_session(plan: SessionPlan, run_plan: RunPlan, product: Product, build: RunnerBuild,

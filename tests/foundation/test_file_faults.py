@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.jsonfile import write_json_atomic
-from orchestrator.write_faults import writing
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,12 +4,12 @@ every sample ran and matched its exact reference."""
 from __future__ import annotations
 
 from orchestrator.cli import print_json
+from orchestrator.commands.run import terminate_as_interrupt
 from orchestrator.evaluate.evaluate import evaluate
 from orchestrator.evaluate.report import format_table
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.paths import scratch
 from orchestrator.results.codec import to_plain
-from orchestrator.run import terminate_as_interrupt
 
 
 def evaluate_command(request: EvaluateRequest, json: bool = False) -> int:

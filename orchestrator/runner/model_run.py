@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
-from orchestrator.planned_run import run_firmware
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
@@ -30,6 +30,7 @@ from orchestrator.runner.firmware import (
 )
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
 from orchestrator.runner.output_check import check_outputs
+from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
 from orchestrator.runner.write_checks import attach_write_checks
@@ -54,9 +55,15 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
     plan = plan_request(work, request, needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
-    product = compile_for(request.model, plan.target, model_choices(request.compile), work)
+    model, choices = request.model, model_choices(request.compile)
+    product, beside = compile_beside_runtime(
+        lambda: compile_for(model, plan.target, choices, work),
+        is_compiled(model, plan.target, choices, work), work, plan.target, options,
+        request.runner.sources)
     options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, plan.target, options, request.runner.sources)
+    if beside is not None:
+        build.seconds[OVERLAP_STAGE] = beside
     return simulate_product(plan, work.runs / request.run_id, request.run_id, product, build,
                             request, options, started)
 
@@ -116,6 +123,13 @@ def compile_for(model: str, target: Target, choices: CompileChoices, work: Scrat
     from orchestrator.aot.api import compile_model
 
     return compile_model(model, target.name, choices, scratch_root=work.root)
+
+
+def is_compiled(model: str, target: Target, choices: CompileChoices, work: Scratch) -> bool:
+    """Is the product already in the cache (so no compile runs)?"""
+    from orchestrator.aot.api import cached_product, request_for
+
+    return cached_product(request_for(model, target.name, choices), work) is not None
 
 
 def model_operators(product: Product) -> tuple[str, ...]:
