@@ -7,7 +7,7 @@ from orchestrator.options import RunRequest
 from orchestrator.options.build import BuildTask
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.options.inspect import DoctorCheck, TargetsListing, VerifyTask
+from orchestrator.options.inspect import DoctorCheck, ModelsListing, TargetsListing, VerifyTask
 from orchestrator.options.parse import ParseTask
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.options.setup import SetupFlags
@@ -20,6 +20,13 @@ targets = options_task(
     "orchestrator.commands.targets:targets_command", TargetsListing, name="targets",
     doc="List every target: CPU, NPU and MACs, platform, simulators, Vela defaults.",
     flags={"json": (False, "print the catalogue as JSON instead of a table")}, short_flags=True,
+)
+
+
+models = options_task(
+    "orchestrator.aot.model_listing:models_command", ModelsListing, name="models",
+    doc="List every model --model accepts by name: source, packages, weights, known results.",
+    flags={"json": (False, "print the listing as JSON instead of a table")}, short_flags=True,
 )
 
 

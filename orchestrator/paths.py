@@ -47,6 +47,11 @@ class Scratch:
     def runs(self) -> Path:
         return self.root / "runs"
 
+    @property
+    def weights(self) -> Path:
+        """Pretrained weights of upstream models (invoke setup --models NAME)."""
+        return self.root / "weights"
+
     def ensure(self) -> Scratch:
         """Create the root and its standard sub-directories; return self."""
         for name in SUBDIRS:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.paths import Scratch
@@ -66,7 +67,7 @@ def plan_for(work: Scratch, request: RunRequest, target: Target) -> RunPlan:
     if requested in (None, "auto"):
         fvps = [sim for sim in target.simulators if sim.kind == "fvp"]
         requested = fvps[0].name if fvps else None
-    rerun = f"invoke run --target {target.name} --elf <ELF>"
+    rerun = invoke_line("run", target=target.name, elf="<ELF>")
     try:
         placement = place(target, requested, npu_model=False, needs_data=bool(request.data))
     except OrchestratorError as error:

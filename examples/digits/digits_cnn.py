@@ -1,13 +1,17 @@
 """A small CNN for scikit-learn's bundled 8x8 digits (no download), trained when this file is
 imported: seeded, single-threaded, a few seconds. `invoke evaluate --model
-examples/digits/digits_cnn.py --data <dir>` takes it like any model file; write_digits()
-makes such a data directory (one .npy input set per sample, labels.txt).
+examples/digits/digits_cnn.py --data <dir>` takes it like any model file. Its data set is one
+command (no training): `python examples/digits/digits_cnn.py <dir> [COUNT]` writes COUNT
+(default 200) unseen samples there, one .npy input set per sample plus labels.txt, and prints
+the evaluate command that takes them (write_digits() does the same from Python).
 
 Samples 0..TRAIN-1 train the model; evaluation data comes from TRAIN on, calibration from
 any other part of the data set."""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,5 +83,30 @@ def write_digits(folder: Path, start: int, count: int) -> Path:
     return folder
 
 
-ModelUnderTest = train()
-ModelInputs = (torch.from_numpy(digits()[0][TRAIN:TRAIN + 1]),)
+def unseen_count(text: str) -> int:
+    """COUNT on the command line: 1 up to the number of samples the CNN never trained on."""
+    unseen = len(digits()[1]) - TRAIN
+    if not text.isdigit() or not 1 <= int(text) <= unseen:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {unseen}")
+    return int(text)
+
+
+def main(argv: list[str]) -> None:
+    """The command line: write the unseen samples as a data set and say how to evaluate it."""
+    parser = argparse.ArgumentParser(
+        prog=f"python {sys.argv[0]}",
+        description="Write unseen digits (never trained on) as an invoke evaluate data set.")
+    parser.add_argument("folder", type=Path, help="where the .npy files and labels.txt go")
+    parser.add_argument("count", type=unseen_count, nargs="?", default=200, metavar="COUNT",
+                        help="how many samples (default 200)")
+    arguments = parser.parse_args(argv)
+    folder = write_digits(arguments.folder, TRAIN, arguments.count)
+    print(f"wrote {arguments.count} digits to {folder}; next: invoke evaluate --model "
+          f"{sys.argv[0]} --target ethos-u85-128 --sim qemu --data {folder}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+else:   # loaded as a model: the trained CNN and one unseen image as its example input
+    ModelUnderTest = train()
+    ModelInputs = (torch.from_numpy(digits()[0][TRAIN:TRAIN + 1]),)

@@ -22,13 +22,14 @@ FAILED_LOG_SUFFIX = ".failed.log"
 
 
 def make_request(model: str, target: str, *, inputs: str | None = None,
-                 calibration: str | None = None, **options: Any) -> CompileRequest:
+                 calibration: str | None = None, random_weights: bool = False,
+                 **options: Any) -> CompileRequest:
     """Resolve names, files and options into a request (cheap: never imports torch)."""
     resolved = resolve_options(target, **options)
     if calibration and not resolved.quantize:
         raise OrchestratorError("calibration data only applies to a quantized compile",
                                 "add --quantize int8 or drop --calibration")
-    return CompileRequest(model=resolve_model(model), options=resolved,
+    return CompileRequest(model=resolve_model(model, random_weights), options=resolved,
                           inputs=tensor_files(inputs, "input"),
                           calibration=tensor_files(calibration, "calibration"))
 

@@ -231,7 +231,8 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         "schema": layout.MANIFEST_SCHEMA,
         "key": request.key(),
         "model": {"name": request.model.name, "kind": request.model.kind,
-                  "location": request.model.location, "digest": request.model.digest},
+                  "location": request.model.location, "digest": request.model.digest,
+                  **request.model.provenance()},
         "target": request.options.target,
         "options": request.options.to_json(),
         "notes": list(request.options.notes) + version_mismatches()

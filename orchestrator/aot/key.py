@@ -57,7 +57,8 @@ class CompileRequest:
             "recipe": RECIPE_VERSION,
             "model": {"kind": self.model.kind, "digest": self.model.digest,
                       "location": self.model.location
-                      if self.model.kind in ("builtin", "function") else None},
+                      if self.model.kind in ("builtin", "function", "upstream") else None,
+                      **self.model.provenance()},
             "inputs": files_digest(self.inputs) if self.inputs else None,
             "calibration": files_digest(self.calibration) if self.calibration else None,
             "options": self.options.to_json(),

@@ -116,6 +116,10 @@ def _load_model(ref: ModelRef, torchvision: bool) -> tuple[Any, Any]:
         from orchestrator.aot.zoo import load_builtin
 
         return load_builtin(ref.location, torchvision=torchvision)
+    if ref.kind == "upstream":
+        from orchestrator.aot.upstream_loading import load_upstream
+
+        return load_upstream(ref)
     loaders = {"file": _from_file, "function": _from_function, "serialized": _from_serialized}
     return loaders[ref.kind](ref)
 

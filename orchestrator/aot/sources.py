@@ -7,8 +7,17 @@ import importlib.util
 import os
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
+from orchestrator.aot.model_catalogue import (
+    UPSTREAM_PREFIX,
+    ModelCatalogue,
+    ModelEntry,
+    load_model_catalogue,
+    upstream_module_files,
+)
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets.catalogue import unknown_name_error
 
@@ -22,10 +31,21 @@ TENSOR_SUFFIXES = (".pt", ".pth", ".npy")
 class ModelRef:
     """Where a model comes from and a digest of what defines it."""
 
-    kind: str          # "builtin", "file" (.py), "serialized" (.pt/.pth), "function"
+    kind: str          # "builtin", "upstream", "file" (.py), "serialized" (.pt/.pth), "function"
     name: str          # short name used in product names
-    location: str      # builtin name, absolute file path, or "module:function"
+    location: str      # builtin name, absolute file path, "module:function", or upstream's
+                       # "module:Class" under executorch.examples.models
     digest: str        # sha256 of the defining source or file bytes
+    seed: int | None = None        # upstream: torch's RNG seed around the load
+    weights: str | None = None     # upstream: "pretrained", "random" (asked) or "seeded" (none)
+    packages: tuple[str, ...] = ()   # upstream: "name==version" of the packages it imports
+
+    def provenance(self) -> dict[str, Any]:
+        """The seed and weights of an upstream model ({} for the others): recorded in the
+        product key, the manifest and the result."""
+        if self.kind != "upstream":
+            return {}
+        return {"seed": self.seed, "weights": self.weights, "packages": list(self.packages)}
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -80,15 +100,45 @@ def _function_ref(spec: str) -> ModelRef:
                     digest=digest)
 
 
-def resolve_model(spec: str) -> ModelRef:
-    """A built-in name, a .py/.pt file, or 'module:function' -> ModelRef (no torch import)."""
+def installed_version(package: str) -> str:
+    """The installed version of distribution `package` ("missing" when it is not)."""
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _upstream_ref(entry: ModelEntry, catalogue: ModelCatalogue, random_weights: bool
+                  ) -> ModelRef:
+    files = upstream_module_files(entry.module)
+    digest = sha256_bytes(b"".join(path.read_bytes() for path in files)
+                          + f"{entry.module}:{entry.class_name}".encode())
+    weights = ("random" if random_weights else "pretrained") if entry.weights else "seeded"
+    return ModelRef(kind="upstream", name=catalogue.selector(entry),
+                    location=f"{entry.module}:{entry.class_name}", digest=digest,
+                    seed=catalogue.seed, weights=weights,
+                    packages=tuple(f"{name}=={installed_version(name)}"
+                                   for name in entry.packages or ()))
+
+
+def resolve_model(spec: str, random_weights: bool = False) -> ModelRef:
+    """A built-in or upstream name, a .py/.pt file, or 'module:function' -> ModelRef (no
+    torch import). A name that is both a built-in and upstream's is the built-in
+    (models.toml [rule]); `upstream:NAME` names upstream's."""
     if spec in BUILTINS:
         return _builtin_ref(spec)
     if spec.endswith(MODEL_FILE_SUFFIXES) or "/" in spec:
         return _file_ref(spec)
+    catalogue = load_model_catalogue()
+    entry = catalogue.find(spec)
+    if entry is not None and entry.source == "upstream":
+        return _upstream_ref(entry, catalogue, random_weights)
+    if spec.startswith(UPSTREAM_PREFIX):
+        raise unknown_name_error("upstream model", spec[len(UPSTREAM_PREFIX):],
+                                 list(catalogue.upstream), "invoke models")
     if ":" in spec:
         return _function_ref(spec)
-    raise unknown_name_error("model", spec, list(BUILTINS), "invoke compile --help")
+    raise unknown_name_error("model", spec, catalogue.names(), "invoke models")
 
 
 def tensor_files(spec: str | None, what: str) -> tuple[Path, ...]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from orchestrator.aot.api import compile_request, make_request
+from orchestrator.aot.api import compile_request, request_for
+from orchestrator.aot.key import CompileRequest
 from orchestrator.cli import print_json
+from orchestrator.errors import OrchestratorError
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import scratch
 from orchestrator.vnpu.execute import Npu
@@ -20,7 +22,9 @@ EXIT_NOT_EXACT = 1
 def render(document: dict[str, Any]) -> str:
     """The verdict and one line per output check."""
     verdict = "exact" if document["exact"] else "NOT exact"
-    lines = [f"{document['model']} ({document['quantize']}) on {document['npu']['config']} "
+    flags = " ".join(document["compile_options"].get("vela_flags", []))
+    chosen = f"{document['quantize']}, Vela {flags}" if flags else document["quantize"]
+    lines = [f"{document['model']} ({chosen}) on {document['npu']['config']} "
              f"(functional model) vs TOSA "
              f"reference: {verdict}"]
     for check in document["checks"]:
@@ -45,17 +49,30 @@ def render(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def npu_request(task: VerifyTask) -> CompileRequest:
+    """The compile request of the task's choices; refused when they leave no NPU partition
+    to check (a float or CPU-only compile)."""
+    request = request_for(task.model, task.target, task.choices)
+    if request.options.delegate and request.options.quantize:
+        return request
+    chosen = "--no-delegate" if not request.options.delegate else "--quantize none"
+    raise OrchestratorError(f"invoke verify checks NPU partitions, and {chosen} compiles "
+                            f"{task.model} without any",
+                            f"drop {chosen}: invoke verify --model {task.model} --target "
+                            f"{task.target}")
+
+
 def verify_command(task: VerifyTask, json: bool = False) -> int:
     """Compile the task's model for its target (cached) and check every NPU partition bit for
     bit."""
     model, target = task.model, task.target
     npu = Npu.for_target_name(target)
     started = time.perf_counter()
-    product = compile_request(make_request(model, target, quantize=task.quantize), scratch())
+    product = compile_request(npu_request(task), scratch())
     compiled = time.perf_counter()
     report = verify_product(product, npu, model, target)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
-    document = report.to_json()
+    document = {**report.to_json(), "model_source": product.manifest["model"]}
     print_json(document) if json else print(render(document))
     return 0 if report.exact else EXIT_NOT_EXACT

@@ -17,6 +17,7 @@ from orchestrator.aot.dataset import (
     read_labels,
 )
 from orchestrator.aot.sources import tensor_files
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.options.evaluate import EvaluateRequest
@@ -128,8 +129,8 @@ def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     """Compile (cached), refuse input sets that do not fit, compute every input set's host
     references, build the runner (cached): nothing has been simulated yet."""
     request = replace(request, model=request.model_or_default)
-    rerun = (f"invoke evaluate --model {request.model} --target {request.target} "
-             f"--data {request.data}")
+    rerun = invoke_line("evaluate", model=request.model, target=request.target,
+                        data=request.data)
     data = plan_data(request)
     plan = plan_request(work, request, rerun=rerun, needs_data=True)
     refuse_without_semihosting(plan.simulator, rerun)

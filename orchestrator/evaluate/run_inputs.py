@@ -29,6 +29,7 @@ from orchestrator.runner.model_run import (
     ModelRun,
     model_choices,
     prepare_model_run,
+    rerun_of,
     simulate_model,
 )
 from orchestrator.runner.sample_session import SessionLimits
@@ -75,7 +76,7 @@ def run_with_inputs(run: ModelRun) -> RunResult:
 
     inputs = run.request.compile.inputs
     assert inputs is not None
-    run = replace(run, rerun=f"{run.rerun} --inputs {inputs}")
+    run = replace(run, rerun=rerun_of(run.request, inputs))
     refuse_without_semihosting(run.plan.simulator, run.rerun)
     data = input_sets_of(inputs)
     prepared = Prepared(data, run, *checked_inputs(data, compile_request_for(run.request,

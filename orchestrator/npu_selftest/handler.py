@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_build import BuildResult, build_firmware, config_for_target
 from orchestrator.firmware_build.npu_model import model_definitions
@@ -34,7 +35,7 @@ CASE_OPTION = "EOR_NPU_SELFTEST_CASE_DIR"
 def model_plan(work: Scratch, name: str, options: SimOptions | None = None) -> RunPlan:
     """The plan running `name` on the functional NPU model (QEMU's), or why it cannot."""
     plan = plan_run(work, name, "qemu", options,
-                    rerun=f"invoke run --target {name} --app {APP}")
+                    rerun=invoke_line("run", target=name, app=APP))
     if plan.npu_executor != EXECUTOR_MODEL:
         raise OrchestratorError(f"the NPU self-test runs NPU targets on the functional NPU "
                                 f"model, and {name} has none",

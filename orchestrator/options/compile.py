@@ -50,6 +50,9 @@ class CompileChoices:
                                  "non-strict export", parse=switch, flag="strict")
     torchvision: bool = option(False, "mv2: use torchvision's MobileNetV2 (needs torchvision "
                                "installed)", parse=switch)
+    random_weights: bool = option(False, "an upstream model with pretrained weights gets "
+                                  "seeded random ones instead (recorded in the result and "
+                                  "the product key; never done unasked)", parse=switch)
 
     def given(self) -> dict[str, Any]:
         """The choices that differ from the defaults, as compile keyword arguments."""
@@ -62,9 +65,10 @@ class CompileChoices:
 class CompileTask:
     """`invoke compile`: which model, for which target, with which choices."""
 
-    model: str = option("mv2", "built-in name (add, softmax, convnet, mv2), a .py file with "
-                        "ModelUnderTest and ModelInputs, a torch.save'd .pt model, or "
-                        "module:function", parse=text, matrix=False)
+    model: str = option("mv2", "built-in name (add, softmax, convnet, mv2), an upstream "
+                        "examples/models name (mv3, ds_cnn, ...; invoke models lists them), a "
+                        ".py file with ModelUnderTest and ModelInputs, a torch.save'd .pt "
+                        "model, or module:function", parse=text, matrix=False)
     target: str = option("ethos-u55-128", "target name (invoke targets lists them)",
                          parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

@@ -127,11 +127,21 @@ def unknown_option_error(kind: str, unknown: Iterable[str], known: Iterable[str]
                              f"{', '.join(sorted(known))})", next_step)
 
 
-def from_cli(group: type[Group], values: Mapping[str, Any]) -> Group:
-    """A group from invoke's keyword arguments (keyed by parameter; None = not given)."""
-    given = {spec.name: _cli_value(spec, values) for spec in specs(group) if spec.info.cli}
+def from_cli(group: type[Group], values: Mapping[str, Any], command: str = "") -> Group:
+    """A group from invoke's keyword arguments (keyed by parameter; None = not given).
+    `command` (e.g. "evaluate") names the task in the next step when a required option is
+    missing."""
+    given = {spec.name: _cli_value(spec, values) for spec in cli_specs(group)}
+    usage = f"invoke {command} {cli_usage(group)}" if command else None
     return build(group, {name: value for name, value in given.items()
-                         if value not in (None, [], ())}, lambda spec: spec.flag)
+                         if value not in (None, [], ())}, lambda spec: spec.flag, usage=usage)
+
+
+def cli_usage(group: type) -> str:
+    """The required options as a user types them: `TARGET --model MODEL ...`."""
+    required = [spec for spec in cli_specs(group) if spec.required]
+    return " ".join(spec.name.upper() if spec.info.positional
+                    else f"{spec.flag} {spec.name.upper()}" for spec in required)
 
 
 def _cli_value(spec: Spec, values: Mapping[str, Any]) -> Any:
@@ -153,9 +163,10 @@ def from_matrix(group: type[Group], values: Mapping[str, Any], where: str,
 
 
 def build(group: type[Group], given: Mapping[str, Any], label: Callable[[Spec], str],
-          fixed: Mapping[str, Any] | None = None) -> Group:
+          fixed: Mapping[str, Any] | None = None, usage: str | None = None) -> Group:
     """Parse each given value with its option's parser; the rest keep their defaults.
-    Nested groups are built from the same values; `fixed` values are taken as they are."""
+    Nested groups are built from the same values; `fixed` values are taken as they are.
+    A required option neither given nor fixed is a one-line error (next: `usage`)."""
     parsed: dict[str, Any] = {}
     for spec in own_specs(group):
         if spec.name in given:
@@ -163,8 +174,14 @@ def build(group: type[Group], given: Mapping[str, Any], label: Callable[[Spec], 
             parsed[spec.name] = spec.info.parse(value, label(spec)) if spec.info.parse else value
     for item in fields(group):  # type: ignore[arg-type]
         if GROUP in item.metadata:
-            parsed[item.name] = build(item.metadata[GROUP], given, label)
+            parsed[item.name] = build(item.metadata[GROUP], given, label, usage=usage)
     parsed.update(fixed or {})
+    missing = [label(spec) for spec in own_specs(group)
+               if spec.required and spec.name not in parsed]
+    if missing:
+        raise OrchestratorError(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                                "required and not given",
+                                usage or f"give {', '.join(missing)}")
     return group(**parsed)
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orchestrator.options.fields import option, text
+from orchestrator.options.compile import CompileChoices
+from orchestrator.options.fields import option, subgroup, text
 
 
 @dataclass(frozen=True)
 class TargetsListing:
     """`invoke targets`: the whole catalogue (only how it is printed is a choice)."""
+
+
+@dataclass(frozen=True)
+class ModelsListing:
+    """`invoke models`: every model by name (only how it is printed is a choice)."""
 
 
 @dataclass(frozen=True)
@@ -23,11 +29,11 @@ class DoctorCheck:
 
 @dataclass(frozen=True)
 class VerifyTask:
-    """`invoke verify`: which model's NPU partitions, compiled for which NPU target."""
+    """`invoke verify`: which model's NPU partitions, compiled for which NPU target with
+    which choices (the compile's own: as invoke compile and invoke run take them)."""
 
-    model: str = option("mv2", "built-in model name, .py/.pt file or module:function",
-                        parse=text, matrix=False)
-    target: str = option("ethos-u55-128", "an ethos-u55-* or ethos-u65-* target", parse=text,
-                         matrix=False)
-    quantize: str = option("int8", "int8 or a16w8 (16-bit activations, 8-bit weights)",
-                           parse=text, matrix=False)
+    model: str = option("mv2", "built-in or upstream model name (invoke models), .py/.pt "
+                        "file or module:function", parse=text, matrix=False)
+    target: str = option("ethos-u55-128", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
+                         "ethos-u85-*", parse=text, matrix=False)
+    choices: CompileChoices = subgroup(CompileChoices)

@@ -5,9 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import option, switch, text
 
 QUIET_HELP = "print nothing but errors"
+SCHEDULER_EXAMPLE = "invoke regress --scheduler tcp://HOST:8786 ..."
+
+
+def scheduler_address(value: object, label: str) -> str:
+    """[PROTOCOL://]HOST:PORT, the form a Dask client connects to."""
+    address = text(value, label)
+    host, _, port = address.rpartition("://")[2].rpartition(":")
+    if not host or not port.isdigit():
+        raise OrchestratorError(f"{label} {address!r} is not a scheduler address "
+                                "(tcp://HOST:PORT)", SCHEDULER_EXAMPLE)
+    return address
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,7 @@ class RegressTask:
                          matrix=False)
     scheduler: str | None = option(None, "run the cells on the Dask cluster at this scheduler "
                                    "address (tcp://HOST:PORT; pip install -e '.[cluster]')",
-                                   parse=text, matrix=False)
+                                   parse=scheduler_address, matrix=False)
     workers: int | str | None = option(None, "run the cells on a local Dask cluster of N "
                                        "one-thread workers started for this job",
                                        parse=text, matrix=False)

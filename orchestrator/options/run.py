@@ -100,8 +100,9 @@ class RunChoices:
     target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
                          "ethos-u55-128", parse=text, matrix=False)
     model: str | None = option(None, "model to compile and run with the ExecuTorch runner: a "
-                               "built-in name, a .py file with ModelUnderTest and ModelInputs "
-                               "(for invoke evaluate optionally preprocess(path)), a .pt or "
+                               "built-in or upstream name, a .py file with ModelUnderTest and "
+                               "ModelInputs (for invoke evaluate optionally preprocess(path)), "
+                               "a .pt or "
                                "module:function (invoke compile --help; default: the built-in "
                                f"{DEFAULT_MODEL!r} model)", parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "

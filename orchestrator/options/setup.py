@@ -18,6 +18,9 @@ class SetupFlags:
                               matrix=False)
     targets: str | None = option(None, "set up only what these targets need (comma-separated "
                                  "target names)", parse=text, matrix=False)
+    models: str | None = option(None, "install the pretrained weights of these models "
+                                "(comma-separated names, invoke models lists them); alone it "
+                                "installs only those weights", parse=text, matrix=False)
     force: str | bool | None = option(None, "reinstall: bare --force = everything selected, or "
                                       "--force=NAME[,NAME]", parse=names_or_all, bare=True,
                                       matrix=False)

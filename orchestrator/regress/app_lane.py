@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import cell_placement, run_request
@@ -66,7 +67,7 @@ def run_cell(tree: Scratch, cell: Cell, product: Any, out_dir: Path) -> RunResul
 
     built, case = product
     request = run_request(cell, cell.model_spec)
-    plan = plan_request(tree, request, rerun=f"invoke regress --filter '{cell.key}'")
+    plan = plan_request(tree, request, rerun=invoke_line("regress", filter=cell.key))
     if case is not None:
         return run_case(tree, plan, case, built, run_dir=out_dir)
     return run_firmware(plan, built, out_dir, new_run_id()).result

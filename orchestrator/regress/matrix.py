@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator._toml import load_toml
+from orchestrator.aot.model_catalogue import UPSTREAM_PREFIX
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import seconds
 from orchestrator.regress.cell_options import check_option_set
@@ -166,7 +167,10 @@ def _model_path(check: _Checker, spec: str) -> str:
 
 
 def _model_name(spec: str) -> str:
-    """A short display name: built-in names as is, files by stem, module:function by function."""
+    """A short display name: built-in and upstream names as is (upstream:mv2 too, apart from
+    the built-in mv2), files by stem, module:function by function."""
+    if spec.startswith(UPSTREAM_PREFIX):
+        return spec
     if ":" in spec:
         return spec.rpartition(":")[2]
     if spec.endswith(".py") or "/" in spec:

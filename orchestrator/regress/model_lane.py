@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import cell_placement, run_request
@@ -71,6 +72,6 @@ def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path)
 
     request = run_request(cell, "runner")
     plan = plan_request(tree, request, needs_data=True,
-                        rerun=f"invoke regress --filter '{cell.key}'")
+                        rerun=invoke_line("regress", filter=cell.key))
     return run_prepared(ModelRun(request, plan, _runner_options(cell), product, built, out_dir,
                                  new_run_id(), rerun_of(request)))

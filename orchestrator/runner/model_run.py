@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.vela_report import vela_estimate
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
@@ -66,9 +67,9 @@ class ModelRun:
     started: str | None = None
 
 
-def rerun_of(request: RunChoices) -> str:
-    """The command that repeats a model run."""
-    return f"invoke run --target {request.target} --model {request.model}"
+def rerun_of(request: RunChoices, inputs: str | None = None) -> str:
+    """The command that repeats a model run (over `inputs`: the input sets of --inputs)."""
+    return invoke_line("run", target=request.target, model=request.model, inputs=inputs)
 
 
 def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
@@ -76,7 +77,7 @@ def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
     nothing has been simulated yet."""
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
-                                f"invoke run --target {request.target} --model mv2")
+                                invoke_line("run", target=request.target, model="mv2"))
     plan = plan_request(work, request, needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
@@ -188,6 +189,8 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
                                   "kernel_set": settings.kernel_set,
                                   "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
+    if product.manifest["model"].get("kind") == "upstream":   # where it came from, its seed
+        result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, model)

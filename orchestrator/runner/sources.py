@@ -15,10 +15,12 @@ from orchestrator.setup.lock import read_lock, source_tree
 # The trees the runtime build compiles, in RuntimeSources order; which are NPU-only and which
 # files prove a directory is that tree come from the pins ([sources.*] in pins.toml).
 RUNTIME_TREES = ("executorch", "cmsis-nn", "ethosu-core-driver", "cmsis")
-# Directory names the trees usually have when checked out side by side.
+# Directory names the trees usually have when checked out side by side (first: the tree's
+# own name, as setup and the pins call it).
 USUAL_DIRS = {"executorch": ("executorch",), "cmsis-nn": ("cmsis-nn", "CMSIS-NN"),
-              "ethosu-core-driver": ("ethos-u-core-driver", "core_driver", "hal_ethos_u"),
-              "cmsis": ("cmsis_6", "CMSIS_6")}
+              "ethosu-core-driver": ("ethosu-core-driver", "ethos-u-core-driver", "core_driver",
+                                     "hal_ethos_u"),
+              "cmsis": ("cmsis", "cmsis_6", "CMSIS_6")}
 
 
 @dataclass(frozen=True)

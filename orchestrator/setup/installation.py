@@ -157,20 +157,35 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
 def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
               host: str | None = None, as_json: bool = False) -> int:
     """Install every selected item that is not current; return 0, or raise the first failure."""
-    items = plan(catalogue, options)
+    items = [] if options.models and not options.only else plan(catalogue, options)
     todo = [item for item in items if not is_current(item, read_lock(root), options)]
     failures: dict[str, OrchestratorError] = {}
     if todo:
         ctx = Context(root.ensure(), options, host or host_key())
         with install_lock(root):
             failures = _install(ctx, todo)
-    elif not as_json:
+    elif items and not as_json:
         print(f"setup: all {len(items)} selected item(s) are installed and current; "
               "nothing to do")
-    _report(items, read_lock(root), failures, as_json)
+    _report(items, read_lock(root), failures, as_json and not options.models)
     if failures:
         raise next(iter(failures.values()))
+    if options.models:
+        _install_weights(root, options, as_json)
     return 0
+
+
+def _install_weights(root: Scratch, options: SetupOptions, as_json: bool) -> None:
+    """`--models`: the pretrained weights of those models, one line (or JSON entry) each."""
+    from orchestrator.setup.weights import install_model_weights
+
+    with install_lock(root.ensure()):
+        installed = install_model_weights(options.models, options, root)
+    if as_json:
+        print_json(installed)
+        return
+    for name, entry in installed.items():
+        print(f"  {name:<40} {entry['verified']:<24} {entry['path']}")
 
 
 def _install(ctx: Context, todo: list[Item]) -> dict[str, OrchestratorError]:

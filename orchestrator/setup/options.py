@@ -47,6 +47,7 @@ class SetupOptions:
 
     only: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
     force: frozenset[str] | bool = False
     offline: bool = False
     mirror: str = ""
@@ -158,6 +159,7 @@ def build_options(flags: SetupFlags = NO_FLAGS, environ: Mapping[str, str] | Non
     cache = flags.cache_dir or environ.get(CACHE_ENV) or cfg.get("cache_dir")
     return SetupOptions(
         only=tuple(split_list(flags.only)), targets=tuple(split_list(flags.targets)),
+        models=tuple(split_list(flags.models)),
         force=_names_or_all(flags.force),
         offline=flags.offline or bool(cfg.get("offline", False)),
         mirror=mirror,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.run import RunChoices, RunRequest
 from orchestrator.paths import Scratch
@@ -132,9 +133,9 @@ def plan_request(work: Scratch, request: RunChoices, *, requested: str | None = 
                  needs_data: bool = False) -> RunPlan:
     """The plan of `request` (its target, its --sim unless `requested` overrides it)."""
     app = request.app if isinstance(request, RunRequest) else None
-    shown = f"--model {request.model}" if request.model else f"--app {app}"
+    shown = {"model": request.model} if request.model else {"app": app}
     return plan_run(work, request.target, requested or request.sim, sim_options(request),
-                    rerun=rerun or f"invoke run --target {request.target} {shown}",
+                    rerun=rerun or invoke_line("run", target=request.target, **shown),
                     npu_model=npu_model, needs_data=needs_data)
 
 

@@ -26,7 +26,8 @@ UNOWNED = -1     # never written in this run
 DMA = -2         # staged by a DMA (weights, scales, LUTs): not a tensor
 FIRST_INPUT = -3  # owner of the bytes input 0 was placed in; input k's: FIRST_INPUT - k
 NEXT_STEP = ("split the packed projection into separate ones, or compile with another Vela "
-             "optimisation (--optimise Size/Performance)")
+             "optimisation: invoke verify --vela-flags '--optimise Size' (Vela's default is "
+             "--optimise Performance)")
 
 
 def input_owner(index: int) -> int:

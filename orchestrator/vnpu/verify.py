@@ -63,6 +63,7 @@ class VerifyReport:
     target: str
     npu: str
     quantize: str | None = None
+    compile_options: dict[str, Any] = field(default_factory=dict)   # the product's, as chosen
     versions: dict[str, str] = field(default_factory=dict)
     checks: list[OutputCheck] = field(default_factory=list)
     departures: list[dict[str, Any]] = field(default_factory=list)
@@ -76,7 +77,7 @@ class VerifyReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"exact": self.exact, "model": self.model, "target": self.target,
-                "quantize": self.quantize,
+                "quantize": self.quantize, "compile_options": self.compile_options,
                 "npu": {"executor": MODEL_NAME, "config": self.npu},
                 "versions": self.versions,
                 "partitions": len({c.partition for c in self.checks}),
@@ -266,6 +267,7 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
     delegates = npu_delegates(product, model, target)
     report = VerifyReport(model=model, target=target, npu=npu.label(),
                           quantize=product.manifest.get("options", {}).get("quantize"),
+                          compile_options=product.manifest.get("options", {}),
                           versions={**product.manifest.get("versions", {}),
                                     MODEL_NAME: model_version()})
     report.observation_refused = observation_refusal(npu) if locate else None

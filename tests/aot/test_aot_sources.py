@@ -14,9 +14,9 @@ def test_every_builtin_has_a_zoo_module() -> None:
         == sorted(BUILTINS)
 
 
-def test_unknown_model_names_the_closest_builtins() -> None:
-    with pytest.raises(OrchestratorError, match="unknown model 'mv3' \\(did you mean mv2"):
-        resolve_model("mv3")
+def test_unknown_model_names_the_closest_models() -> None:
+    with pytest.raises(OrchestratorError, match="unknown model 'mv9' \\(did you mean mv3 or mv2"):
+        resolve_model("mv9")
 
 
 def test_missing_model_file_is_one_sentence(tmp_path) -> None:

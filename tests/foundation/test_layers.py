@@ -16,6 +16,7 @@ PACKAGE = ROOT / "orchestrator"
 # Bottom to top. A module belongs to the first layer with a prefix that matches it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
+                    "orchestrator.command_line",
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
                     "orchestrator.hosttools", "orchestrator.crash_report",
                     "orchestrator.cmake_cache", "orchestrator.file_faults",

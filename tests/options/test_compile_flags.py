@@ -44,7 +44,10 @@ def test_every_compile_flag_reaches_the_request(tmp_path):
     flags = {spec.name for spec in specs(CompileTask)}
     assert flags == {"model", "target", "quantize", "delegate", "inputs", "calibration",
                      "system_config", "memory_mode", "vela_config", "vela_flags", "tosa",
-                     "strict_export", "torchvision"}
+                     "strict_export", "torchvision", "random_weights"}
+    upstream = compile_task("--model", "mv3", "--target", "ethos-u85-128", "--random-weights")
+    request = make_request(upstream.model, upstream.target, **upstream.choices.given())
+    assert (request.model.kind, request.model.weights) == ("upstream", "random")
 
 
 def test_input_and_calibration_files_reach_the_request(tmp_path):

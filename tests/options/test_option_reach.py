@@ -52,6 +52,7 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "tosa": (True, True, True),
     "strict_export": (False, False, False),
     "torchvision": (True, True, True),
+    "random_weights": (True, True, True),
     "atol": ("0.25", 0.25, 0.25),
     "rtol": ("0.5", 0.5, 0.5),
     "qtol": ("3", 3, 3.0),
@@ -81,7 +82,7 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "memory_mode": lambda: (runner.memory_mode, compile_options.get("memory_mode")),
         **{name: (lambda name=name: compile_options.get(name)) for name in (
             "delegate", "calibration", "system_config", "vela_config", "vela_flags",
-            "tosa", "strict_export", "torchvision")},
+            "tosa", "strict_export", "torchvision", "random_weights")},
         "kernel_set": lambda: runner.kernel_set,
         "method_pool": lambda: runner.pools.method_pool_size,
         "temp_pool": lambda: runner.pools.temp_pool_size,

@@ -8,7 +8,7 @@ evaluated files never calibrate. 200 samples per lane run with -m sweep."""
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -32,24 +32,15 @@ pytest.importorskip("sklearn", reason="scikit-learn is in the test extra: pip in
 MODEL = repo_root() / "examples" / "digits" / "digits_cnn.py"
 EVALUATED = 30            # default run: small; -m sweep runs 200
 CALIBRATION = 16
-FIRST_UNSEEN = 1000       # digits_cnn.TRAIN: the images the CNN never trained on
-
-
-def digits_module() -> Any:
-    spec = importlib.util.spec_from_file_location("digits_cnn_data", MODEL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def digits(tmp_path_factory) -> Path:
-    """One folder: 200 unseen samples then the calibration samples, with labels.txt."""
+    """One folder: 200 unseen samples then the calibration samples, with labels.txt, written
+    by the example's own command (as README says to)."""
     folder = tmp_path_factory.mktemp("digits")
-    module = digits_module()
-    module.write_digits(folder, FIRST_UNSEEN, 200 + CALIBRATION)
+    subprocess.run([sys.executable, str(MODEL), str(folder), str(200 + CALIBRATION)],
+                   check=True, capture_output=True, timeout=300)
     return folder
 
 

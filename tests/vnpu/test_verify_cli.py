@@ -1,17 +1,28 @@
 """`invoke verify`'s own flow (compile cached, every partition checked, JSON verdict): a16w8
-chosen by --quantize, the verdict records what produced it."""
+chosen by --quantize, Vela flags by --vela-flags (verify takes every compile choice), the
+verdict records what produced it."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import vnpu_support
 from vnpu_support import needs_toolchain
 
 from orchestrator.commands.verify import verify_command
+from orchestrator.options.compile import CompileChoices, CompileTask
+from orchestrator.options.fields import cli_specs
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV
+from orchestrator.vnpu.clobber import NEXT_STEP
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
@@ -19,7 +30,8 @@ def test_verify_a16w8_json_names_quantization_and_versions(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     needs_toolchain()
     monkeypatch.setenv(SCRATCH_ENV, str(vnpu_support.test_scratch().root))
-    task = VerifyTask(model="add", target="ethos-u55-128", quantize="a16w8")
+    task = VerifyTask(model="add", target="ethos-u55-128",
+                      choices=CompileChoices(quantize="a16w8"))
     assert verify_command(task, json=True) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["exact"] is True and document["quantize"] == "a16w8"
@@ -28,3 +40,31 @@ def test_verify_a16w8_json_names_quantization_and_versions(
     assert document["versions"]["ethosu_model"].startswith("ethosu_model ")
     assert all(check["exact"] for check in document["checks"])
     assert document["departures"] == [] and document["write_findings"] == []
+
+
+def test_the_write_finding_next_step_names_flags_verify_takes() -> None:
+    flags = set(re.findall(r"invoke verify ((?:--[a-z-]+)(?: '[^']*')?)", NEXT_STEP))
+    assert flags, NEXT_STEP
+    known = {spec.flag for spec in cli_specs(VerifyTask)}
+    assert {flag.split()[0] for flag in flags} <= known
+
+
+def test_verify_takes_every_compile_choice() -> None:
+    verify = {spec.flag for spec in cli_specs(VerifyTask)}
+    assert {spec.flag for spec in cli_specs(CompileChoices)} <= verify
+    assert {spec.flag for spec in cli_specs(CompileTask)} <= verify
+
+
+@pytest.mark.slow
+def test_verify_compiles_with_the_vela_flags_given(tmp_path: Path) -> None:
+    """Through the real CLI: the next step of a write finding, as typed, compiles with it."""
+    needs_toolchain()
+    env = {**os.environ, SCRATCH_ENV: str(vnpu_support.test_scratch().root)}
+    done = subprocess.run([sys.executable, "-m", "invoke", "verify", "--model", "add",
+                           "--target", "ethos-u85-128", "--vela-flags", "--optimise Size",
+                           "--json"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["compile_options"]["vela_flags"] == ["--optimise", "Size"]
+    assert document["exact"] is True

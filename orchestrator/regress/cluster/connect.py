@@ -8,6 +8,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.regress import SCHEDULER_EXAMPLE
 from orchestrator.paths import SCRATCH_ENV, Scratch
 
 INSTALL = "pip install -e '.[cluster]'"
@@ -44,5 +45,5 @@ def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> It
             raise OrchestratorError(
                 f"no Dask scheduler answers at {scheduler} ({error})",
                 "start one (dask scheduler --host HOST) or pass its address: "
-                "invoke regress --scheduler tcp://HOST:8786 ...") from None
+                + SCHEDULER_EXAMPLE) from None
         yield client

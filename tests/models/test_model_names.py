@@ -1,0 +1,158 @@
+"""`--model NAME` takes upstream's examples/models names (MODEL_NAME_TO_MODEL of the installed
+ExecuTorch): the rule where a built-in has the same name, the listing, seeded loads recorded
+in the product key, and the one-sentence refusals (missing package, weights fetched outside
+the tool, pretrained weights not installed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from orchestrator._toml import load_toml
+from orchestrator.aot.api import make_request
+from orchestrator.aot.loading import load_model
+from orchestrator.aot.model_catalogue import (
+    MODELS_PATH,
+    load_model_catalogue,
+    parse_model_catalogue,
+    refuse_missing_packages,
+    weight_path,
+)
+from orchestrator.aot.model_listing import models_command
+from orchestrator.aot.sources import BUILTINS, resolve_model
+from orchestrator.aot.upstream_loading import load_upstream
+from orchestrator.errors import OrchestratorError
+
+if importlib.util.find_spec("executorch.examples.models") is None:
+    pytest.skip("executorch is not installed (pip install -e '.[aot]')",
+                allow_module_level=True)
+
+from executorch.examples.models import MODEL_NAME_TO_MODEL  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+
+def test_every_upstream_name_resolves_and_a_builtin_name_stays_the_builtin():
+    for name, (module, cls) in MODEL_NAME_TO_MODEL.items():
+        forced = resolve_model(f"upstream:{name}")
+        assert (forced.kind, forced.location) == ("upstream", f"{module}:{cls}")
+        plain = resolve_model(name)
+        assert plain.kind == ("builtin" if name in BUILTINS else "upstream")
+    assert resolve_model("mv2").kind == "builtin"
+    assert resolve_model("upstream:mv2").name == "upstream:mv2"
+    assert resolve_model("ds_cnn").name == "ds_cnn"
+
+
+def test_unknown_names_suggest_the_close_ones():
+    with pytest.raises(OrchestratorError, match="unknown model 'mv4'.*did you mean"):
+        resolve_model("mv4")
+    with pytest.raises(OrchestratorError, match="unknown upstream model 'convnet'"):
+        resolve_model("upstream:convnet")
+
+
+def test_the_data_names_real_models_only():
+    data = load_toml(MODELS_PATH)
+    assert set(data["builtin"]) == set(BUILTINS)
+    assert set(data["upstream"]) <= set(MODEL_NAME_TO_MODEL)
+    for row in data["upstream"].values():
+        assert set(row.get("weights", [])) <= set(data["weights"])
+    for weight in data["weights"].values():   # torchvision's names carry the hash prefix
+        assert weight["url"].rsplit("/", 1)[-1].split(".")[0].endswith(weight["sha256_prefix"])
+
+
+def test_listing_shows_every_model_with_its_facts(capsys):
+    assert models_command(json=True) == 0
+    document = json.loads(capsys.readouterr().out)
+    listed = {model["select"]: model for model in document["models"]}
+    expected = {*BUILTINS, *(f"upstream:{n}" if n in BUILTINS else n
+                             for n in MODEL_NAME_TO_MODEL)}
+    assert set(listed) == expected
+    assert "upstream:NAME" in document["rule"] and document["seed"] == 0
+    mv3 = listed["mv3"]
+    assert mv3["packages"] == [{"name": "torchvision", "extra": "models"}]
+    assert mv3["downloads_weights"] is True and mv3["weights"][0]["pinned"] is False
+    assert listed["ds_cnn"]["packages"] == [] and listed["ds_cnn"]["downloads_weights"] is False
+    assert set(listed["add"]["known"]) == {"ethos-u55", "ethos-u65", "ethos-u85"}
+    assert models_command() == 0
+    assert "upstream:mv2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["lstm", "ds_cnn", "deep_autoencoder"])
+def test_unseeded_upstream_models_load_the_same_twice(name, tree):
+    torch.manual_seed(1234)
+    before = torch.rand(1)
+    torch.manual_seed(1234)
+    first, first_inputs = load_upstream(resolve_model(name))   # as upstream returns them
+    second, second_inputs = load_upstream(resolve_model(name))
+    assert torch.equal(torch.rand(1), before)          # the caller's RNG is left alone
+    for key, value in first.state_dict().items():
+        assert torch.equal(value, second.state_dict()[key])
+    leaves = torch.utils._pytree.tree_leaves
+    assert all(torch.equal(a, b) for a, b in zip(leaves(first_inputs), leaves(second_inputs),
+                                                 strict=True))
+    if name == "lstm":    # (x, (h0, c0)) stays nested: the loader does not flatten it
+        assert isinstance(first_inputs[1], tuple) and len(first_inputs[1]) == 2
+
+
+def test_the_seed_and_weights_are_in_the_product_key():
+    request = make_request("ds_cnn", "ethos-u85-128")
+    model = request.identity()["model"]
+    assert (model["seed"], model["weights"], model["packages"]) == (0, "seeded", [])
+    assert request.key() == make_request("ds_cnn", "ethos-u85-128").key()
+    pretrained = make_request("mv3", "ethos-u85-128")
+    random = make_request("mv3", "ethos-u85-128", random_weights=True)
+    assert pretrained.identity()["model"]["weights"] == "pretrained"
+    assert random.identity()["model"]["weights"] == "random"
+    assert pretrained.key() != random.key()
+    assert "seed" not in make_request("add", "ethos-u85-128").identity()["model"]
+
+
+def test_a_missing_package_names_the_extra_to_install():
+    data = {"extras": {"no_such_vision_pkg": "models"},
+            "upstream": {"fancy": {"packages": ["no_such_vision_pkg", "no_such_other_pkg"]}}}
+    catalogue = parse_model_catalogue(data, {"fancy": ("fancy", "FancyModel")})
+    with pytest.raises(OrchestratorError) as refused:
+        refuse_missing_packages(catalogue.upstream["fancy"], catalogue)
+    assert refused.value.cause == ("model fancy needs no_such_vision_pkg, no_such_other_pkg, "
+                                   "which are not installed")
+    assert refused.value.next_step == ("pip install -e '.[models]' and "
+                                       "pip install no_such_other_pkg")
+
+
+def test_weights_fetched_outside_the_tool_are_refused(tree):
+    with pytest.raises(OrchestratorError, match="cannot be loaded here: timm downloads "
+                                                "deit_tiny_patch16_224"):
+        load_model(resolve_model("deit_tiny"))
+
+
+def test_missing_pretrained_weights_are_refused_in_one_sentence(tree):
+    with pytest.raises(OrchestratorError) as refused:
+        load_model(resolve_model("mv3"))
+    assert "pretrained weights of model mv3 (mobilenet_v3_small-047dcff4.pth) are not " \
+           "installed" in refused.value.cause
+    assert refused.value.next_step.startswith("invoke setup --models mv3")
+    assert "--random-weights" in refused.value.next_step
+
+
+def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    models = import_torchvision_models_without_c_ops()
+    weight = load_model_catalogue().upstream["mv3"].weights[0]
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(99)
+        saved = models.mobilenet_v3_small().state_dict()
+    path = weight_path(tree.weights, weight)
+    path.parent.mkdir(parents=True)
+    torch.save(saved, path)
+    pretrained, _ = load_model(resolve_model("mv3"))
+    assert all(torch.equal(value, pretrained.state_dict()[key])
+               for key, value in saved.items())
+    random_one, inputs = load_model(resolve_model("mv3", random_weights=True))
+    again, inputs_again = load_model(resolve_model("mv3", random_weights=True))
+    first_key = next(iter(saved))
+    assert not torch.equal(random_one.state_dict()[first_key], saved[first_key])
+    assert torch.equal(random_one.state_dict()[first_key], again.state_dict()[first_key])
+    assert torch.equal(inputs[0], inputs_again[0]) and inputs[0].shape == (1, 3, 224, 224)
