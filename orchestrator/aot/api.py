@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.key import CompileRequest
@@ -19,19 +18,6 @@ from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import step
 
 FAILED_LOG_SUFFIX = ".failed.log"
-
-
-def make_request(model: str, target: str, *, inputs: str | None = None,
-                 calibration: str | None = None, random_weights: bool = False,
-                 **options: Any) -> CompileRequest:
-    """Resolve names, files and options into a request (cheap: never imports torch)."""
-    resolved = resolve_options(target, **options)
-    if calibration and not resolved.quantize:
-        raise OrchestratorError("calibration data only applies to a quantized compile",
-                                "add --quantize int8 or drop --calibration")
-    return CompileRequest(model=resolve_model(model, random_weights), options=resolved,
-                          inputs=tensor_files(inputs, "input"),
-                          calibration=tensor_files(calibration, "calibration"))
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
@@ -83,8 +69,16 @@ def _keep_failure_log(staging: Path, final: Path) -> Path | None:
 
 def request_for(model: str, target: str, choices: CompileChoices | None = None
                 ) -> CompileRequest:
-    """The compile request of `choices` (the compile option group; None: the defaults)."""
-    return make_request(model, target, **(choices or CompileChoices()).given())
+    """Resolve names, files and the compile choices (None: the defaults) into a request
+    (cheap: never imports torch)."""
+    choices = choices or CompileChoices()
+    resolved = resolve_options(target, choices)
+    if choices.calibration and not resolved.quantize:
+        raise OrchestratorError("calibration data only applies to a quantized compile",
+                                "add --quantize int8 or drop --calibration")
+    return CompileRequest(model=resolve_model(model, choices.random_weights), options=resolved,
+                          inputs=tensor_files(choices.inputs, "input"),
+                          calibration=tensor_files(choices.calibration, "calibration"))
 
 
 def compile_model(model: str, target: str, choices: CompileChoices | None = None, *,
