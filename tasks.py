@@ -24,7 +24,7 @@ targets = options_task(
 
 
 models = options_task(
-    "orchestrator.aot.model_listing:models_command", ModelsListing, name="models",
+    "orchestrator.commands.models:models_command", ModelsListing, name="models",
     doc="List every model --model accepts by name: source, packages, weights, known results.",
     flags={"json": (False, "print the listing as JSON instead of a table")}, short_flags=True,
 )

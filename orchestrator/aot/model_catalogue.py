@@ -207,3 +207,11 @@ def weight_path(root: Path, weight: WeightFile) -> Path:
 def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
     """File names of `weights` not installed under `root`."""
     return [w.filename for w in weights if not weight_path(root, w).is_file()]
+
+
+def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
+    """What `--json` prints: the name rule, the seed and every model."""
+    return {"rule": catalogue.rule, "seed": catalogue.seed,
+            "upstream_problem": catalogue.upstream_problem,
+            "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
+                       for entry in catalogue.entries()]}

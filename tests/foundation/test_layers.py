@@ -133,3 +133,16 @@ def test_a_circle_is_found():
 @pytest.mark.parametrize("module", modules())
 def test_every_module_imports(module):
     importlib.import_module(module)
+
+
+def test_every_task_calls_a_command_of_the_top_layer():
+    """tasks.py stays thin: each task names one `orchestrator.commands.<task>:<name>_command`
+    (printing lives there; the layers below return data)."""
+    tree = ast.parse((ROOT / "tasks.py").read_text())
+    references = [node.args[0].value for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "options_task"
+                  and isinstance(node.args[0], ast.Constant)]
+    assert references, "tasks.py defines no options_task"
+    outside = [ref for ref in references if not (ref.startswith("orchestrator.commands.")
+                                                 and ref.endswith("_command"))]
+    assert outside == []

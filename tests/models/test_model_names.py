@@ -20,9 +20,9 @@ from orchestrator.aot.model_catalogue import (
     refuse_missing_packages,
     weight_path,
 )
-from orchestrator.aot.model_listing import models_command
 from orchestrator.aot.sources import BUILTINS, resolve_model
 from orchestrator.aot.upstream_loading import load_upstream
+from orchestrator.commands.models import models_command
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 

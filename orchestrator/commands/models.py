@@ -7,20 +7,11 @@ from typing import Any
 from orchestrator.aot.model_catalogue import (
     NOT_RECORDED,
     NPU_FAMILIES,
-    ModelCatalogue,
+    listing_document,
     load_model_catalogue,
 )
 from orchestrator.cli import console, print_json
 from orchestrator.options.inspect import ModelsListing
-
-
-def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
-    """What `--json` prints: the name rule, the seed and every model."""
-    return {"rule": catalogue.rule, "seed": catalogue.seed,
-            "upstream_problem": catalogue.upstream_problem,
-            "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
-                       for entry in catalogue.entries()]}
-
 
 
 def _packages(model: dict[str, Any]) -> str:
