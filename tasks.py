@@ -9,6 +9,7 @@ from orchestrator.options.compile import CompileTask
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.inspect import DoctorCheck, ModelsListing, TargetsListing, VerifyTask
 from orchestrator.options.parse import ParseTask
+from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.options.setup import SetupFlags
 from orchestrator.task_options import options_task
@@ -64,6 +65,15 @@ compile = options_task(
     "orchestrator.commands.compile:compile_command", CompileTask, name="compile",
     doc="Compile a PyTorch model to a .pte with Vela and delegation reports (cached).",
     flags={"json": (False, "print the summary as JSON"), "quiet": (False, QUIET_HELP)},
+)
+
+
+products = options_task(
+    "orchestrator.commands.products:products_command", ProductsTask, name="products",
+    doc="List the compiled products (by lowering, with sizes and ages); --keep N or --max-size "
+        "SIZE removes the least recently used, never one a running job holds.",
+    flags={"json": (False, "print the listing (or what the clean-up did) as JSON")},
+    short_flags=True,
 )
 
 

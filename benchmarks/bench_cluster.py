@@ -1,6 +1,8 @@
 """A regression matrix on a local Dask cluster: 1 worker vs 2 workers of one thread each.
 
-Run: python benchmarks/bench_cluster.py [--matrix FILE]   (needs pip install -e '.[cluster]')
+Run: python benchmarks/bench_cluster.py [--matrix FILE] [--sources DIR]
+(needs pip install -e '.[cluster]'; --sources: a directory holding executorch/, cmsis-nn/, ...
+for matrices with model cells, e.g. --matrix benchmarks/matrices/qemu-all.toml, 15 cells)
 In a fresh temporary scratch (system toolchain adopted): a warm-up local run builds every
 firmware config; then the same matrix runs locally at -j1 (the reference) and on a local
 cluster (`--workers 1`, `--workers 2`). Printed per run: wall time, the time to the first
@@ -27,7 +29,7 @@ from orchestrator.options.regress import RegressTask
 from orchestrator.regress.report_document import LAST_POINTER
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_regress import bench_scratch, matrix_argument  # noqa: E402
+from bench_regress import bench_arguments, bench_scratch  # noqa: E402
 
 
 def run(matrix: Path, root: Path, **flags: object) -> tuple[float, float, dict]:
@@ -54,9 +56,9 @@ def simulate_total(document: dict) -> float:
 
 
 def main() -> None:
-    given = matrix_argument(__doc__)
+    given, sources = bench_arguments(__doc__)
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
-        root, matrix = bench_scratch(Path(tmp), given)
+        root, matrix = bench_scratch(Path(tmp), given, sources)
         warm_s, _, warm = run(matrix, root, jobs=2)
         cells = warm["counts"]["total"]
         print(f"cells: {cells}  warm-up (builds, local -j2): {warm_s:.1f} s")

@@ -64,16 +64,40 @@ def run(matrix: Path, root: Path, jobs: int) -> tuple[float, dict]:
 
 def matrix_argument(doc: str | None) -> Path | None:
     """--matrix FILE (None: the six default cells)."""
+    return bench_arguments(doc)[0]
+
+
+def bench_arguments(doc: str | None) -> tuple[Path | None, Path | None]:
+    """--matrix FILE (None: the six default cells) and --sources DIR (None: no model cells)."""
     parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--matrix", type=Path, help="matrix file (default: 6 QEMU cells)")
-    matrix: Path | None = parser.parse_args().matrix
-    return matrix
+    parser.add_argument("--sources", type=Path, help="a directory holding executorch/, "
+                        "cmsis-nn/, ... (set up in the fresh scratch: model cells need them)")
+    args = parser.parse_args()
+    return args.matrix, args.sources
 
 
-def bench_scratch(tmp: Path, matrix: Path | None) -> tuple[Path, Path]:
-    """A fresh scratch (system toolchain adopted) and the matrix (default: the 6 cells)."""
+def set_up_sources(root: Path, sources: Path) -> None:
+    """`invoke setup --only <the trees found> --source NAME=DIR --allow-unpinned` in `root`."""
+    from orchestrator.runner.sources import trees_under
+    from orchestrator.setup.catalogue import load_setup_catalogue
+    from orchestrator.setup.installation import run_setup
+    from orchestrator.setup.options import SetupOptions, SourceRequest
+
+    trees = trees_under(sources.resolve())
+    options = SetupOptions(only=tuple(trees), allow_unpinned=True,
+                           sources={name: SourceRequest(path) for name, path in trees.items()})
+    run_setup(scratch(root), options, load_setup_catalogue())
+
+
+def bench_scratch(tmp: Path, matrix: Path | None,
+                  sources: Path | None = None) -> tuple[Path, Path]:
+    """A fresh scratch (system toolchain adopted, `sources` set up) and the matrix (default:
+    the 6 cells)."""
     root = tmp / "scratch"
     adopt_system_toolchain(scratch(root).ensure())
+    if sources is not None:
+        set_up_sources(root, sources)
     if matrix is None:
         matrix = tmp / "bench.toml"
         matrix.write_text(MATRIX)

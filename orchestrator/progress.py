@@ -129,8 +129,14 @@ def default_reporter() -> Reporter:
     return LiveReporter() if sys.stderr.isatty() else LineReporter()
 
 
+_thread = threading.local()   # a thread's own reporter (in_this_thread), over the process's
+
+
 def reporter() -> Reporter:
-    """The reporter in use (created on first use)."""
+    """The reporter in use: this thread's own, else the process's (created on first use)."""
+    own: Reporter | None = getattr(_thread, "reporter", None)
+    if own is not None:
+        return own
     if "current" not in _state:
         _state["current"] = default_reporter()
     return _state["current"]
@@ -148,6 +154,24 @@ def using(chosen: Reporter) -> Iterator[Reporter]:
             _state.pop("current", None)
         else:
             _state["current"] = before
+
+
+@contextmanager
+def in_this_thread(chosen: Reporter) -> Iterator[Reporter]:
+    """Report through `chosen` in the calling thread only, inside the block."""
+    before = getattr(_thread, "reporter", None)
+    _thread.reporter = chosen
+    try:
+        yield chosen
+    finally:
+        _thread.reporter = before
+
+
+def detached_reporter() -> Reporter:
+    """For a thread that reports while the main thread's step captures stderr into a log (a
+    compile does): silent when the process is, else plain lines to the stderr of now."""
+    current = reporter()
+    return current if isinstance(current, QuietReporter) else LineReporter(sys.stderr)
 
 
 def quiet_if(quiet: bool) -> Reporter:

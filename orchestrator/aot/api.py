@@ -5,10 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.lowerings import (
+    Lowering,
+    load_lowering,
+    lowered_root,
+    lowering_manifest,
+    publish_lowering,
+)
 from orchestrator.aot.options import resolve_options
+from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
@@ -21,24 +30,34 @@ FAILED_LOG_SUFFIX = ".failed.log"
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
-    """The finished product for `request`, if it is already in scratch/models/."""
-    return load_product(where.models / request.key())
+    """The finished product for `request`, if it is already in scratch/models/, leased to this
+    process (orchestrator/aot/product_cache.py: a clean-up never removes it while we run)."""
+    product = load_product(where.models / request.key())
+    return product if product is not None and hold(product.directory) else None
+
+
+def cached_lowering(request: CompileRequest, where: Scratch) -> Lowering | None:
+    """The finished lowering `request` is a configuration of, if it is in scratch (leased to
+    this process, as products are)."""
+    lowering = load_lowering(lowered_root(where.models) / request.lowering_key())
+    return lowering if lowering is not None and hold(lowering.directory) else None
 
 
 def compile_request(request: CompileRequest, where: Scratch | None = None) -> Product:
-    """Return the cached product, or compile it (staged, then published atomically)."""
+    """Return the cached product; else configure the cached lowering (Vela on its partitions,
+    the .pte assembled), else compile it in full and keep its lowering. Staged, then
+    published atomically."""
     where = where or scratch()
     found = cached_product(request, where)
     if found is not None:
         return found
-    from orchestrator.aot.compiler import build_product
-
+    lowering = cached_lowering(request, where)
     final = where.models / request.key()
     with writing(where.models):
         staging = layout.staging_directory(where.models, request.key())
     with filling(final):
         try:
-            manifest = build_product(request, staging)
+            manifest = _build(request, lowering, staging)
             layout.write_json(staging / layout.MANIFEST, manifest)
             layout.publish(staging, final)
         except OrchestratorError as error:
@@ -49,10 +68,36 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
         except BaseException:
             layout.discard(staging)
             raise
+        if lowering is None:
+            _keep_lowering(request, manifest, final, where)
     final.with_name(f"{final.name}{FAILED_LOG_SUFFIX}").unlink(missing_ok=True)
+    if not hold(final):   # a clean-up removed it the moment it was published: once more
+        return compile_request(request, where)
     product = load_product(final)
     assert product is not None, f"published product {final} has no manifest"
     return Product(directory=product.directory, manifest=product.manifest, cached=False)
+
+
+def _build(request: CompileRequest, lowering: Lowering | None, staging: Path
+           ) -> dict[str, Any]:
+    if lowering is not None:
+        from orchestrator.aot.configure import configure_product
+
+        return configure_product(request, lowering, staging)
+    from orchestrator.aot.compiler import build_product
+
+    return build_product(request, staging)
+
+
+def _keep_lowering(request: CompileRequest, manifest: dict[str, Any], product: Path,
+                   where: Scratch) -> None:
+    """Keep a full compile's lowering for the other configurations of its family."""
+    root = lowered_root(where.models)
+    with writing(root.parent):
+        publish_lowering(product, manifest, lowering_manifest(
+            request.lowering_key(), manifest,
+            [(a, b, c) for a, b, c in manifest["lowering"]["delegate_partitions"]],
+            request.lowering_identity()), root / request.lowering_key())
 
 
 def _keep_failure_log(staging: Path, final: Path) -> Path | None:

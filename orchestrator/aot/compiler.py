@@ -9,11 +9,12 @@ import time
 import traceback
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orchestrator.aot import products as layout
+from orchestrator.aot.assemble import delegate_partitions
 from orchestrator.aot.delegation import delegation_report
 from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.kernels import missing_kernels
@@ -58,7 +59,7 @@ def _write_tensors(folder: Path, tensors: list[Any], orders: list[Any]) -> list[
             for index, (tensor, order) in enumerate(zip(tensors, orders, strict=True))]
 
 
-def _vela_report(log_text: str, staging: Path) -> dict[str, Any] | None:
+def write_vela_report(log_text: str, staging: Path) -> dict[str, Any] | None:
     report = parse_vela_output(log_text)
     if not report["partitions"]:
         return None
@@ -91,6 +92,14 @@ def _lower_capturing(request: CompileRequest, staging: Path, model: Any, example
     return lowered, store_partitions(graph_module, recorded, staging)
 
 
+def partition_binaries(graph_module: Any) -> list[bytes]:
+    """Each Ethos-U partition's Vela binary, in partition order (capture.store_partitions')."""
+    from orchestrator.tosa.capture import ETHOSU_BACKEND, delegate_calls
+
+    return [bytes(lowered.processed_bytes) for _, lowered in delegate_calls(graph_module)
+            if lowered.backend_id == ETHOSU_BACKEND]
+
+
 def calibration_for(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The user's calibration files; for a built-in model without them, seeded samples."""
     if not request.calibration and request.model.kind == "builtin":
@@ -112,6 +121,7 @@ class Saved:
     exact_outputs: list[Any] | None
     exact: ExactRecord
     etrecord_problem: str | None = None   # why the product has no ETRecord (None: it has)
+    placement: list[tuple[int, int, int]] = field(default_factory=list)  # assemble.py
 
 
 def _exact(lowered: Lowered, partitions: list[Partition], staging: Path
@@ -135,6 +145,7 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     samples = calibration_for(request, example) if request.options.quantize else []
     float_outputs = run_model(model, example)
     lowered, partitions = _lower_capturing(request, staging, model, example, samples)
+    binaries = partition_binaries(lowered.edge.exported_program().graph_module)
     delegation = delegation_report(lowered.edge.exported_program().graph_module,
                                    request.options.quantize is not None)
     exact_outputs, exact = _exact(lowered, partitions, staging)
@@ -143,7 +154,8 @@ def _lower_and_save(request: CompileRequest, staging: Path) -> Saved:
     (staging / layout.PTE).write_bytes(program.buffer)
     etrecord_problem = save_etrecord(staging / ETRECORD, before_emit, program)
     return Saved(lowered, program, float_outputs, delegation, partitions, exact_outputs, exact,
-                 etrecord_problem)
+                 etrecord_problem,
+                 delegate_partitions(program.executorch_program, binaries) if binaries else [])
 
 
 def _write_references(staging: Path, lowered: Lowered, float_outputs: list[Any],
@@ -187,7 +199,7 @@ def _failure_text(error: BaseException) -> str:
     return "\ncompile failed:\n" + "".join(lines)
 
 
-def _write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) -> None:
+def write_log(staging: Path, text: str, caught: list[warnings.WarningMessage]) -> None:
     """Everything the compile printed, then the warnings it raised (kept out of the console)."""
     lines = [f"warning: {w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
              for w in caught]
@@ -218,7 +230,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
             captured.write(_failure_text(error))
             raise
         finally:
-            _write_log(staging, captured.getvalue(), caught)
+            write_log(staging, captured.getvalue(), caught)
     facts = program_facts(saved.program.executorch_program)
     _check_runnable(facts, request)
     tensors = _write_references(staging, saved.lowered, saved.float_outputs, facts)
@@ -226,7 +238,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         _write_tensors(staging / layout.REFERENCE_EXACT, saved.exact_outputs,
                        _layouts(facts, "outputs", len(saved.exact_outputs)))
     layout.write_json(staging / layout.DELEGATION_REPORT, saved.delegation)
-    vela = _vela_report(captured.getvalue(), staging) if request.options.delegate else None
+    vela = write_vela_report(captured.getvalue(), staging) if request.options.delegate else None
     manifest = {
         "schema": layout.MANIFEST_SCHEMA,
         "key": request.key(),
@@ -252,4 +264,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         "known_issues": saved.lowered.workarounds,   # upstream issues met, each worked around
         "compile_seconds": round(time.perf_counter() - started, 3),
     }
+    manifest["lowering"] = {"key": request.lowering_key(), "lowered_for": request.options.target,
+                            "seconds": manifest["compile_seconds"],
+                            "delegate_partitions": [list(p) for p in saved.placement]}
     return manifest

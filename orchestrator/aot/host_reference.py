@@ -2,10 +2,12 @@
 and the lowered program run exactly (the same reference the compile stage wrote for its own
 inputs). Imports torch.
 
-The lowered edge program cannot be stored with the product (ExecuTorch's edge ops and
-verifier do not pickle), so it is lowered again here from the same request (model,
-calibration, options: everything the product key covers) and checked against the product:
-its exact outputs on the product's own inputs must equal reference_exact/ bit for bit."""
+The lowered program is a product: the lowering keeps its edge program (before emitting) in
+the ETRecord, serialised by ExecuTorch's own exir serde, so a new process reads it back in
+seconds instead of lowering the model again (mv2: about a compile). A product
+without an ETRecord (devtools could not write it) is lowered again from the same request.
+Either way the program is checked against the product before it is trusted: its exact
+outputs on the product's own inputs must equal reference_exact/ bit for bit."""
 
 from __future__ import annotations
 
@@ -19,28 +21,59 @@ from orchestrator.aot.products import Product
 from orchestrator.aot.tensors import load_array
 from orchestrator.errors import OrchestratorError
 
+CHANNELS_LAST = (0, 2, 3, 1)
+
+
+def kept_program(product: Product) -> Any:
+    """The product's lowered edge program read back from its ETRecord (None: no ETRecord, or
+    devtools cannot read it)."""
+    if product.etrecord is None:
+        return None
+    from executorch.backends.cortex_m.passes import replace_quant_nodes_pass  # noqa: F401
+    from executorch.devtools.etrecord import parse_etrecord
+
+    from orchestrator.aot.compiler import captured_output
+
+    with captured_output():   # the deserialiser logs every op it resolves
+        try:
+            return parse_etrecord(str(product.etrecord)).edge_dialect_program
+        except Exception:  # noqa: BLE001 - an unreadable record: lower again instead
+            return None
+
 
 class HostPrograms:
     """The float model and the product's exact program, loaded once, run per input set."""
 
     def __init__(self, request: CompileRequest, product: Product) -> None:
-        from orchestrator.aot.compiler import calibration_for, captured_output
         from orchestrator.aot.loading import load_model
-        from orchestrator.aot.lowering import lower
 
         self.product = product
         self.model, example = load_model(request.model, request.inputs,
                                           request.options.torchvision)
-        self.layout: tuple[Any, ...] = example   # the inputs' memory formats, as lowered
+        # the inputs' memory formats, as lowered (channels-last for the Cortex-M path)
+        self.channels_last = tuple(_channels_last(tensor) for tensor in example)
         self.program: Any = None
+        self.reloaded = False   # True: read from the ETRecord; False: lowered again
         if not product.reference_exact:
             return
+        self.program = kept_program(product)
+        self.reloaded = self.program is not None
+        if self.program is None:
+            self._lower_again(request, example)
+        else:
+            self.channels_last = tuple(tuple(t.dim_order) == CHANNELS_LAST
+                                       for t in product.inputs)
+        self._check_same_program(self.lowered_inputs([load_array(t) for t in product.inputs]))
+
+    def _lower_again(self, request: CompileRequest, example: tuple[Any, ...]) -> None:
+        from orchestrator.aot.compiler import calibration_for, captured_output
+        from orchestrator.aot.lowering import lower
+
         samples = calibration_for(request, example)
         with captured_output():
             lowered = lower(self.model, example, samples, request.options, request.model.name)
         self.program = lowered.edge.exported_program()
-        self.layout = lowered.inputs
-        self._check_same_program(lowered.inputs)
+        self.channels_last = tuple(_channels_last(tensor) for tensor in lowered.inputs)
 
     def _check_same_program(self, inputs: tuple[Any, ...]) -> None:
         again = self._run_exact(inputs)
@@ -50,9 +83,9 @@ class HostPrograms:
             for a, b in zip(again, stored, strict=True))
         if not same:
             raise OrchestratorError(
-                f"lowering {self.product.manifest['model']['name']} again gave another program "
-                f"than product {self.product.key} (its exact reference differs)",
-                "recompile: remove the product directory and rerun the command")
+                f"the lowered program of {self.product.manifest['model']['name']} gave "
+                f"another result than product {self.product.key} (its exact reference "
+                "differs)", "recompile: remove the product directory and rerun the command")
 
     def _run_exact(self, inputs: Sequence[Any]) -> list[np.ndarray[Any, Any]] | None:
         from orchestrator.exact.interpreter import ProgramRunner
@@ -78,8 +111,8 @@ class HostPrograms:
         """An input set as the lowered program takes it (the example's memory format)."""
         import torch
 
-        return tuple(t.contiguous(memory_format=torch.channels_last) if _channels_last(e) else t
-                     for t, e in zip(_tensors(arrays), self.layout, strict=True))
+        return tuple(t.contiguous(memory_format=torch.channels_last) if last else t
+                     for t, last in zip(_tensors(arrays), self.channels_last, strict=True))
 
 
 def _tensors(arrays: Sequence[np.ndarray[Any, Any]]) -> tuple[Any, ...]:

@@ -13,10 +13,15 @@ from typing import Any
 
 from orchestrator.aot.options import CompileOptions
 from orchestrator.aot.sources import ModelRef, files_digest, sha256_file
+from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
 RECIPE_VERSION = 7
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
+# The options that reach Vela only (EthosUCompileSpec's compile_flags and target entries, see
+# orchestrator/aot/configure.py): a configuration of a lowering. Every other option, and the
+# target's TOSA profile, shapes the lowered graphs.
+CONFIGURATION_OPTIONS = ("target", "system_config", "memory_mode", "vela_config", "vela_flags")
 
 
 @lru_cache(maxsize=1)
@@ -66,11 +71,39 @@ class CompileRequest:
             "versions": tool_versions(),
         }
 
+    @property
+    def lowering_target(self) -> str:
+        """What the lowered graphs depend on of the target: an NPU family's TOSA profile
+        (targets.toml tosa_spec), or the CPU target itself (CortexMTargetConfig reads it)."""
+        npu = load_catalogue().target(self.options.target).npu
+        return npu.tosa_spec if npu is not None else self.options.target
+
+    def lowering_identity(self) -> dict[str, Any]:
+        """Everything the lowering (export, quantization, partitioning, TOSA, the CPU part of
+        the program, the exact references) depends on: the identity without the options that
+        only reach Vela, with the target's TOSA profile instead of its name."""
+        identity = self.identity()
+        identity["options"] = {name: value for name, value in identity["options"].items()
+                               if name not in CONFIGURATION_OPTIONS}
+        identity.pop("vela_config_digest")
+        identity["lowering_target"] = self.lowering_target
+        return identity
+
+    def lowering_key(self) -> str:
+        """'<model>_<profile>_<q>_<mode>_<digest16>': one per lowering, shared by every
+        configuration of the same NPU family (TOSA profile)."""
+        target = self.lowering_target
+        label = f"tosa-{target.rsplit('+', 1)[-1]}" if target.startswith("TOSA") else target
+        return self._named(self.lowering_identity(), label)
+
     def key(self) -> str:
-        """'<model>_<target>_<q>_<digest12>': readable and unique per identity."""
-        canonical = json.dumps(self.identity(), sort_keys=True).encode()
+        """'<model>_<target>_<q>_<mode>_<digest16>': readable and unique per identity."""
+        return self._named(self.identity(), self.options.target)
+
+    def _named(self, identity: dict[str, Any], target: str) -> str:
+        canonical = json.dumps(identity, sort_keys=True).encode()
         digest = hashlib.sha256(canonical).hexdigest()[:16]
         scheme = self.options.quantize or "fp32"
         mode = "npu" if self.options.delegate else "cpu"
         name = re.sub(r"[^A-Za-z0-9.-]+", "-", self.model.name)[:40]
-        return f"{name}_{self.options.target}_{scheme}_{mode}_{digest}"
+        return f"{name}_{target}_{scheme}_{mode}_{digest}"

@@ -20,8 +20,6 @@ EXTRA_INSTALL = "pip install -e '.[{extra}]'"
 NPU_FAMILIES = ("ethos-u55", "ethos-u65", "ethos-u85")
 NOT_RECORDED = "not recorded"
 
-TORCH_HUB = "torch-hub"   # scratch/weights/<this>: the torch.hub directory loaders use
-
 
 @dataclass(frozen=True)
 class WeightFile:
@@ -35,7 +33,18 @@ class WeightFile:
 
     @property
     def filename(self) -> str:
-        return self.url.rstrip("/").rsplit("/", 1)[-1]
+        """The name it has in the download cache and on a mirror: the URL's last part, or
+        for a Hugging Face hub file (all called model.safetensors) the weight's name and
+        that file's suffix."""
+        last = self.url.rstrip("/").rsplit("/", 1)[-1]
+        return f"{self.name}{Path(last).suffix}" if self.store == "hf-hub" else last
+
+    @property
+    def hub_file(self) -> tuple[str, str, str]:
+        """A Hugging Face hub URL's (org/repo, revision, file):
+        https://huggingface.co/ORG/REPO/resolve/REV/FILE."""
+        parts = self.url.split("://", 1)[-1].split("/")
+        return f"{parts[1]}/{parts[2]}", parts[4], "/".join(parts[5:])
 
     @property
     def pinned(self) -> bool:
@@ -55,6 +64,8 @@ class ModelEntry:
     packages: tuple[str, ...] | None = None   # None: not recorded
     weights: tuple[WeightFile, ...] = ()
     fetches: str = ""                    # a download outside this tool (refused)
+    random_weights_package: str = ""     # fetches, but --random-weights stops it in this
+                                         # package's pretrained loader (timm)
     known: dict[str, str] = field(default_factory=dict)
 
     def known_on(self, family: str) -> str:
@@ -74,6 +85,7 @@ class ModelEntry:
                          "sha256_prefix": w.sha256_prefix or None, "pinned": w.pinned}
                         for w in self.weights],
             "fetches_outside_tool": self.fetches or None,
+            "random_weights": bool(self.weights or self.random_weights_package),
             "known": {family: self.known_on(family) for family in NPU_FAMILIES},
         }
 
@@ -140,7 +152,8 @@ def _upstream_entry(name: str, module: str, cls: str, data: dict[str, Any] | Non
         name, "upstream", module, cls, summary=str(data.get("summary", "")),
         packages=None if packages is None else tuple(packages),
         weights=tuple(weights[w] for w in data.get("weights", [])),
-        fetches=str(data.get("fetches", "")), known=dict(data.get("known", {})))
+        fetches=str(data.get("fetches", "")), known=dict(data.get("known", {})),
+        random_weights_package=str(data.get("random_weights_package", "")))
 
 
 def parse_model_catalogue(data: dict[str, Any], table: dict[str, tuple[str, str]],
@@ -194,24 +207,55 @@ def refuse_missing_packages(entry: ModelEntry, catalogue: ModelCatalogue) -> Non
             f"{'is' if len(missing) == 1 else 'are'} not installed", " and ".join(hints))
 
 
-def torch_hub_dir(root: Path) -> Path:
-    """The torch.hub directory the loaders are pointed at."""
-    return root / TORCH_HUB
-
-
-def weight_path(root: Path, weight: WeightFile) -> Path:
-    """Where torch.hub's load_state_dict_from_url finds `weight`."""
-    return torch_hub_dir(root) / "checkpoints" / weight.filename
-
-
-def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
-    """File names of `weights` not installed under `root`."""
-    return [w.filename for w in weights if not weight_path(root, w).is_file()]
-
-
 def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
     """What `--json` prints: the name rule, the seed and every model."""
     return {"rule": catalogue.rule, "seed": catalogue.seed,
             "upstream_problem": catalogue.upstream_problem,
             "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
                        for entry in catalogue.entries()]}
+
+
+# -- where each weight file lives under scratch/weights/: the loaders read there, setup
+# installs there (torch.hub, torchaudio and Hugging Face hub layouts) ---------------------
+
+TORCH_HUB = "torch-hub"
+
+
+def torch_hub_dir(root: Path) -> Path:
+    """The torch.hub directory the loaders are pointed at."""
+    return root / TORCH_HUB
+
+
+TORCHAUDIO_BASE = "https://download.pytorch.org/torchaudio/"
+
+
+HF_HUB = "hf-hub"
+HF_SNAPSHOT = "ethosu-orchestrator"   # the snapshot folder refs/<revision> names
+
+
+def hf_hub_cache(root: Path) -> Path:
+    """The Hugging Face hub cache the loaders are pointed at (timm's weights)."""
+    return root / HF_HUB
+
+
+def hf_repo_dir(root: Path, weight: WeightFile) -> Path:
+    """The Hugging Face hub cache's folder of `weight`'s repository."""
+    repo, _revision, _file = weight.hub_file
+    return hf_hub_cache(root) / f"models--{repo.replace('/', '--')}"
+
+
+def weight_path(root: Path, weight: WeightFile) -> Path:
+    """Where the loader finds `weight`: torch.hub's load_state_dict_from_url looks in
+    <hub>/checkpoints/<file>, torchaudio's assets are <hub>/torchaudio/<key under its base
+    URL>, huggingface_hub (offline) in <cache>/models--ORG--REPO/snapshots/<refs/REV>/FILE."""
+    if weight.store == HF_HUB:
+        _repo, _revision, file = weight.hub_file
+        return hf_repo_dir(root, weight) / "snapshots" / HF_SNAPSHOT / file
+    if weight.store == "torchaudio":
+        return torch_hub_dir(root) / "torchaudio" / weight.url.removeprefix(TORCHAUDIO_BASE)
+    return torch_hub_dir(root) / "checkpoints" / weight.filename
+
+
+def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
+    """File names of `weights` not installed under `root`."""
+    return [w.filename for w in weights if not weight_path(root, w).is_file()]

@@ -113,7 +113,8 @@ def _upstream_ref(entry: ModelEntry, catalogue: ModelCatalogue, random_weights: 
     files = upstream_module_files(entry.module)
     digest = sha256_bytes(b"".join(path.read_bytes() for path in files)
                           + f"{entry.module}:{entry.class_name}".encode())
-    weights = ("random" if random_weights else "pretrained") if entry.weights else "seeded"
+    pretrained = bool(entry.weights or entry.random_weights_package)
+    weights = ("random" if random_weights else "pretrained") if pretrained else "seeded"
     return ModelRef(kind="upstream", name=catalogue.selector(entry),
                     location=f"{entry.module}:{entry.class_name}", digest=digest,
                     seed=catalogue.seed, weights=weights,

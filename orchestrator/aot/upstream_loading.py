@@ -16,6 +16,7 @@ from orchestrator.aot.model_catalogue import (
     UPSTREAM_PACKAGE,
     UPSTREAM_PREFIX,
     ModelEntry,
+    hf_hub_cache,
     load_model_catalogue,
     missing_weights,
     refuse_missing_packages,
@@ -50,6 +51,19 @@ def hub_dir(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def hf_offline_cache(path: Path) -> Iterator[None]:
+    """huggingface_hub (timm's pretrained weights) reads only the cache at `path`."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        yield
+        return
+    with replaced(constants, "HF_HUB_OFFLINE", True), replaced(constants, "HF_HUB_CACHE",
+                                                                 str(path)):
+        yield
+
+
+@contextlib.contextmanager
 def replaced(owner: Any, attribute: str, value: Any) -> Iterator[None]:
     """`owner.attribute` is `value` inside the block."""
     original = getattr(owner, attribute)
@@ -71,24 +85,61 @@ def _refuse_download(name: str) -> Any:
 
 
 @contextlib.contextmanager
-def random_weights() -> Iterator[None]:
-    """Pretrained weights are not loaded: each checkpoint the loader asks torch.hub for is
-    an empty state dict (in a private hub dir) and load_state_dict keeps the model's own
-    (seeded) initial weights."""
+def package_loader_off(package: str) -> Iterator[None]:
+    """The pretrained loader of `package` does nothing (timm: load_pretrained, which its
+    model builders call when pretrained=True)."""
+    if package != "timm":
+        yield
+        return
+    from timm.models import _builder
+
+    with replaced(_builder, "load_pretrained", lambda *_args, **_kwargs: None):
+        yield
+
+
+# The functions through which a package downloads at load time, (url or key, destination,
+# ...) each: torch.hub's (torchvision, timm's URL weights) and torchaudio's assets.
+DOWNLOADERS = {"torch": ("torch.hub", "download_url_to_file"),
+               "torchaudio": ("torchaudio.utils.download", "_download")}
+
+
+@contextlib.contextmanager
+def downloads_replaced(packages: tuple[str, ...], replacement: Any) -> Iterator[None]:
+    """Every downloader of torch and of `packages` is `replacement` inside the block (a
+    package that does not import is left alone: the model's own import names it)."""
+    with contextlib.ExitStack() as stack:
+        for package in ("torch", *packages):
+            if package not in DOWNLOADERS:
+                continue
+            module_name, attribute = DOWNLOADERS[package]
+            try:
+                module = importlib.import_module(module_name)
+            except Exception:  # noqa: BLE001 - a broken install fails at the model's import
+                continue
+            stack.enter_context(replaced(module, attribute, replacement))
+        yield
+
+
+@contextlib.contextmanager
+def random_weights(entry: ModelEntry) -> Iterator[None]:
+    """Pretrained weights are not loaded: each checkpoint the loader downloads (torch.hub,
+    torchaudio) is an empty state dict in a private hub dir, load_state_dict keeps the
+    model's own (seeded) initial weights, and the package's own pretrained loader (timm's)
+    is switched off."""
     import tempfile
 
     import torch
-    import torch.hub
 
-    def empty_checkpoint(_url: str, destination: str, *_args: Any, **_kwargs: Any) -> None:
+    def empty_checkpoint(_url: str, destination: Any, *_args: Any, **_kwargs: Any) -> None:
         torch.save({}, destination)
 
     def keep_initial(module: Any, *_args: Any, **_kwargs: Any) -> Any:
         return torch.nn.modules.module._IncompatibleKeys([], [])
 
     with tempfile.TemporaryDirectory(prefix="random-weights-") as private, hub_dir(
-            Path(private)), replaced(torch.hub, "download_url_to_file", empty_checkpoint), \
-            replaced(torch.nn.Module, "load_state_dict", keep_initial):
+            Path(private)), downloads_replaced(entry.packages or (), empty_checkpoint), \
+            replaced(torch.nn.Module, "load_state_dict", keep_initial), \
+            package_loader_off(entry.random_weights_package):
         yield
 
 
@@ -100,19 +151,24 @@ def _entry(ref: ModelRef) -> ModelEntry:
         raise OrchestratorError(f"upstream model {ref.name} is not in the installed "
                                 "ExecuTorch's examples/models", "invoke models lists them")
     refuse_missing_packages(entry, catalogue)
-    if entry.fetches:
+    if entry.fetches and ref.weights != "random":
+        random = " or add --random-weights" if entry.random_weights_package else ""
         raise OrchestratorError(
             f"model {ref.name} cannot be loaded here: {entry.fetches} at load time, which "
             "this tool does not manage",
             "write a .py file that builds it from your local copy of the weights "
-            "(ModelUnderTest, ModelInputs) and pass that to --model")
+            f"(ModelUnderTest, ModelInputs) and pass that to --model{random}")
     return entry
 
 
-def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractContextManager[Any]:
-    """Where the loader finds its weights: installed files, or seeded random ones."""
+@contextlib.contextmanager
+def _weights_context(ref: ModelRef, entry: ModelEntry) -> Iterator[None]:
+    """Where the loader finds its weights: the installed files (torch.hub and the Hugging
+    Face hub cache pointed at scratch/weights, offline), or seeded random ones."""
     if ref.weights == "random":
-        return random_weights()
+        with random_weights(entry):
+            yield
+        return
     root = scratch().weights
     missing = missing_weights(entry.weights, root)
     if missing:
@@ -124,7 +180,8 @@ def _weights_context(ref: ModelRef, entry: ModelEntry) -> contextlib.AbstractCon
             f"invoke setup --models {ref.name}{allow} (a machine without internet: add "
             "--mirror URL, or put the files in the download cache and add --offline), or "
             "add --random-weights for seeded random weights")
-    return hub_dir(torch_hub_dir(root))
+    with hub_dir(torch_hub_dir(root)), hf_offline_cache(hf_hub_cache(root)):
+        yield
 
 
 def _instantiate(ref: ModelRef) -> tuple[Any, Any]:
@@ -137,11 +194,9 @@ def _instantiate(ref: ModelRef) -> tuple[Any, Any]:
 
 def load_upstream(ref: ModelRef) -> tuple[Any, Any]:
     """(model, example inputs as upstream returns them: a tuple, possibly nested)."""
-    import torch.hub
-
     entry = _entry(ref)
-    with _weights_context(ref, entry), seeded_rng(ref.seed or 0), replaced(
-            torch.hub, "download_url_to_file", _refuse_download(ref.name)) \
+    with _weights_context(ref, entry), seeded_rng(ref.seed or 0), downloads_replaced(
+            entry.packages or (), _refuse_download(ref.name)) \
             if ref.weights != "random" else contextlib.nullcontext():
         try:
             return _instantiate(ref)

@@ -6,11 +6,12 @@ import sys
 import time
 from typing import Any
 
-from orchestrator.aot.api import cached_product, compile_request, request_for
+from orchestrator.aot.api import cached_lowering, cached_product, compile_request, request_for
 from orchestrator.aot.products import Product
 from orchestrator.cli import print_json
 from orchestrator.options.compile import CompileTask
 from orchestrator.paths import scratch
+from orchestrator.targets.selection import expand_targets
 
 
 def summary(product: Product, seconds: float | None = None) -> dict[str, Any]:
@@ -40,10 +41,22 @@ def summary(product: Product, seconds: float | None = None) -> dict[str, Any]:
                             "reason": product.exact_record.reason,
                             "unsupported_ops": list(product.exact_record.unsupported_ops)},
         "paths": product.paths(),
+        "lowering": _lowering(manifest),
     }
     if seconds is not None:
         result["seconds"] = round(seconds, 3)
     return result
+
+
+def _lowering(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """Which lowering the product is a configuration of, and whether it was lowered for it
+    (None: a product from before compiles were split)."""
+    lowering = manifest.get("lowering")
+    if not lowering:
+        return None
+    return {"key": lowering["key"], "lowered_for": lowering["lowered_for"],
+            "lowering_seconds": lowering["seconds"],
+            "configuration_seconds": lowering.get("configured_seconds")}
 
 
 EXACT_WORDS = {"exact": "exact (the lowered program run on the host; the device must match "
@@ -89,6 +102,11 @@ def render(result: dict[str, Any]) -> str:
                  + (f" ({exact['reason']})" if exact["reason"] else ""))
     lines += [f"  note: {note}" for note in result["notes"]]
     paths = result["paths"]
+    lowering = result.get("lowering")
+    if lowering and lowering["configuration_seconds"] is not None:
+        lines.append(f"  lowering: {lowering['key']} (lowered for {lowering['lowered_for']} in "
+                     f"{lowering['lowering_seconds']} s; this configuration: Vela and the .pte "
+                     f"in {lowering['configuration_seconds']} s)")
     lines.append(f"  product: {paths['directory']}")
     lines.append(f"  pte: {paths['pte']}")
     for name in ("delegation_report", "vela_report"):
@@ -97,18 +115,27 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def compile_command(task: CompileTask, json: bool = False) -> int:
-    """Compile (or fetch from cache) and print the summary."""
+def compile_one(model: str, target: str, task: CompileTask) -> dict[str, Any]:
+    """One target's product (cached, a configuration of a cached lowering, or compiled in
+    full) and its summary."""
     started = time.perf_counter()
-    request = request_for(task.model, task.target, task.choices)
+    request = request_for(model, target, task.choices)
     where = scratch()
     if cached_product(request, where) is None:
-        print(f"compiling {request.model.name} for {request.options.target} "
-              "(seconds for small models, minutes for mv2)", file=sys.stderr, flush=True)
+        how = ("Vela on its cached lowering" if cached_lowering(request, where) is not None
+               else "seconds for small models, minutes for mv2")
+        print(f"compiling {request.model.name} for {request.options.target} ({how})",
+              file=sys.stderr, flush=True)
     product = compile_request(request, where)
-    result = summary(product, time.perf_counter() - started)
+    return summary(product, time.perf_counter() - started)
+
+
+def compile_command(task: CompileTask, json: bool = False) -> int:
+    """Compile (or fetch from cache) for every target the task names and print the
+    summaries: the first configuration of a family lowers the model, the others run Vela."""
+    results = [compile_one(task.model, target, task) for target in expand_targets(task.target)]
     if json:
-        print_json(result)
+        print_json(results[0] if len(results) == 1 else results)
     else:
-        print(render(result))
+        print("\n".join(render(result) for result in results))
     return 0

@@ -16,14 +16,13 @@ from pathlib import Path
 from types import FrameType
 
 from orchestrator.cli import print_json, resolve
-from orchestrator.file_faults import writing
 from orchestrator.firmware_build.config import app_names
 from orchestrator.options import RunnerSettings, RunRequest
-from orchestrator.parse.classify import make_classification
 from orchestrator.paths import Scratch, scratch
-from orchestrator.results import Kind, RunResult, Status, TargetInfo
+from orchestrator.results import RunResult, Status
+from orchestrator.results.record import write_result
 from orchestrator.results.summary_table import format_result, print_result
-from orchestrator.sim.session import RESULT, TRANSCRIPT
+from orchestrator.sim.session import interrupted_result
 from orchestrator.targets.catalogue import unknown_name_error
 
 APPS: dict[str, str] = {
@@ -33,7 +32,6 @@ APPS: dict[str, str] = {
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own
-RESULT_NAME = RESULT
 __all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
 
 
@@ -69,9 +67,10 @@ def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
     try:
         result: RunResult = resolve(handler)(request, work)
     except KeyboardInterrupt:
-        write_result(work, interrupted_result(request, run_dir_for(work, request.run_id)))
+        record(work, interrupted_result(request.run_id, run_dir_for(work, request.run_id),
+                                        request.target, request.sim, request.model))
         raise
-    return write_result(work, result)
+    return record(work, result)
 
 
 def handler_of(app: str) -> str:
@@ -84,25 +83,10 @@ def handler_of(app: str) -> str:
     raise unknown_name_error("app", app, sorted({*APPS, *app_names()}), "invoke run --help")
 
 
-def write_result(work: Scratch, result: RunResult) -> RunResult:
+def record(work: Scratch, result: RunResult) -> RunResult:
     """result.json in the run's directory (named in the result's artifacts)."""
-    run_dir = run_dir_for(work, result.run_id)
-    result.artifacts.setdefault("result", str(run_dir / RESULT_NAME))
-    with writing(run_dir / RESULT_NAME):
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / RESULT_NAME).write_text(result.to_json() + "\n")
+    write_result(run_dir_for(work, result.run_id), result)
     return result
-
-
-def interrupted_result(request: RunRequest, run_dir: Path) -> RunResult:
-    """What an interrupted run leaves: status interrupted, and the transcript so far."""
-    summary = "the run was interrupted (SIGINT or SIGTERM) before it finished"
-    transcript = run_dir / TRANSCRIPT
-    return RunResult(
-        status=Status.INTERRUPTED, reason=summary, run_id=request.run_id,
-        classification=make_classification(Kind.INTERRUPTED, summary, []),
-        model=request.model, target=TargetInfo(name=request.target, simulator=request.sim),
-        artifacts={"transcript": str(transcript)} if transcript.is_file() else {})
 
 
 def run_command(request: RunRequest, json: bool = False) -> int:

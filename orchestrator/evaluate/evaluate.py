@@ -4,6 +4,7 @@ score them and write evaluation.json / evaluation.html beside the session's tran
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
+from orchestrator.results.record import write_result
 from orchestrator.runner.model_run import (
     ModelRun,
     build_model_run,
@@ -34,6 +36,7 @@ from orchestrator.runner.sample_session import (
     Session,
     SessionLimits,
     device_inputs,
+    interrupted_session,
     run_session,
 )
 from orchestrator.sim.plan import plan_request
@@ -179,15 +182,29 @@ def start_session(prepared: Prepared, limits: SessionLimits,
 
 
 def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
-    """The whole evaluation; the report document (also written to the run directory)."""
+    """The whole evaluation; the report document (also written to the run directory). A
+    session stopped by SIGINT/SIGTERM is recorded with the samples it finished before the
+    interrupt goes on."""
+    prepared = prepare(request, work)
+    started = time.monotonic()
+    try:
+        session = start_session(prepared, session_limits(request))
+    except KeyboardInterrupt:
+        record(prepared, interrupted_session(prepared.run, time.monotonic() - started))
+        raise
+    return record(prepared, session)
+
+
+def record(prepared: Prepared, session: Session) -> dict[str, Any]:
+    """Score the session's samples; write evaluation.json/.html and the session's
+    result.json to the run directory; the evaluation document."""
     from orchestrator.evaluate.report import write_reports
 
-    prepared = prepare(request, work)
-    session = start_session(prepared, session_limits(request))
     scores = score_session(session, prepared.data, prepared.references, prepared.run.product)
     document = evaluation_document(prepared.run, prepared.data, session, scores,
                                    prepared.host)
     write_reports(prepared.run.run_dir, document, scores)
+    write_result(prepared.run.run_dir, session.result)
     return document
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel, Target
+from orchestrator.vnpu.regor_source import vela_sdist
 from orchestrator.vnpu.version import model_version
 
 __all__ = ["EXECUTOR_FVP", "EXECUTOR_MODEL", "model_version"]
@@ -30,7 +31,9 @@ def arch_of(target: Target) -> int:
 
 
 def model_definitions(target: Target) -> dict[str, str]:
-    """CMake definitions configuring the shim for `target` (empty unless it runs on a model)."""
+    """CMake definitions configuring the shim for `target` (empty unless it runs on a model);
+    the Vela sdist the tables are generated from is fetched here, in this process, on first
+    need (never inside the build)."""
     if placed_model(target) is None:
         return {}
     assert target.macs is not None
@@ -41,4 +44,5 @@ def model_definitions(target: Target) -> dict[str, str]:
             "EOR_NPU_MODEL_MACS": str(target.macs // cores),
             "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),
-            "ETHOSU_MODEL_PYTHON": sys.executable}   # generates the tables from its Vela
+            "ETHOSU_MODEL_PYTHON": sys.executable,   # generates the tables from its Vela
+            "ETHOSU_MODEL_REGOR_SDIST": str(vela_sdist())}

@@ -52,10 +52,11 @@ def prefix_maps(scratch_root: Path, build_dir: Path, trees: Mapping[str, Path] |
     return [f"{Path(old).resolve()}={new}" for old, new in ordered]
 
 
-def toolchain_definitions(compilers: Compilers, maps: list[str],
-                          launcher: Path | None) -> dict[str, str]:
-    """-D definitions that select the toolchain file and feed it."""
-    return {"CMAKE_TOOLCHAIN_FILE": str(TOOLCHAIN_FILE),
+def toolchain_definitions(compilers: Compilers, maps: list[str], launcher: Path | None,
+                          toolchain_file: Path = TOOLCHAIN_FILE) -> dict[str, str]:
+    """-D definitions that select the toolchain file (the checkout's, or a copy of it) and
+    feed it."""
+    return {"CMAKE_TOOLCHAIN_FILE": str(toolchain_file),
             "EOR_GCC": str(compilers.gcc), "EOR_GXX": str(compilers.gxx),
             "EOR_CPU": compilers.cpu, "EOR_PREFIX_MAPS": ";".join(maps),
             "EOR_COMPILER_LAUNCHER": str(launcher or "")}

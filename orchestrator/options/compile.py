@@ -69,6 +69,8 @@ class CompileTask:
                         "examples/models name (mv3, ds_cnn, ...; invoke models lists them), a "
                         ".py file with ModelUnderTest and ModelInputs, a torch.save'd .pt "
                         "model, or module:function", parse=text, matrix=False)
-    target: str = option("ethos-u55-128", "target name (invoke targets lists them)",
+    target: str = option("ethos-u55-128", "target name (invoke targets lists them); several "
+                         "at once: ethos-u85-128,ethos-u85-2048 or a wildcard ethos-u85-* (one "
+                         "lowering per NPU family, then Vela per configuration)",
                          parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

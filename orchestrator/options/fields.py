@@ -242,6 +242,18 @@ def switch(value: Any, label: str) -> bool:
     return value
 
 
+def count(value: Any, label: str) -> int:
+    """A whole number, zero or more."""
+    try:
+        result = int(str(value), 10)
+    except ValueError:
+        raise OrchestratorError(f"{label} {value} is not a whole number",
+                                f"e.g. {label} 20") from None
+    if result < 0:
+        raise OrchestratorError(f"{label} must be 0 or more", f"e.g. {label} 20")
+    return result
+
+
 def strings(value: Any, label: str) -> tuple[str, ...]:
     """A list of strings (one string is a list of one)."""
     items = [value] if isinstance(value, str) else value
@@ -267,7 +279,7 @@ def paths(value: Any, label: str) -> Mapping[str, Path]:
 
 
 def size(value: Any, label: str) -> int | None:
-    """'0x100000', '1048576', '512K', '16M' (or an int) -> bytes."""
+    """'0x100000', '1048576', '512K', '16M', '2G' (or an int) -> bytes."""
     if value is None or value == "":
         return None
     if isinstance(value, int) and not isinstance(value, bool):
@@ -275,7 +287,7 @@ def size(value: Any, label: str) -> int | None:
         scale = 1
     else:
         text_ = str(value).strip().upper()
-        scale = {"K": 1024, "M": 1024 * 1024}.get(text_[-1:], 1)
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text_[-1:], 1)
         digits = text_[:-1] if scale > 1 else text_
         try:
             number_ = int(digits, 0)

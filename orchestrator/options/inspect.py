@@ -35,5 +35,6 @@ class VerifyTask:
     model: str = option("mv2", "built-in or upstream model name (invoke models), .py/.pt "
                         "file or module:function", parse=text, matrix=False)
     target: str = option("ethos-u55-128", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
-                         "ethos-u85-*", parse=text, matrix=False)
+                         "ethos-u85-*; several at once: a,b or a wildcard (the TOSA reference "
+                         "runs once per lowering)", parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

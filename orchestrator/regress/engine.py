@@ -13,6 +13,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
 from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
+from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.metrics import extract_metrics, extract_versions
 from orchestrator.regress.outcome import CellReport, Outcome, apply_baseline, judge, skipped
 from orchestrator.regress.progress import Progress, QuietProgress
@@ -31,9 +32,7 @@ from orchestrator.results import (
     TargetInfo,
     Versions,
 )
-from orchestrator.sim.session import RESULT
-
-RESULT_NAME = RESULT
+from orchestrator.results.record import write_result
 
 
 @dataclass
@@ -138,14 +137,22 @@ def _prepare(active: list[Cell], stages: Stages, options: EngineOptions, progres
         if cell.simulates:
             config = stages.firmware_config(cell)
             configs.setdefault(config.key, config)
-    requests = sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
-                      key=lambda request: (request.model, request.target, str(request.options)))
+    requests = planned(sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
+                              key=lambda request: (request.model, request.target,
+                                                   str(request.options))))
     progress.phase("build", len(configs))
     progress.phase("compile", len(requests))
     with ThreadPoolExecutor(max_workers=2) as pool:
         built = pool.submit(_build_all, list(configs.values()), stages, progress)
         compiled = pool.submit(_compile_all, requests, stages, options, progress)
         return built.result(), compiled.result()
+
+
+def planned(requests: list[CompileRequest]) -> list[CompileRequest]:
+    """The compile stage's plan: every request that lowers a model for an NPU family first,
+    then the configurations of those lowerings (each one Vela run)."""
+    leaders = lowering_leaders(requests)
+    return sorted(requests, key=lambda request: leaders[request] is not None)
 
 
 def _build_all(configs: list[FirmwareConfig], stages: Stages, progress: Progress
@@ -233,8 +240,7 @@ def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
         seconds["build"], cached["build"] = built.seconds, built.cached
         result = _simulate(cell, stages, built, compiled, out_dir)
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
-    with writing(out_dir / RESULT_NAME):
-        (out_dir / RESULT_NAME).write_text(result.to_json() + "\n", encoding="utf-8")
+    write_result(out_dir, result)
     outcome, reason = judge(cell, result)
     return CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
                       extract_metrics(result), extract_versions(result), None, seconds,

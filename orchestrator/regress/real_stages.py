@@ -12,8 +12,8 @@ from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress import app_lane, model_lane
-from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.cells import Cell, Mode
+from orchestrator.regress.lowering_plan import library_request
 from orchestrator.regress.stages import (
     CompileOutcome,
     CompileRequest,
@@ -21,7 +21,6 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
 )
 from orchestrator.results import MemoryUse, RunResult
-from orchestrator.runner.model_run import model_choices
 from orchestrator.targets import load_catalogue
 
 BATCH_LOG = "compile-batch.json"
@@ -63,16 +62,14 @@ class RealStages:
     def compile_batch(self, requests: list[CompileRequest], log_dir: Path
                       ) -> dict[CompileRequest, CompileOutcome]:
         """Every request through the compile stage's batch function, in this one process."""
-        from orchestrator.aot.api import compile_many, request_for
+        from orchestrator.aot.api import compile_many
 
         log = log_dir / BATCH_LOG
         outcomes: dict[CompileRequest, CompileOutcome] = {}
         prepared = {}
         for request in requests:
             try:
-                prepared[request] = request_for(
-                    request.model_spec, request.target,
-                    model_choices(compile_choices(dict(request.options))))
+                prepared[request] = library_request(request)
             except OrchestratorError as error:
                 outcomes[request] = CompileOutcome(False, error.message, log=str(log))
         items = compile_many(list(prepared.values()), self.tree)
@@ -111,7 +108,17 @@ def _compiled(product: Any) -> CompileOutcome:
         log=str(product.directory / COMPILE_LOG),
         seconds=0.0 if product.cached else float(manifest.get("compile_seconds", 0.0)),
         artifacts={"product": str(product.directory), "pte": str(product.pte)},
+        lowering=_lowering_directory(product),
     )
+
+
+def _lowering_directory(product: Any) -> Path | None:
+    """The lowering the product is a configuration of, where it is kept."""
+    from orchestrator.aot.lowerings import lowered_root
+
+    key = (product.manifest.get("lowering") or {}).get("key")
+    found = lowered_root(product.directory.parent) / key if key else None
+    return found if found is not None and found.is_dir() else None
 
 
 def _batch_log(outcomes: dict[CompileRequest, CompileOutcome]) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ class CompileOutcome:
     log: str | None = None
     seconds: float = 0.0
     artifacts: dict[str, str] = field(default_factory=dict)
+    lowering: Path | None = None   # the lowering the product configures (shipped with it)
 
 
 @dataclass(frozen=True)

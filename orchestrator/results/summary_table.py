@@ -194,6 +194,23 @@ def _profile(result: RunResult) -> str | None:
             f"{profile.inferences} inference(s): " + ", ".join(shown))
 
 
+def intermediates_line(result: RunResult) -> str | None:
+    """--intermediates in one line: how many operator outputs were compared with the exact
+    reference's and which departs first, or why nothing was compared."""
+    comparison = result.profile.intermediates if result.profile else None
+    if comparison is None:
+        refused = result.classification.details.get("intermediates")
+        return str(refused) if refused else None
+    stopped = f" (stopped at {comparison['stopped']})" if comparison.get("stopped") else ""
+    departure = comparison.get("departure")
+    if departure is None:
+        return f"{comparison['compared']} operators compared, none departs{stopped}"
+    return (f"{comparison['compared']} operators compared, operator "
+            f"{departure['operator_index']} ({departure['operator']}) departs first: "
+            f"{departure['differing']}/{departure['count']} elements differ (result.json "
+            "classification.details.intermediates)")
+
+
 def write_checks_line(result: RunResult) -> str | None:
     """The write checks in one sentence: the first write over a live tensor with its next
     step, or that there was none; where the check ran (the host NPU model, same stream)."""
@@ -219,6 +236,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("memory", _memory(result)),
         ("vela", _vela(result)),
         ("profile", _profile(result)),
+        ("intermediates", intermediates_line(result)),
         ("write checks", write_checks_line(result)),
         ("delegation", _delegation(result)),
         ("exit code", _exit_code(result)),
@@ -322,6 +340,8 @@ def format_result(result: RunResult) -> str:
         rows.append(("compare", comparison_line(result.comparison)))
     if result.write_checks is not None:
         rows.append(("writes", str(write_checks_line(result))))
+    found = (("profile", _profile(result)), ("intermediates", intermediates_line(result)))
+    rows += [(name, line) for name, line in found if line]
     if result.accuracy is not None and result.accuracy.outputs:
         rows.append(("accuracy", accuracy_line(result.accuracy)))
     if result.accuracy is not None and result.accuracy.dataset:

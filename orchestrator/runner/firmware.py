@@ -123,7 +123,8 @@ def runner_build_config(target: Target, options: RunnerOptions, runtime_dir: Pat
                            "EOR_RUNNER_CMSIS": str(sources.cmsis)})
     return BuildConfig(app="runner", platform=target.platform, build_type=options.build_type,
                        npu_config=target.name if target.has_npu else None,
-                       options=tuple(sorted(values.items())), trees=source_trees(sources))
+                       options=tuple(sorted(values.items())),
+                       trees=(*source_trees(sources), ("runtime", str(runtime_dir))))
 
 
 def source_trees(sources: RuntimeSources | None) -> tuple[tuple[str, str], ...]:
@@ -135,15 +136,28 @@ def source_trees(sources: RuntimeSources | None) -> tuple[tuple[str, str], ...]:
     return tuple((name, str(path)) for name, path in named.items() if path is not None)
 
 
-def build_runner(work: Scratch, target: Target, options: RunnerOptions,
-                 sources: Mapping[str, Path] | None = None) -> RunnerBuild:
-    """Build (incrementally) the runtime and the runner ELF for `target`."""
+def _runtime(work: Scratch, target: Target, options: RunnerOptions,
+             sources: Mapping[str, Path] | None) -> tuple[RuntimeBuild, RuntimeSources]:
+    """Build (incrementally) the runtime `target` links with `options`."""
     tools = resolve_tools(work)
     toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu)
     trees = resolve_sources(work, sources, npu=target.has_npu and placed_model(target) is None)
-    started = time.perf_counter()
     runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
                             jobs=options.jobs)
+    return runtime, trees
+
+
+def prebuild_runtime(work: Scratch, target: Target, options: RunnerOptions,
+                     sources: Mapping[str, Path] | None = None) -> RuntimeBuild:
+    """The runtime alone (the runner build later finds it built): orchestrator/runner/overlap."""
+    return _runtime(work, target, options, sources)[0]
+
+
+def build_runner(work: Scratch, target: Target, options: RunnerOptions,
+                 sources: Mapping[str, Path] | None = None) -> RunnerBuild:
+    """Build (incrementally) the runtime and the runner ELF for `target`."""
+    started = time.perf_counter()
+    runtime, trees = _runtime(work, target, options, sources)
     runtime_done = time.perf_counter()
     config = runner_build_config(target, options, runtime.build_dir, trees)
     firmware = build_firmware(work, config, jobs=options.jobs,

@@ -32,6 +32,7 @@ from orchestrator.runner.firmware import (
 )
 from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
+from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
 from orchestrator.runner.write_checks import attach_write_checks
@@ -81,16 +82,25 @@ def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
     plan = plan_request(work, request, needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
-    product = compile_for(request.model, plan.target, model_choices(request.compile), work)
-    return build_model_run(work, request, plan, options, product, rerun_of(request), started)
+    model, choices = request.model, model_choices(request.compile)
+    product, beside = compile_beside_runtime(
+        lambda: compile_for(model, plan.target, choices, work),
+        is_compiled(model, plan.target, choices, work), work, plan.target, options,
+        request.runner.sources)
+    return build_model_run(work, request, plan, options, product, rerun_of(request), started,
+                           beside)
 
 
 def build_model_run(work: Scratch, request: RunChoices, plan: RunPlan, options: RunnerOptions,
-                    product: Product, rerun: str, started: str | None = None) -> ModelRun:
+                    product: Product, rerun: str, started: str | None = None,
+                    beside: float | None = None) -> ModelRun:
     """The runner built (cached) for `product`'s operators: the prepared model run, writing
-    to scratch/runs/<the request's run id>/."""
+    to scratch/runs/<the request's run id>/ (`beside`: seconds a runtime build overlapped
+    the compile)."""
     options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, plan.target, options, request.runner.sources)
+    if beside is not None:
+        build.seconds[OVERLAP_STAGE] = beside
     return ModelRun(request, plan, options, product, build, work.runs / request.run_id,
                     request.run_id, rerun, started)
 
@@ -143,6 +153,13 @@ def compile_for(model: str, target: Target, choices: CompileChoices, work: Scrat
     from orchestrator.aot.api import compile_model
 
     return compile_model(model, target.name, choices, scratch_root=work.root)
+
+
+def is_compiled(model: str, target: Target, choices: CompileChoices, work: Scratch) -> bool:
+    """Is the product already in the cache (so no compile runs)?"""
+    from orchestrator.aot.api import cached_product, request_for
+
+    return cached_product(request_for(model, target.name, choices), work) is not None
 
 
 def model_operators(product: Product) -> tuple[str, ...]:

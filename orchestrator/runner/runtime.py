@@ -1,9 +1,10 @@
 """Build the ExecuTorch runtime libraries with ExecuTorch's own CMake, once per
-(cpu, build type, kernel set), cached under scratch/build/runtime-<key>/, and once more with
-the devtools event tracer when a run profiles. Every platform and NPU configuration links the
-same build; the runner app compiles the Ethos-U delegate and driver for its NPU configuration
-itself. A growing ("model") kernel set keeps one build
-directory whose op list grows: a new op reconfigures and compiles that op's source only."""
+(cpu, build type, kernel set), cached under <user cache>/runtime/runtime-<key>/ (shared by every
+scratch and clone of the user: paths.user_cache; scratch/build with ETHOSU_ORCH_CACHE_DIR=0),
+and once more with the devtools event tracer when a run profiles. Every platform and NPU
+configuration links the same build; the runner app compiles the Ethos-U delegate and driver for
+its NPU configuration itself. A growing ("model") kernel set keeps one build directory whose op
+list grows: a new op reconfigures and compiles that op's source only."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
+from orchestrator.file_faults import writing
 from orchestrator.firmware_build.toolchain import (
     Compilers,
     build_environment,
@@ -23,7 +25,7 @@ from orchestrator.firmware_build.toolchain import (
     toolchain_definitions,
 )
 from orchestrator.hosttools import cmake_binary, ninja_binary
-from orchestrator.paths import Scratch, repo_root
+from orchestrator.paths import Scratch, user_cache
 from orchestrator.progress import run_step
 from orchestrator.runner.host_tools import prebuilt_flatc
 from orchestrator.runner.kernel_set import (
@@ -34,13 +36,19 @@ from orchestrator.runner.kernel_set import (
     selected_ops,
     write_grown,
 )
+from orchestrator.runner.runtime_recipe import (
+    PROJECT_FILE,
+    Recipe,
+    compiler_identity,
+    staged_recipe,
+)
 from orchestrator.runner.sources import RuntimeSources
 from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.targets.runner_data import ALL, MODEL
 
-RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
 STAMP = "orchestrator-runtime.json"
-RECIPE = 2   # bump when an old runtime build directory can no longer be reused
+RUNTIME_DIR = "runtime"   # under the user cache
+RECIPE = 3   # bump when an old runtime build directory can no longer be reused
 LIBS_FILE = "runtime-libs.cmake"
 Toolchain = Compilers   # the runtime is compiled exactly as the firmware (toolchains/)
 
@@ -64,12 +72,15 @@ class RuntimeConfig:
 
 
 def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain,
-                   build_dir: Path, kernel_sources: tuple[str, ...] = ()) -> list[str]:
-    """The cmake configure command line for one runtime build (`config.ops` resolved)."""
+                   build_dir: Path, kernel_sources: tuple[str, ...] = (),
+                   recipe: Recipe | None = None) -> list[str]:
+    """The cmake configure command line for one runtime build (`config.ops` resolved); from
+    the checkout's project unless `recipe` names the user cache's copies."""
+    recipe = recipe or staged_recipe(None)
     trees = {"executorch": sources.executorch, "cmsis-nn": sources.cmsis_nn}
     maps = prefix_maps(build_dir.parent.parent, build_dir, trees, checkout=False)
     definitions = {
-        **toolchain_definitions(toolchain, maps, compiler_launcher()),
+        **toolchain_definitions(toolchain, maps, compiler_launcher(), recipe.toolchain_file),
         "CMAKE_MAKE_PROGRAM": str(ninja_binary()),
         "CMAKE_BUILD_TYPE": config.build_type,
         "EXECUTORCH_ROOT": str(sources.executorch),
@@ -81,14 +92,16 @@ def configure_args(config: RuntimeConfig, sources: RuntimeSources, toolchain: To
         "CMAKE_POLICY_VERSION_MINIMUM": "3.5",
         **({"EOR_EVENT_TRACER": "ON"} if config.event_tracer else {}),
     }
-    return [str(cmake_binary()), "-S", str(RUNTIME_PROJECT), "-B", str(build_dir),
+    return [str(cmake_binary()), "-S", str(recipe.project), "-B", str(build_dir),
             "-G", "Ninja", *(f"-D{name}={value}" for name, value in definitions.items())]
 
 
-def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain) -> str:
-    """Directory name: readable config plus a digest of everything that feeds configure
-    (a growing set's ops are not part of it: it grows in place; the checkout's path is not
-    either: a build directory configured from another checkout drops its CMake cache)."""
+def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolchain,
+                recipe_digest: str = "") -> str:
+    """Directory name: readable config plus a digest of everything that feeds configure: the
+    config, the source trees, the compiler (path and binary), the launcher and the recipe's
+    contents (a growing set's ops are not part of it: it grows in place; the checkout's path is
+    not either: every clone with the same recipe shares the build)."""
     fixed = replace(config, model_ops=(), ops=MODEL if config.ops == MODEL else config.ops)
     described = asdict(fixed)
     if not config.event_tracer:   # untraced builds keep the keys they had before the tracer
@@ -96,13 +109,15 @@ def runtime_key(config: RuntimeConfig, sources: RuntimeSources, toolchain: Toolc
     recipe = {"config": described, "executorch": str(sources.executorch),
               "cmsis_nn": str(sources.cmsis_nn), "gcc": str(toolchain.gcc), "recipe": RECIPE,
               "launcher": str(compiler_launcher() or "")}
+    if recipe_digest:   # the user-cache layout; scratch builds keep their keys
+        recipe.update({"project": recipe_digest, "compiler": compiler_identity(toolchain.gcc)})
     digest = hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:10]
     return f"runtime-{config.name}-{digest}"
 
 
-def _stamp(args: list[str]) -> dict[str, object]:
+def _stamp(args: list[str], recipe: Recipe) -> dict[str, object]:
     """What must be unchanged to skip configure: the arguments and the wrapper project."""
-    project = hashlib.sha256((RUNTIME_PROJECT / "CMakeLists.txt").read_bytes()).hexdigest()
+    project = hashlib.sha256((recipe.project / PROJECT_FILE).read_bytes()).hexdigest()
     return {"args": args, "project": project}
 
 
@@ -146,28 +161,33 @@ def build_runtime(scratch: Scratch, config: RuntimeConfig, sources: RuntimeSourc
                   toolchain: Toolchain, jobs: int = 2) -> RuntimeBuild:
     """Configure (if the recipe or the op set changed) and build the runtime incrementally;
     processes sharing a scratch (clones, regress workers) take turns on one build directory:
-    two CMake configures in one directory corrupt its cache."""
-    key = runtime_key(config, sources, toolchain)
-    with exclusive_lock(scratch.build / f".{key}.lock",
-                        f"waiting for another build of {key} to finish"):
-        return _build_runtime_locked(scratch.build / key, config, sources, toolchain, jobs)
+    two CMake configures in one directory corrupt its cache. The build lives in the user cache
+    (every scratch and clone of the user shares it) unless ETHOSU_ORCH_CACHE_DIR=0."""
+    cache = user_cache()
+    recipe = staged_recipe(cache)
+    root = cache / RUNTIME_DIR if cache is not None else scratch.build
+    key = runtime_key(config, sources, toolchain, recipe.digest if cache is not None else "")
+    with writing(root):
+        root.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(root / f".{key}.lock", f"waiting for another build of {key} to finish"):
+        return _build_runtime_locked(root / key, config, sources, toolchain, jobs, recipe)
 
 
 def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: RuntimeSources,
-                          toolchain: Toolchain, jobs: int) -> RuntimeBuild:
+                          toolchain: Toolchain, jobs: int, recipe: Recipe) -> RuntimeBuild:
     """build_runtime's work, with the build directory's lock held."""
     started = time.monotonic()
     ops, kernel_sources = resolve_ops(config, sources, build_dir)
     args = configure_args(replace(config, ops=ops), sources, toolchain, build_dir,
-                          kernel_sources)
+                          kernel_sources, recipe)
     env = build_environment(compiler_launcher(), jobs)
     stamp = build_dir / STAMP
     configured = False
-    wanted = _stamp(args)
+    wanted = _stamp(args, recipe)
     if not stamp.is_file() or json.loads(stamp.read_text()) != wanted:
         build_dir.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
-        forget_moved_cache(build_dir, RUNTIME_PROJECT)
+        forget_moved_cache(build_dir, recipe.project)
         run_step(args, build_dir / "configure.log", "configure the ExecuTorch runtime", env)
         stamp.write_text(json.dumps(wanted))
         configured = True

@@ -11,6 +11,7 @@ from typing import Any
 
 from orchestrator.firmware_run import run_firmware
 from orchestrator.protocol.records import Sample
+from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
@@ -18,6 +19,7 @@ from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.model_run import ModelRun, place_areas
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
+from orchestrator.sim.session import TRANSCRIPT, interrupted_result
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,16 @@ def limited(run_plan: RunPlan, limits: SessionLimits, samples: int) -> RunPlan:
     deadline = (limits.deadline_s
                 or run_limits(simulator).deadline_s + limits.per_sample_s * samples)
     return replace(run_plan, limits=run_limits(simulator, deadline, limits.idle_s))
+
+
+def interrupted_session(run: ModelRun, seconds: float) -> Session:
+    """What a session stopped by the user (SIGINT/SIGTERM) leaves: the samples its
+    transcript closed before the simulator was stopped, and an interrupted result."""
+    transcript = run.run_dir / TRANSCRIPT
+    text = transcript.read_text(errors="replace") if transcript.is_file() else ""
+    result = interrupted_result(run.run_id, run.run_dir, run.request.target,
+                                run.plan.simulator.name, run.request.model)
+    return Session(parse_text(text).samples, result, seconds)
 
 
 def run_session(run: ModelRun, limits: SessionLimits, input_sets: list[list[InputTensor]],

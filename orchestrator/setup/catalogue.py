@@ -72,11 +72,28 @@ class Source:
 
 
 @dataclass(frozen=True)
+class BuildInput:
+    """A pinned file a build reads as it is (no unpacking): fetched into the download cache,
+    digest-checked, and handed to the build by path."""
+
+    name: str
+    url: str
+    digests: dict[str, str]
+    needed_for: str = "all"
+    digest_note: str = ""
+
+    @property
+    def filename(self) -> str:
+        return self.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
 class SetupCatalogue:
     """Everything `invoke setup` can install."""
 
     artifacts: dict[str, Artifact]
     sources: dict[str, Source]
+    inputs: dict[str, BuildInput] = field(default_factory=dict)
 
     def top_sources(self) -> list[Source]:
         """Sources that are not submodules of another source."""
@@ -130,6 +147,16 @@ def parse_source(name: str, table: Mapping[str, Any], children: tuple[str, ...])
                   required_files=tuple(table.get("required_files", ())), submodules=children)
 
 
+def parse_input(name: str, table: Mapping[str, Any]) -> BuildInput:
+    """Parse one [inputs.X] table."""
+    digests = {kind: str(table[kind]).lower() for kind in DIGEST_KINDS if kind in table}
+    needed_for = table.get("needed_for", "all")
+    if not digests or "url" not in table or needed_for not in NEEDED_FOR:
+        raise ValueError(f"pins: inputs.{name} needs url, a digest and a known needed_for")
+    return BuildInput(name=name, url=str(table["url"]), digests=digests, needed_for=needed_for,
+                      digest_note=table.get("digest_note", ""))
+
+
 def parse_setup_catalogue(pins: Mapping[str, Any]) -> SetupCatalogue:
     """Build the setup catalogue from a parsed pins document."""
     artifacts = {name: parse_artifact(name, table)
@@ -139,7 +166,8 @@ def parse_setup_catalogue(pins: Mapping[str, Any]) -> SetupCatalogue:
     for name, table in raw_sources.items():
         children = tuple(child for child, sub in raw_sources.items() if sub.get("parent") == name)
         sources[name] = parse_source(name, table, children)
-    return SetupCatalogue(artifacts=artifacts, sources=sources)
+    inputs = {name: parse_input(name, table) for name, table in pins.get("inputs", {}).items()}
+    return SetupCatalogue(artifacts=artifacts, sources=sources, inputs=inputs)
 
 
 def load_setup_catalogue() -> SetupCatalogue:

@@ -14,6 +14,7 @@ from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
+    BuildInput,
     SetupCatalogue,
     Source,
     host_key,
@@ -34,7 +35,7 @@ class Item:
     """One thing setup can provide: an artifact, or a top-level source with its submodules."""
 
     name: str
-    subject: Artifact | Source
+    subject: Artifact | Source | BuildInput
     provide: Callable[[Context], dict[str, dict[str, Any]]]
 
 
@@ -57,9 +58,18 @@ def _source_item(catalogue: SetupCatalogue, source: Source) -> Item:
     return Item(source.name, source, provide)
 
 
+def _input_item(build_input: BuildInput) -> Item:
+    """Wrap a build input's provider as an Item."""
+    def provide(ctx: Context) -> dict[str, dict[str, Any]]:
+        from orchestrator.setup.inputs import provide_input
+        return {build_input.name: provide_input(ctx, build_input)}
+    return Item(build_input.name, build_input, provide)
+
+
 def _names(catalogue: SetupCatalogue) -> list[str]:
     """Every word --only accepts."""
-    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources]))
+    return list(dict.fromkeys([*GROUPS, *catalogue.artifacts, *catalogue.sources,
+                               *catalogue.inputs]))
 
 
 def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
@@ -68,7 +78,8 @@ def check_names(catalogue: SetupCatalogue, options: SetupOptions) -> None:
     fvps = [name for name, item in catalogue.artifacts.items() if item.kind == "fvp"]
     items = [*catalogue.artifacts, *catalogue.sources]
     for flag, given, known, value in (
-            ("--archive", options.archives, list(catalogue.artifacts), "=<path>"),
+            ("--archive", options.archives, [*catalogue.artifacts, *catalogue.inputs],
+             "=<path>"),
             ("--fvp-dir", options.fvp_dirs, fvps, "=<path>"),
             ("--source", options.sources, list(catalogue.sources), "=<path>"),
             ("--force", _named(options.force), items, "")):
@@ -99,6 +110,8 @@ def plan(catalogue: SetupCatalogue, options: SetupOptions) -> list[Item]:
              if GROUP_OF_KIND.get(artifact.kind) in words or artifact.name in words]
     items += [_source_item(catalogue, source) for source in catalogue.top_sources()
               if "sources" in words or source.name in parents]
+    items += [_input_item(build_input) for build_input in catalogue.inputs.values()
+              if "inputs" in words or build_input.name in words]
     if targets:
         items = [item for item in items if any(needs(item.subject, t) for t in targets)]
     return items
@@ -121,6 +134,9 @@ def _same_request(item: Item, entry: dict[str, Any], options: SetupOptions) -> b
     subject = item.subject
     if isinstance(subject, Source):
         return _same_source_request(subject.name, entry, options)
+    if isinstance(subject, BuildInput):
+        local = options.archives.get(subject.name)
+        return local is None or entry.get("path") == str(local)
     if subject.kind == "toolchain":
         if options.toolchain_dir is not None:
             return entry.get("bin_dir") == str(options.toolchain_dir)
@@ -151,6 +167,9 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
         same = all(_same_source_request(name, lock.get(name), options)
                    for name in subject.submodules)
         return source_state(subject, entry).state is State.OK and all(children) and same
+    if isinstance(subject, BuildInput):
+        from orchestrator.setup.inputs import input_state
+        return input_state(subject, entry).state is State.OK
     return artifact_state(subject, entry).state is State.OK
 
 

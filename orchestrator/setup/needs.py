@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from orchestrator.setup.catalogue import Artifact, Source
+from orchestrator.setup.catalogue import Artifact, BuildInput, Source
 from orchestrator.targets.model import Target
 
 EVERY_TARGET = "*"
 
 
-def needs(item: Artifact | Source, target: Target) -> bool:
+def needs(item: Artifact | Source | BuildInput, target: Target) -> bool:
     """True when `target` cannot be built or run without `item`."""
     if isinstance(item, Artifact) and item.kind == "fvp":
         preferred = target.simulators[0] if target.simulators else None

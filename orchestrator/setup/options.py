@@ -17,7 +17,7 @@ from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import EULA_ENV
 from orchestrator.setup.download import DownloadPolicy
 
-GROUPS = ("toolchain", "fvp", "sources")
+GROUPS = ("toolchain", "fvp", "sources", "inputs")
 PROVIDERS = ("auto", "system", "arm")
 MIRROR_ENV = "ETHOSU_ORCH_MIRROR"
 CACHE_ENV = "ETHOSU_ORCH_DOWNLOAD_CACHE"

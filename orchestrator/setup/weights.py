@@ -1,7 +1,7 @@
 """Pretrained weights of upstream models (`invoke setup --models NAME`): the pinned URL and
 digest are data (orchestrator/data/models.toml), the file comes through the shared download
 cache (mirror, --offline), is checked, and is placed where the model's loader looks
-(scratch/weights/torch-hub/checkpoints/<file>, torch.hub's layout)."""
+(scratch/weights/torch-hub: torch.hub's layout, which torchvision and torchaudio use)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.model_catalogue import (
+    HF_HUB,
+    HF_SNAPSHOT,
     ModelCatalogue,
     ModelEntry,
     WeightFile,
+    hf_repo_dir,
     load_model_catalogue,
     weight_path,
 )
@@ -21,7 +24,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
 from orchestrator.paths import Scratch
 from orchestrator.setup.digests import file_digests
-from orchestrator.setup.download import Request, cached_file, mirrored_url
+from orchestrator.setup.download import Request, cached_file
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions
 from orchestrator.targets.catalogue import unknown_name_error
@@ -30,13 +33,15 @@ LOCK_PREFIX = "weights:"
 
 
 def _unpinned_refusal(weight: WeightFile, model: str) -> OrchestratorError:
+    known = (f"only the prefix {weight.sha256_prefix} that upstream puts in the file name"
+             if weight.sha256_prefix else "nor does its file name carry a hash")
+    accepts = ("a file whose sha256 starts with that prefix" if weight.sha256_prefix
+               else "the file as served")
     return OrchestratorError(
         f"the weights {weight.filename} of model {model} have no verified sha256 in "
-        f"models.toml (only the prefix {weight.sha256_prefix or 'none'} that upstream puts "
-        "in the file name), so setup does not install them unasked",
-        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts a file "
-        "whose sha256 starts with that prefix and records its full digest (or pin sha256 "
-        "in models.toml)")
+        f"models.toml ({known}), so setup does not install them unasked",
+        f"invoke setup --models {model} --allow-unpinned={weight.name} accepts {accepts} "
+        "and records its full digest (or pin sha256 in models.toml)")
 
 
 def _check_digest(path: Path, weight: WeightFile) -> str:
@@ -63,16 +68,29 @@ def _place(source: Path, final: Path) -> None:
         partial.replace(final)
 
 
+def _point_hub_ref(root: Path, weight: WeightFile) -> None:
+    """refs/<revision> names our snapshot, as huggingface_hub's cache layout has it."""
+    if weight.store != HF_HUB:
+        return
+    _repo, revision, _file = weight.hub_file
+    ref = hf_repo_dir(root, weight) / "refs" / revision
+    with writing(ref):
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        ref.write_text(HF_SNAPSHOT)
+
+
 def install_weight(weight: WeightFile, model: str, options: SetupOptions,
                    where: Scratch) -> dict[str, Any]:
     """Install one weight file (a no-op when it is in place and checks); its lock entry."""
     if not weight.pinned and not options.unpinned_ok(weight.name):
         raise _unpinned_refusal(weight, model)
     final = weight_path(where.weights, weight)
+    _point_hub_ref(where.weights, weight)
     if final.is_file() and not options.forced(weight.name):
         sha256 = _check_digest(final, weight)
     else:
-        request = Request(url=mirrored_url(weight.url, options.mirror),
+        mirror = options.mirror.rstrip("/")
+        request = Request(url=f"{mirror}/{weight.filename}" if mirror else weight.url,
                           filename=weight.filename,
                           digests={"sha256": weight.sha256} if weight.pinned else {},
                           hint=f"invoke setup --models {model} with --mirror URL (or "
@@ -84,7 +102,8 @@ def install_weight(weight: WeightFile, model: str, options: SetupOptions,
         _place(cached, final)
     return {"kind": "weights", "model": model, "url": weight.url, "path": str(final),
             "sha256": sha256, "pinned": weight.pinned,
-            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"}
+            "verified": "sha256" if weight.pinned else f"sha256 prefix {weight.sha256_prefix}"
+            if weight.sha256_prefix else "nothing (no digest known; accepted as served)"}
 
 
 def _entry(catalogue: ModelCatalogue, name: str) -> ModelEntry:

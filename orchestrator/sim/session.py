@@ -6,8 +6,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.parse.classify import make_classification
 from orchestrator.progress import step
 from orchestrator.protocol import ParsedStream, StreamParser
+from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.sim.classify import Verdict, judge
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.limits import RunLimits
@@ -17,7 +19,18 @@ from orchestrator.targets import Simulator
 
 TRANSCRIPT = "transcript.log"
 COMMAND = "command.txt"
-RESULT = "result.json"   # the RunResult document, written beside the transcript
+
+
+def interrupted_result(run_id: str, run_dir: Path, target: str, simulator: str | None,
+                       model: str | None = None) -> RunResult:
+    """What an interrupted run leaves: status interrupted, and the transcript so far."""
+    summary = "the run was interrupted (SIGINT or SIGTERM) before it finished"
+    transcript = run_dir / TRANSCRIPT
+    return RunResult(
+        status=Status.INTERRUPTED, reason=summary, run_id=run_id,
+        classification=make_classification(Kind.INTERRUPTED, summary, []),
+        model=model, target=TargetInfo(name=target, simulator=simulator),
+        artifacts={"transcript": str(transcript)} if transcript.is_file() else {})
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ _SIMULATOR_OPTIONAL = {"machine": str, "npu_prefix": str, "board_prefix": str,
 _LIMIT_KEYS = {"deadline_s": int, "idle_s": int}
 _LIMIT_OPTIONAL = {"host_grace_s": int}
 _CAPABILITY_KEYS = {"npu": bool, "semihosting": bool, "data_loading": bool}
-_FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "system_config": str,
+_FAMILY_KEYS = {"macs": list, "platform": str, "simulator": str, "tosa_spec": str,
+                "system_config": str,
                 "memory_mode": str, "system_configs": list, "memory_modes": list,
                 "quantization": list, "pmu_counters": int, "pmu_events": list}
 _FAMILY_OPTIONAL = {"cores": dict}
@@ -149,7 +150,8 @@ def _parse_family(name: str, table: Mapping[str, Any]) -> NpuFamily:
     _require(table["memory_mode"] in table["memory_modes"], entry,
              "default memory_mode is not in memory_modes")
     return NpuFamily(name=name, macs=tuple(table["macs"]), platform=table["platform"],
-                     simulator=table["simulator"], system_config=table["system_config"],
+                     simulator=table["simulator"], tosa_spec=table["tosa_spec"],
+                     system_config=table["system_config"],
                      memory_mode=table["memory_mode"],
                      system_configs=tuple(table["system_configs"]),
                      memory_modes=tuple(table["memory_modes"]),

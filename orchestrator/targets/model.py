@@ -87,6 +87,7 @@ class NpuFamily:
     macs: tuple[int, ...]
     platform: str
     simulator: str
+    tosa_spec: str   # the TOSA profile ExecuTorch lowers for: the one target fact the graph sees
     system_config: str
     memory_mode: str
     system_configs: tuple[str, ...]

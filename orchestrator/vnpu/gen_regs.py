@@ -2,9 +2,10 @@
 
 U55/U65: the opcodes, enum values and bit fields come from `ethosu.vela.ethos_u55_regs` (Vela's
 own register description of the U55/U65 command stream, in the wheel). U85: the wheel has none,
-so they come from regor's `ethos_u85_interface.hpp` in the pinned Vela sdist (fetched and
-digest-checked on first use, orchestrator/vnpu/regor_source.py). Nothing is typed from a manual.
-Run: `python -m orchestrator.vnpu.gen_regs U55_OUT.h U85_OUT.h` (CMake does this at build time).
+so they come from regor's `ethos_u85_interface.hpp` in the pinned Vela sdist (a setup build
+input the build is handed by path and checks here, orchestrator/vnpu/regor_source.py). Nothing
+is typed from a manual. Run: `python -m orchestrator.vnpu.gen_regs U55_OUT.h U85_OUT.h
+VELA_SDIST.tar.gz` (CMake does this at build time; it never downloads).
 """
 
 from __future__ import annotations
@@ -197,15 +198,16 @@ def _write_if_changed(out: Path, text: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: python -m orchestrator.vnpu.gen_regs U55_OUT.h U85_OUT.h", file=sys.stderr)
+    if len(argv) != 4 or not argv[3]:
+        print("usage: python -m orchestrator.vnpu.gen_regs U55_OUT.h U85_OUT.h VELA_SDIST "
+              "(the sdist is a setup input: invoke setup --only vela-sdist)", file=sys.stderr)
         return 2
     from orchestrator.errors import OrchestratorError
     from orchestrator.vnpu.regor_source import U85_INTERFACE, regor_text
 
     _write_if_changed(Path(argv[1]), render())
     try:
-        header = regor_text(U85_INTERFACE)
+        header = regor_text(U85_INTERFACE, Path(argv[3]))
     except OrchestratorError as error:
         print(f"gen_regs: {error}", file=sys.stderr)
         return 1

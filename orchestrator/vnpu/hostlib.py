@@ -9,14 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestrator.cmake_cache import CACHE, forget_moved_cache
+from orchestrator.cmake_cache import CACHE, forget_moved_cache, recorded_path
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root, scratch
+from orchestrator.vnpu.hostlib_cache import cached_library, keep_library, library_key
+from orchestrator.vnpu.regor_source import sdist_pin, vela_sdist
 
 SOURCE_DIR = Path("firmware") / "ethosu_model"
 LIBRARY_NAME = "libethosu_model_host.so"
 PROBE_NAME = "libethosu_model_probe.so"   # test-only entries (firmware/ethosu_model/test)
 STATUS_MESSAGE_BYTES = 192
+SDIST_OPTION = "ETHOSU_MODEL_REGOR_SDIST"   # the Vela sdist the U85 tables come from
 
 
 class NpuConfig(ctypes.Structure):
@@ -49,19 +52,29 @@ def _run(command: list[str], what: str) -> None:
 
 
 def build_library(root: Path | None = None, probe: bool = False) -> Path:
-    """Configure (once) and build the host shared library (or the tests' probe library);
-    ninja makes a rebuild a no-op."""
-    out = build_directory(root, probe)
+    """The host shared library (or the tests' probe library): the user cache's build of the
+    same inputs (orchestrator/vnpu/hostlib_cache.py), else configured (once) and built in the
+    scratch (ninja makes a rebuild a no-op) and kept in the user cache."""
     source = repo_root() / SOURCE_DIR
+    sdist = vela_sdist()   # fetched here on first need, never inside the build
+    options = ["-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
+               f"-DETHOSU_MODEL_PROBE={'ON' if probe else 'OFF'}"]
+    name = PROBE_NAME if probe else LIBRARY_NAME
+    key = library_key(source, options, sdist_pin().sha256)
+    found = cached_library(key, name)
+    if found is not None:
+        return found
+    out = build_directory(root, probe)
     forget_moved_cache(out, source)  # a scratch moved or copied elsewhere
-    if not (out / "build.ninja").is_file() or not (out / CACHE).is_file():
-        _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja",
-              "-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON",
-              f"-DETHOSU_MODEL_PROBE={'ON' if probe else 'OFF'}",
-              f"-DETHOSU_MODEL_PYTHON={sys.executable}"], "cmake configure")
+    cache = out / CACHE
+    if not (out / "build.ninja").is_file() or not cache.is_file() or recorded_path(
+            cache, f"{SDIST_OPTION}:FILEPATH=") != sdist:
+        _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja", *options,
+              f"-DETHOSU_MODEL_PYTHON={sys.executable}", f"-D{SDIST_OPTION}={sdist}"],
+             "cmake configure")
     target = "ethosu_model_probe" if probe else "ethosu_model_host"
     _run(["cmake", "--build", str(out), "--target", target], "cmake build")
-    return out / (PROBE_NAME if probe else LIBRARY_NAME)
+    return keep_library(out / name, key)
 
 
 class FeatureMap(ctypes.Structure):

@@ -1,19 +1,18 @@
-"""The pinned Vela sdist (regor's C++ sources), fetched on first use: downloaded by the setup
-download code (digest check, cache, atomic rename) into scratch/downloads, then one member read
-straight from the tarball. The NPU model's U85 register tables are generated from it."""
+"""The pinned Vela sdist (regor's C++ sources), a setup build input (pins.toml
+[inputs.vela-sdist], orchestrator/setup/inputs.py): installed by `invoke setup` or by this
+process on first need, then one member read straight from the tarball. The NPU model's U85
+register tables are generated from it; the build is handed the verified path."""
 
 from __future__ import annotations
 
-import os
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.paths import scratch
+from orchestrator.paths import Scratch
 from orchestrator.pins import load_pins, python_pin
-from orchestrator.setup.download import DownloadPolicy, Request, cached_file, mirrored_url
-from orchestrator.setup.options import MIRROR_ENV
+from orchestrator.setup.inputs import checked_input, input_file
 
 PIN_NAME = "vela-sdist"
 U85_INTERFACE = "ethosu/regor/architecture/ethosu85/ethos_u85_interface.hpp"
@@ -46,23 +45,18 @@ def sdist_pin() -> SdistPin:
     return pin
 
 
-def vela_sdist(cache_dir: Path | None = None, *, policy: DownloadPolicy | None = None) -> Path:
-    """The verified sdist tarball in the download cache (fetched from PyPI, or from the mirror
-    $ETHOSU_ORCH_MIRROR names, when absent)."""
-    pin = sdist_pin()
-    request = Request(
-        url=mirrored_url(pin.url, os.environ.get(MIRROR_ENV) or None),
-        filename=pin.filename,
-        digests={"sha256": pin.sha256},
-        hint=f"check the network (or {MIRROR_ENV}), then rebuild; the file is {pin.url}")
-    return cached_file(cache_dir or scratch().downloads, request,
-                       policy=policy or DownloadPolicy(progress=False))
+def vela_sdist(root: Scratch | None = None) -> Path:
+    """The verified sdist tarball: the one setup recorded, else fetched now (the mirror, CA
+    bundle and scratch of this process's environment)."""
+    sdist_pin()   # the version check
+    return input_file(PIN_NAME, root)
 
 
-def regor_text(member: str, cache_dir: Path | None = None) -> str:
-    """One file of the sdist (path below its top directory) as text."""
+def regor_text(member: str, archive: Path | None = None) -> str:
+    """One file of the sdist (path below its top directory) as text: from `archive` (a path a
+    build step was handed, digest-checked here) or the one setup provides."""
     pin = sdist_pin()
-    archive = vela_sdist(cache_dir)
+    archive = checked_input(PIN_NAME, archive) if archive is not None else vela_sdist()
     name = f"{pin.top_dir}/{member}"
     with tarfile.open(archive, "r:gz") as tar:
         try:
@@ -71,5 +65,5 @@ def regor_text(member: str, cache_dir: Path | None = None) -> str:
             handle = None
         if handle is None:
             raise OrchestratorError(f"{archive} has no {name}",
-                                    f"delete {archive} and rebuild to fetch it again")
+                                    f"invoke setup --only {PIN_NAME} --force")
         return handle.read().decode("utf-8")

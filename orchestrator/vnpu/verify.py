@@ -19,7 +19,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
 from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions
-from orchestrator.tosa.reference_model import run_tosa_flatbuffer
+from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.clobber import check_writes
@@ -141,11 +141,13 @@ def compare(expected: np.ndarray[Any, Any], got: np.ndarray[Any, Any]) -> tuple[
 
 def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
                     inputs: Sequence[np.ndarray[Any, Any]], label: str,
-                    seconds: dict[str, float]) -> list[OutputCheck]:
-    """Run one partition both ways on `inputs` and compare every output."""
+                    seconds: dict[str, float], references: TosaReferences | None = None
+                    ) -> list[OutputCheck]:
+    """Run one partition both ways on `inputs` and compare every output (the TOSA side from
+    `references` when another configuration of the lowering ran it already)."""
     interface = graph_interface(tosa)
     started = time.perf_counter()
-    expected = run_tosa_flatbuffer(tosa, inputs)
+    expected = (references or TosaReferences()).outputs(tosa, inputs)
     seconds["tosa_reference"] = seconds.get("tosa_reference", 0.0) + time.perf_counter() - started
     started = time.perf_counter()
     raw = run_program(program, npu, inputs)
@@ -262,8 +264,10 @@ def product_write_findings(product: Product, npu: Npu, model: str, target: str,
 
 
 def verify_product(product: Product, npu: Npu, model: str, target: str,
-                   seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True) -> VerifyReport:
-    """Check every Ethos-U partition of a compiled product on the NPU model."""
+                   seeds: Sequence[int] = RANDOM_SEEDS, locate: bool = True,
+                   references: TosaReferences | None = None) -> VerifyReport:
+    """Check every Ethos-U partition of a compiled product on the NPU model (`references`:
+    the TOSA reference outputs shared with the other configurations of its lowering)."""
     delegates = npu_delegates(product, model, target)
     report = VerifyReport(model=model, target=target, npu=npu.label(),
                           quantize=product.manifest.get("options", {}).get("quantize"),
@@ -281,7 +285,7 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
         departed = False
         for label, arrays in labelled:
             checks = check_partition(partition.index, partition.tosa, program, npu, arrays,
-                                     label, report.seconds)
+                                     label, report.seconds, references)
             report.checks += checks
             if locate and not departed and not all(check.exact for check in checks):
                 departed = True

@@ -32,3 +32,26 @@ def test_unserialisable_document_keeps_the_old_file_and_leaves_no_temp(tmp_path:
         write_json_atomic(target, {"bad": object()})
     assert json.loads(target.read_text()) == {"kept": True}
     assert [p.name for p in tmp_path.iterdir()] == ["lock.json"]
+
+
+def test_a_result_is_replaced_whole_never_rewritten_in_place(tmp_path: Path) -> None:
+    """result.json (invoke run, each regress cell, an interrupted run) has one writer: a
+    reader holding the old file keeps reading the old result while the new one lands."""
+    from orchestrator.results import Kind, RunResult, Status, TargetInfo
+    from orchestrator.results.record import RESULT, write_result
+
+    def result(status: Status) -> RunResult:
+        from orchestrator.parse.classify import make_classification
+
+        return RunResult(status=status, reason=status.value, run_id="r1",
+                         classification=make_classification(Kind.INTERRUPTED, "x", []),
+                         target=TargetInfo(name="cortex-m55", simulator="qemu"))
+
+    first = write_result(tmp_path, result(Status.INTERRUPTED))
+    assert first == tmp_path / RESULT
+    with first.open() as reader:
+        write_result(tmp_path, result(Status.PASS))
+        assert json.loads(reader.read())["status"] == "interrupted"
+    document = json.loads(first.read_text())
+    assert document["status"] == "pass" and document["artifacts"]["result"] == str(first)
+    assert [p.name for p in tmp_path.iterdir()] == [RESULT]

@@ -60,7 +60,9 @@ def test_the_data_names_real_models_only():
     for row in data["upstream"].values():
         assert set(row.get("weights", [])) <= set(data["weights"])
     for weight in data["weights"].values():   # torchvision's names carry the hash prefix
-        assert weight["url"].rsplit("/", 1)[-1].split(".")[0].endswith(weight["sha256_prefix"])
+        if weight["store"] == "torch-hub":
+            stem = weight["url"].rsplit("/", 1)[-1].split(".")[0]
+            assert weight["sha256_prefix"] and stem.endswith("-" + weight["sha256_prefix"])
 
 
 def test_listing_shows_every_model_with_its_facts(capsys):
@@ -123,9 +125,9 @@ def test_a_missing_package_names_the_extra_to_install():
 
 
 def test_weights_fetched_outside_the_tool_are_refused(tree):
-    with pytest.raises(OrchestratorError, match="cannot be loaded here: timm downloads "
-                                                "deit_tiny_patch16_224"):
-        load_model(resolve_model("deit_tiny"))
+    with pytest.raises(OrchestratorError, match="cannot be loaded here: it downloads "
+                                                "efficient_sam_vitt.pt"):
+        load_model(resolve_model("efficient_sam"))
 
 
 def test_missing_pretrained_weights_are_refused_in_one_sentence(tree):
@@ -157,3 +159,60 @@ def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
     assert not torch.equal(random_one.state_dict()[first_key], saved[first_key])
     assert torch.equal(random_one.state_dict()[first_key], again.state_dict()[first_key])
     assert torch.equal(inputs[0], inputs_again[0]) and inputs[0].shape == (1, 3, 224, 224)
+
+
+def test_timm_model_loads_seeded_random_weights_only_when_asked(tree):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    import_torchvision_models_without_c_ops()      # timm imports torchvision
+    pytest.importorskip("timm")
+    with pytest.raises(OrchestratorError) as refused:
+        load_model(resolve_model("deit_tiny"))
+    assert refused.value.next_step.startswith("invoke setup --models deit_tiny "
+                                              "--allow-unpinned=deit_tiny_patch16_224.fb_in1k")
+    first, inputs = load_model(resolve_model("deit_tiny", random_weights=True))
+    second, _ = load_model(resolve_model("deit_tiny", random_weights=True))
+    assert type(first).__name__ == "VisionTransformer" and inputs[0].shape == (1, 3, 224, 224)
+    assert all(torch.equal(value, second.state_dict()[key])
+               for key, value in first.state_dict().items())
+
+
+def test_a_download_the_data_does_not_record_is_refused_while_loading(tree, monkeypatch):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    import orchestrator.aot.upstream_loading as loading
+
+    import_torchvision_models_without_c_ops()
+    unrecorded = parse_model_catalogue({"upstream": {"mv3": {"packages": ["torchvision"]}}},
+                                       {"mv3": MODEL_NAME_TO_MODEL["mv3"]})
+    monkeypatch.setattr(loading, "load_model_catalogue", lambda: unrecorded)
+    ref = resolve_model("mv3")
+    with pytest.raises(OrchestratorError) as refused:
+        load_upstream(type(ref)(**{**ref.__dict__, "weights": "seeded"}))
+    assert refused.value.cause.startswith("model mv3 tried to download https://download."
+                                          "pytorch.org/models/mobilenet_v3_small-047dcff4.pth")
+    assert not list(tree.weights.rglob("*.pth"))
+
+
+def test_timm_pretrained_weights_come_from_setup_through_a_mirror(tree, file_server):
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    from orchestrator.setup.options import SetupOptions
+    from orchestrator.setup.weights import install_model_weights
+
+    import_torchvision_models_without_c_ops()      # timm imports torchvision
+    timm = pytest.importorskip("timm")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(5)
+        saved = timm.create_model("deit_tiny_patch16_224", pretrained=False).state_dict()
+    weight = load_model_catalogue().upstream["deit_tiny"].weights[0]
+    safetensors_torch.save_file(saved, str(file_server.directory / weight.filename))
+    options = SetupOptions(models=("deit_tiny",), mirror=file_server.url,
+                           allow_unpinned=frozenset({weight.name}))
+    entry = install_model_weights(("deit_tiny",), options, tree)[f"weights:{weight.name}"]
+    assert entry["verified"].startswith("nothing")
+    assert (tree.weights / "hf-hub" / "models--timm--deit_tiny_patch16_224.fb_in1k" / "refs"
+            / "main").is_file()
+    model, _ = load_model(resolve_model("deit_tiny"))
+    assert all(torch.equal(value, model.state_dict()[key]) for key, value in saved.items())

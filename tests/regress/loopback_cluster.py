@@ -83,3 +83,18 @@ def _dask() -> str:
     """The dask command of this interpreter's environment."""
     beside = Path(sys.executable).with_name("dask")
     return str(beside) if beside.is_file() else (shutil.which("dask") or "dask")
+
+
+def start_far_workers(cluster: LoopbackCluster, folder: Path,
+                      names: tuple[str, ...] = ("far1", "far2")) -> None:
+    """Start the scheduler and workers that each have a scratch of their own under `folder`
+    (none sees the client's: products travel as bytes)."""
+    from orchestrator.paths import scratch
+    from orchestrator.setup.toolchain import adopt_system_toolchain
+
+    cluster.start_scheduler()
+    for name in names:
+        own = scratch(folder / name).ensure()
+        adopt_system_toolchain(own)
+        cluster.start_worker(name, own.root)
+    cluster.wait_for_workers(len(names))

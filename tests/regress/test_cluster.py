@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 pytest.importorskip("distributed", reason="needs dask and distributed: "
                                           "pip install -e '.[cluster]'")
 
-from loopback_cluster import REPO, LoopbackCluster  # noqa: E402
+from loopback_cluster import REPO, LoopbackCluster, start_far_workers  # noqa: E402
 from test_qemu_lane import (  # noqa: E402
     BUILD_SCRATCH_ENV,
     MATRIX,
@@ -217,12 +217,7 @@ def test_a_worker_with_a_different_toolchain_is_refused(tree, matrices, cluster,
 def test_workers_without_the_clients_scratch_get_products_as_bytes(tree, matrices, tmp_path):
     far = LoopbackCluster(tmp_path)
     try:
-        far.start_scheduler()
-        for name in ("far1", "far2"):
-            own = scratch(tmp_path / name).ensure()
-            adopt_system_toolchain(own)
-            far.start_worker(name, own.root)
-        far.wait_for_workers(2)
+        start_far_workers(far, tmp_path)
         code, document = regress(tree, matrices / "qemu.toml", scheduler=far.address,
                                  filter="selftest@cortex-m55/*")
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.fields import from_cli
 from orchestrator.results import RunResult, Status, validation_errors
+from orchestrator.results.summary_table import format_result
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
@@ -63,6 +65,16 @@ def test_cpu_programs_profile_per_kernel(cpu_run):
     assert profile is not None and profile.source == "systick" and not profile.timing
     assert all(row.executor == "CPU kernel" for row in profile.operators)
     assert Path(cpu_run.artifacts["etdump"]).stat().st_size == profile.etdump_bytes
+    check_the_summary_shows_the_heaviest_operators(cpu_run)
+
+
+def check_the_summary_shows_the_heaviest_operators(result: RunResult) -> None:
+    """What `invoke run --profile` prints: the top operators by share, heaviest first."""
+    assert result.profile is not None
+    (line,) = [line for line in format_result(result).splitlines()
+               if line.startswith("profile ")]
+    heaviest = max(result.profile.operators, key=lambda row: row.share_percent)
+    assert f"{heaviest.operator}" in line and f"{heaviest.share_percent:.1f}%" in line
 
 
 def test_mv2_profile_names_its_convolutions(cpu_run):
@@ -97,4 +109,8 @@ def test_intermediates_of_an_exact_cpu_program_show_no_departure(runner_scratch,
     comparison = result.profile.intermediates
     assert comparison["departure"] is None and comparison["compared"] >= 6
     assert "equals the exact reference" in result.classification.details["intermediates"]
+    shown = format_result(result)   # what `invoke run --intermediates` prints
+    assert re.search(rf"^intermediates +{comparison['compared']} operators compared, none "
+                     "departs$", shown, re.MULTILINE), shown
+    check_the_summary_shows_the_heaviest_operators(result)
     assert Path(result.artifacts["debug_buffer"]).stat().st_size > 0

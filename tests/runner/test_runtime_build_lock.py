@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.firmware_build.toolchain import Compilers
-from orchestrator.paths import Scratch
+from orchestrator.paths import USER_CACHE_ENV, Scratch
 from orchestrator.runner import runtime
 from orchestrator.runner.runtime import RuntimeConfig, build_runtime
 from orchestrator.runner.sources import RuntimeSources
@@ -30,6 +30,7 @@ def test_two_builds_of_one_runtime_take_turns(tmp_path: Path,
         spans.append((started, time.monotonic(), what))
 
     monkeypatch.setattr(runtime, "run_step", recorded_step)
+    monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
     scratch = Scratch(tmp_path / "scratch")
     sources = RuntimeSources(tmp_path / "executorch", tmp_path / "cmsis-nn")
     config = RuntimeConfig("cortex-m55", "Release", "all", ALL)

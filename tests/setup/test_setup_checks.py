@@ -70,7 +70,7 @@ def test_targets_select_only_what_they_need():
     cat = load_setup_catalogue()
     names = [item.name for item in plan(cat, SetupOptions(targets=("ethos-u85-128",)))]
     assert names == ["toolchain", "fvp-corstone-320", "executorch", "cmsis-nn",
-                     "ethosu-core-driver", "cmsis"]
+                     "ethosu-core-driver", "cmsis", "vela-sdist"]   # the sdist: its QEMU model
     names = [item.name for item in plan(cat, SetupOptions(targets=("cortex-m55",)))]
     assert names == ["toolchain", "executorch", "cmsis-nn"]     # QEMU first: no FVP needed
     only = [item.name for item in plan(cat, SetupOptions(only=("fvp", "json")))]

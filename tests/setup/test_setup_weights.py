@@ -122,3 +122,19 @@ def test_setup_models_alone_touches_nothing_else(tree, capsys):
     with pytest.raises(OrchestratorError, match="mobilenet_v3_small-047dcff4.pth of model "
                                                 "mv3 have no verified sha256"):
         run_setup(tree, _options(models=("mv3",)), load_setup_catalogue())
+
+
+def test_a_torchaudio_asset_goes_where_torchaudio_looks_and_no_digest_is_said(server, tree):
+    server.routes["torchaudio/models/rnnt.pt"] = Route(BODY)
+    data = {"upstream": {"speech": {"packages": [], "weights": ["rnnt"]}},
+            "weights": {"rnnt": {"url": "https://download.pytorch.org/torchaudio/models/rnnt.pt",
+                                 "sha256": "", "sha256_prefix": "", "store": "torchaudio"}}}
+    catalogue = parse_model_catalogue(data, {"speech": ("speech_module", "Speech")})
+    options = _options(models=("speech",), mirror=server.url("torchaudio/models"))
+    with pytest.raises(OrchestratorError, match="nor does its file name carry a hash"):
+        install_model_weights(("speech",), options, tree, catalogue)
+    allowed = _options(models=("speech",), mirror=server.url("torchaudio/models"),
+                       allow_unpinned=frozenset({"rnnt"}))
+    entry = install_model_weights(("speech",), allowed, tree, catalogue)["weights:rnnt"]
+    assert entry["verified"].startswith("nothing") and entry["sha256"] == SHA256
+    assert (tree.weights / "torch-hub" / "torchaudio" / "models" / "rnnt.pt").read_bytes() == BODY

@@ -1,7 +1,9 @@
 """Shifts from PyTorch (`>>`, `<<`, bitwise_*_shift on int8/int16/int32 tensors): ExecuTorch
 lowers them to TOSA ARITHMETIC_RIGHT_SHIFT / LOGICAL_LEFT_SHIFT (int32, with casts around
 narrower types on U55/U65), Vela to the Ethos-U SHR / SHL elementwise modes. Host NPU model vs
-TOSA reference: bit-exact, or the recorded hardware departure below.
+TOSA reference: bit-exact, or the recorded hardware departure below. The same int32 cases
+with bitwise AND/OR/XOR/NOT, integer division and comparisons run on the U85 too (its AND, OR,
+XOR, NOT, DIV and CMP_* modes).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 from vnpu_cases_ew import CASES
 from vnpu_support import (
     U55_U65_TARGETS,
+    U85_TARGETS,
     check_case,
     compiled,
     needs_toolchain,
@@ -31,7 +34,9 @@ SATURATING_CAST = (
     "ethos_u55_register_cs_generator.cpp:834-849 GenerateActivation), so the stream programs "
     "ACTIVATION_MIN/MAX = -128/127 and the NPU saturates where TOSA wraps")
 HARDWARE_DEPARTS = {"lshift_int8": SATURATING_CAST}
-SLICE = [("rshift_channels", "ethos-u55-32"), ("lshift_5", "ethos-u65-512")]
+SLICE = [("rshift_channels", "ethos-u55-32"), ("lshift_5", "ethos-u65-512"),
+         # U85: bitwise AND, integer DIV (and the SHR before it)
+         ("and_int32", "ethos-u85-128"), ("div_int32", "ethos-u85-128")]
 SATURATION_TARGET = "ethos-u55-128"
 
 
@@ -49,7 +54,8 @@ def test_shift_slice_is_exact(case: str, target: str) -> None:
 
 @pytest.mark.sweep
 @pytest.mark.parametrize(("model", "target"),
-                         [_case(case, target) for case in CASES for target in U55_U65_TARGETS])
+                         [_case(case, target) for case in CASES
+                          for target in (*U55_U65_TARGETS, *U85_TARGETS)])
 def test_sweep_shifts(model: str, target: str) -> None:
     check_case(model, target)
 

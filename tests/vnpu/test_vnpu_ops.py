@@ -19,7 +19,9 @@ SLICE = [("vnpu_opcases:conv_k3", "ethos-u55-64"), ("vnpu_opcases:dw_k3_s2", "et
          ("vnpu_opcases:sigmoid", "ethos-u55-128"),
          # softmax over NCHW channels: an AvgPool transpose leaves a stale OFM STRIDE_C that
          # the hardware ignores for NHWC (regor ethos_u55_register_cs_generator.cpp:1360)
-         ("vnpu_opcases:softmax", "ethos-u65-256")]
+         ("vnpu_opcases:softmax", "ethos-u65-256"),
+         # 2,359,296 weights in one CONV: decoded in two blocks of output channels
+         ("vnpu_opcases:conv_c512_k3", "ethos-u55-128")]
 # Known, unexplained differences: kept visible (strict xfail turns a fix into a failure).
 NOT_EXACT_YET: dict[str, str] = {}
 

@@ -1,16 +1,14 @@
-"""The pinned Vela sdist (regor's U85 register header) is fetched by the project's download code
-from a real HTTP server on 127.0.0.1: a tarball that fails the pinned sha256 is refused and not
-kept; one that matches is cached and read without a second request. The U85 tables are
-generated from the header text it returns."""
+"""The pinned Vela sdist (regor's U85 register header) as a build step is handed it: a tarball
+that fails the pinned sha256 is refused, one that matches gives the header the U85 tables are
+generated from, and gen_regs without a path fails instead of downloading. (Fetching it through
+setup, from a real HTTP server: tests/setup/test_setup_inputs.py.)"""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import io
-import sys
 import tarfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +16,8 @@ import pytest
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.pins import load_pins
-from orchestrator.setup.options import MIRROR_ENV
+from orchestrator.setup import catalogue
 from orchestrator.vnpu import gen_regs, regor_source
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "setup"))
-from setup_fakes import FileServer, Route  # noqa: E402
 
 # The shape of regor's header (ethos_u85_interface.hpp): an enum class and a command struct.
 HEADER = """
@@ -74,48 +69,52 @@ def sdist_bytes(top_dir: str, header: str) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
-    served = FileServer().start()
-    monkeypatch.setenv(MIRROR_ENV, served.base)
-    yield served
-    served.stop()
-
-
 def pins_with_digest(digest: str) -> dict[str, Any]:
     pins = copy.deepcopy(load_pins())
     pins["inputs"][regor_source.PIN_NAME]["sha256"] = digest
     return pins
 
 
-def test_a_tarball_failing_the_pinned_digest_is_refused_and_not_kept(server: FileServer,
-                                                                     tmp_path: Path) -> None:
-    pin = regor_source.sdist_pin()
-    server.routes[pin.filename] = Route(sdist_bytes(pin.top_dir, HEADER))
-    with pytest.raises(OrchestratorError, match="failed its digest check"):
-        regor_source.regor_text(regor_source.U85_INTERFACE, tmp_path)
-    assert server.hits.count(pin.filename) == 1
-    assert list(tmp_path.iterdir()) == [tmp_path / f".{pin.filename}.lock"]
-
-
-def test_a_matching_tarball_is_cached_and_its_header_generates_u85_tables(
-        server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def fake_sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A tarball with the header at the pinned top directory, pinned by its own digest."""
     pin = regor_source.sdist_pin()
     body = sdist_bytes(pin.top_dir, HEADER)
-    monkeypatch.setattr(regor_source, "load_pins",
-                        lambda: pins_with_digest(hashlib.sha256(body).hexdigest()))
-    server.routes[pin.filename] = Route(body)
-    first = regor_source.regor_text(regor_source.U85_INTERFACE, tmp_path)
-    again = regor_source.regor_text(regor_source.U85_INTERFACE, tmp_path)
-    assert first == again == HEADER
-    assert server.hits.count(pin.filename) == 1     # the second read came from the cache
-    tables = gen_regs.render_u85(first)
+    pins = pins_with_digest(hashlib.sha256(body).hexdigest())
+    monkeypatch.setattr(regor_source, "load_pins", lambda: pins)
+    monkeypatch.setattr(catalogue, "load_pins", lambda: pins)
+    archive = tmp_path / pin.filename
+    archive.write_bytes(body)
+    return archive
+
+
+def test_a_tarball_handed_over_that_fails_the_pinned_digest_is_refused(tmp_path: Path) -> None:
+    pin = regor_source.sdist_pin()
+    archive = tmp_path / pin.filename
+    archive.write_bytes(sdist_bytes(pin.top_dir, HEADER))
+    with pytest.raises(OrchestratorError, match="does not match the pinned digest"):
+        regor_source.regor_text(regor_source.U85_INTERFACE, archive)
+
+
+def test_the_header_of_the_sdist_handed_over_generates_u85_tables(fake_sdist: Path) -> None:
+    text = regor_source.regor_text(regor_source.U85_INTERFACE, fake_sdist)
+    assert text == HEADER
+    tables = gen_regs.render_u85(text)
     assert "#define EM85_CMD0_NPU_SET_OFM_PRECISION 0x114u" in tables
     assert "#define EM85_ROUND_MODE_OFM_NATURAL 0x1u" in tables
     # scale:31 starts at bit 32: the data word of the cmd1
     assert ("#define EM85_F_NPU_SET_OFM_SCALE_SCALE(w) ((uint32_t)(((uint64_t)(w) >> 32) "
             "& 0x7fffffffu))") in tables
     assert "EM85_F_NPU_SET_OFM_SCALE_RESERVED" not in tables
+
+
+def test_gen_regs_writes_both_tables_from_the_path_and_needs_one(fake_sdist: Path,
+                                                                 tmp_path: Path) -> None:
+    u55, u85 = tmp_path / "regs.h", tmp_path / "regs85.h"
+    assert gen_regs.main(["gen_regs", str(u55), str(u85)]) == 2     # no path: no download
+    assert not u85.exists()
+    assert gen_regs.main(["gen_regs", str(u55), str(u85), str(fake_sdist)]) == 0
+    assert "EM85_CMD0_NPU_SET_OFM_PRECISION" in u85.read_text()
 
 
 def test_the_sdist_pin_is_the_pinned_vela_version() -> None:

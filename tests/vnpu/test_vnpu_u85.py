@@ -46,7 +46,13 @@ MODELS = [*(f"vnpu_opcases:{case}" for case in CASES),
           "vnpu_cases_geometry:attention_packed_qkv"]
 SLICE = {("vnpu_opcases:conv_k3", "ethos-u85-128", "int8"),
          ("vnpu_opcases:add", "ethos-u85-2048", "int8"),
-         ("vnpu_cases_u85:softmax_last", "ethos-u85-256", "a16w8")}
+         ("vnpu_cases_u85:softmax_last", "ethos-u85-256", "a16w8"),
+         # comparisons (CMP_GE), logical ops (AND), weights decoded in blocks (> 2M weights)
+         ("vnpu_cases_u85:ge", "ethos-u85-128", "int8"),
+         ("vnpu_cases_u85:logical_and", "ethos-u85-128", "int8"),
+         ("vnpu_opcases:conv_c512_k3", "ethos-u85-128", "int8"),
+         # Wav2Letter's stem: stride 160, one CONV per tap keeping the accumulator (ACC_FORMAT)
+         ("vnpu_cases_u85:conv1d_w2l_stem", "ethos-u85-128", "int8")}
 
 
 def _param(model: str, target: str, quantize: str) -> object:

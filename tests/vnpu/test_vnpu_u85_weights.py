@@ -1,8 +1,8 @@
-"""The Ethos-U85 weight codec (firmware/ethosu_model/src/em_weights.c) on real Vela 5.1.0
-streams: each layer is compiled by Vela for a U85 configuration, the probe library decodes the
-streams the listed registers point at, and the result must be the layer's weights exactly (and
-the scale records its bias and an exactly equal scale: Vela may halve an even multiplier and
-lower the shift).
+"""The Ethos-U85 weight order and codecs (firmware/ethosu_model/src/em85_weight_order.c,
+em_mlw.c, em_fwd.c) on real Vela 5.1.0 streams: each layer is compiled by Vela for a U85
+configuration, the probe library decodes the streams the listed registers point at, and the
+result must be the layer's weights exactly (and the scale records its bias and an exactly
+equal scale: Vela may halve an even multiplier and lower the shift).
 
 Which format Vela writes (regor compiler/scheduler.cpp EncodeBestWeightFormat, 644-716):
 Convolution and VectorProduct ops may take any of SWD, FWD and 2:4 sparsity

@@ -66,6 +66,13 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "minimum_int32": lambda: int32_binary(torch.minimum),
     "maximum_int32": lambda: int32_binary(torch.maximum),
     "abs_int32": lambda: shift(torch.abs),
+    "and_int32": lambda: int32_binary(torch.bitwise_and),
+    "or_int32": lambda: int32_binary(torch.bitwise_or),
+    "xor_int32": lambda: int32_binary(torch.bitwise_xor),
+    "not_int32": lambda: shift(torch.bitwise_not),
+    "div_int32": lambda: int32_binary(
+        lambda x, y: torch.div(x, (y >> 20) | 1, rounding_mode="trunc")),
+    "ge_int32": lambda: int32_binary(torch.ge),
 }
 
 

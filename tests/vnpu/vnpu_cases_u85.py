@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 from torch import nn
-from vnpu_opcases import binary, module, unary
+from vnpu_opcases import _input, binary, conv, module, unary
 
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "layernorm": lambda: module(nn.LayerNorm(8), size=8),
@@ -33,6 +33,24 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "downsample_nearest": lambda: module(nn.Upsample(size=(4, 3), mode="nearest"), size=6),
     "upsample_bilinear_9x7": lambda: module(nn.Upsample(size=(9, 7), mode="bilinear"), size=6),
     "downsample_bilinear": lambda: module(nn.Upsample(size=(4, 3), mode="bilinear"), size=6),
+    # comparisons and logical ops (ELEMENTWISE CMP_*, AND, OR, XOR, NOT on the U85)
+    "ge": lambda: binary(torch.ge),
+    "gt": lambda: binary(torch.gt),
+    "eq_broadcast": lambda: binary(torch.eq, (1, 16, 1, 1)),
+    "ne": lambda: binary(torch.ne),
+    "logical_and": lambda: binary(lambda a, b: torch.logical_and(a > 0, b > 0)),
+    "logical_or": lambda: binary(lambda a, b: torch.logical_or(a > 0, b < 0)),
+    "logical_xor": lambda: binary(lambda a, b: torch.logical_xor(a > 0, b > 0)),
+    "logical_not": lambda: unary(lambda x: torch.logical_not(x > 0)),
+    "where_ge": lambda: binary(lambda a, b: torch.where(a >= b, a, b * 2)),
+    "div": lambda: binary(lambda a, b: a / (b.abs() + 0.5)),
+    # a conv whose stride Vela decomposes (> 3: one 1x1 CONV per kernel tap, the accumulator
+    # kept between them, ACC_FORMAT acc_input KEEP / acc_output DISABLE)
+    "conv_stride4": lambda: conv(8, 16, 4, stride=4, size=16),
+    "conv1d_stride5": lambda: (nn.Conv1d(4, 8, 10, stride=5), (_input(1, 4, 40),)),
+    # Wav2Letter's waveform stem (torchaudio Wav2Letter: kernel 250, stride 160, padding 45)
+    "conv1d_w2l_stem": lambda: (nn.Conv1d(1, 16, 250, stride=160, padding=45),
+                                (_input(1, 1, 800),)),
 }
 
 

@@ -67,6 +67,9 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "conv_c3_5": lambda: conv(3, 5, 3, padding=1),
     "conv_c20_33": lambda: conv(20, 33, 3, padding=1),
     "conv_c64_48": lambda: conv(64, 48, 1, size=6),
+    # 2,359,296 weights in one command (ResNet-18's last 3x3 layer): more than the model's
+    # decoded-weight buffer, so they are decoded in blocks of output channels
+    "conv_c512_k3": lambda: conv(512, 512, 3, padding=1, size=3),
     "conv_k5_s2_valid": lambda: conv(16, 24, 5, stride=2),
     "conv_k1x7": lambda: (nn.Conv2d(8, 16, (1, 7), padding=(0, 3)), (_input(1, 8, 10, 10),)),
     "conv_stem_224": lambda: conv(3, 32, 3, stride=2, padding=1, size=224),

@@ -1,7 +1,17 @@
 /* Ethos-U85 NPU_OP_ELEMENTWISE: each operand scaled by its own register (IFM_SCALE, IFM2_SCALE:
    scale, shift, IFM round mode), the operation in the accumulator, then OFM_SCALE (regor
    ethos_u85_register_cs_generator.cpp GenerateScalingForElementwise). Broadcasts: H, W, C and
-   SCALAR (the operand is NPU_SET_OP_SCALAR) on either input (GenerateInputBroadcast). */
+   SCALAR (the operand is NPU_SET_OP_SCALAR) on either input (GenerateInputBroadcast).
+
+   Modes (regor ethos_u85_register_cs_generator.cpp:163-187 maps the operations to them):
+   arithmetic (ADD, SUB, MUL, MIN, MAX, ABS); comparisons CMP_EQ/NE/GE/GT giving regor's internal
+   bool, all bits set for true and 0 for false (graphir_optimiser.cpp:130-150: a graph's bool
+   output is that value AND 1, a bool input becomes it through CMP_NE 0; :2090-2105 SELECT is
+   OR(AND(a, s), AND_NOT(b, s)), which needs every bit of s); the bitwise AND, OR, XOR, NOT,
+   AND_NOT (a & ~b) that logical and bitwise operations both map to; SHL, SHR (TOSA
+   ARITHMETIC_RIGHT_SHIFT, regor OpType::Asr, rounded by the OFM round mode) and DIV (TOSA
+   INTDIV, toward zero), which regor never scales (:781-784 asserts unit scales). The operands of
+   every mode pass their IFM scales (unit where regor asserts it) and the result OFM_SCALE. */
 #include <string.h>
 
 #include "em_internal.h"
@@ -55,16 +65,29 @@ static int64_t operand_value(em_state *s, const operand *p, int y, int x, int c,
     return em_scale(s, v - p->fm.zero_point, p->scale, p->shift, p->round, err);
 }
 
-static int binary(unsigned mode) {
-    return mode == EM85_ELEMENTWISE_MODE_ADD || mode == EM85_ELEMENTWISE_MODE_SUB ||
-           mode == EM85_ELEMENTWISE_MODE_MUL || mode == EM85_ELEMENTWISE_MODE_MIN || mode == EM85_ELEMENTWISE_MODE_MAX;
+/* What a mode computes, by kind; 0: not modelled. */
+enum { ARITHMETIC = 1, COMPARISON, BITWISE, SHIFT, DIVISION };
+
+static int mode_kind(unsigned mode) {
+    switch (mode) {
+    case EM85_ELEMENTWISE_MODE_ADD: case EM85_ELEMENTWISE_MODE_SUB: case EM85_ELEMENTWISE_MODE_MUL:
+    case EM85_ELEMENTWISE_MODE_MIN: case EM85_ELEMENTWISE_MODE_MAX: case EM85_ELEMENTWISE_MODE_ABS:
+        return ARITHMETIC;
+    case EM85_ELEMENTWISE_MODE_CMP_EQ: case EM85_ELEMENTWISE_MODE_CMP_NE: case EM85_ELEMENTWISE_MODE_CMP_GE:
+    case EM85_ELEMENTWISE_MODE_CMP_GT:
+        return COMPARISON;
+    case EM85_ELEMENTWISE_MODE_AND: case EM85_ELEMENTWISE_MODE_OR: case EM85_ELEMENTWISE_MODE_XOR:
+    case EM85_ELEMENTWISE_MODE_NOT: case EM85_ELEMENTWISE_MODE_AND_NOT:
+        return BITWISE;
+    case EM85_ELEMENTWISE_MODE_SHL: case EM85_ELEMENTWISE_MODE_SHR: return SHIFT;
+    case EM85_ELEMENTWISE_MODE_DIV: return DIVISION;
+    default: return 0;
+    }
 }
 
-/* The unary modes modelled: ABS (IFM scaled, then |.|, then OFM_SCALE: regor
-   GenerateScalingForElementwise scales a unary op's one input like a binary op's). */
-static int unary(unsigned mode) { return mode == EM85_ELEMENTWISE_MODE_ABS; }
+static int unary(unsigned mode) { return mode == EM85_ELEMENTWISE_MODE_ABS || mode == EM85_ELEMENTWISE_MODE_NOT; }
 
-static int64_t combine(unsigned mode, int64_t a, int64_t b) {
+static int64_t arithmetic(unsigned mode, int64_t a, int64_t b) {
     switch (mode) {
     case EM85_ELEMENTWISE_MODE_ADD: return a + b;
     case EM85_ELEMENTWISE_MODE_SUB: return a - b;
@@ -75,30 +98,83 @@ static int64_t combine(unsigned mode, int64_t a, int64_t b) {
     }
 }
 
+static int64_t comparison(unsigned mode, int64_t a, int64_t b) {
+    int holds = mode == EM85_ELEMENTWISE_MODE_CMP_EQ   ? a == b
+                : mode == EM85_ELEMENTWISE_MODE_CMP_NE ? a != b
+                : mode == EM85_ELEMENTWISE_MODE_CMP_GE ? a >= b
+                                                       : a > b;
+    return holds ? -1 : 0; /* regor's internal bool: every bit set */
+}
+
+static int64_t bitwise(unsigned mode, int64_t a, int64_t b) {
+    switch (mode) {
+    case EM85_ELEMENTWISE_MODE_AND: return a & b;
+    case EM85_ELEMENTWISE_MODE_OR: return a | b;
+    case EM85_ELEMENTWISE_MODE_XOR: return a ^ b;
+    case EM85_ELEMENTWISE_MODE_NOT: return ~a;
+    default: return a & ~b; /* AND_NOT */
+    }
+}
+
+/* SHL keeps the low 32 bits (TOSA LOGICAL_LEFT_SHIFT on int32, as em_elementwise.c); SHR shifts
+   right arithmetically, rounded by the OFM round mode. TOSA requires amounts in 0..31. */
+static int64_t shift(em_state *s, unsigned mode, int64_t a, int64_t b, unsigned round, int *err) {
+    if (b < 0 || b > 31) {
+        *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE shift amount %d outside 0..31 on Ethos-U85-%d",
+                       (int)b, s->macs);
+        return 0;
+    }
+    if (mode == EM85_ELEMENTWISE_MODE_SHL) return (int64_t)em_sext((uint32_t)((uint64_t)a << b), 32);
+    return em_scale(s, a, 1, (int)b, round, err);
+}
+
+/* TOSA INTDIV: the quotient rounded toward zero (C's division); a zero divisor stops. */
+static int64_t division(em_state *s, int64_t a, int64_t b, int *err) {
+    if (b == 0) {
+        *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE DIV by zero on Ethos-U85-%d (not modelled)",
+                       s->macs);
+        return 0;
+    }
+    return a / b;
+}
+
+/* The accumulator value of one element (before OFM_SCALE). */
+static int64_t element(em_state *s, unsigned mode, int64_t a, int64_t b, unsigned round, int *err) {
+    switch (mode_kind(mode)) {
+    case ARITHMETIC: return arithmetic(mode, a, b);
+    case COMPARISON: return comparison(mode, a, b);
+    case BITWISE: return bitwise(mode, a, b);
+    case SHIFT: return shift(s, mode, a, b, round, err);
+    default: return division(s, a, b, err);
+    }
+}
+
 int em85_op_elementwise(em_state *s, unsigned mode) {
     em_out o;
     operand a, b;
     int64_t scale;
-    int shift, acc_bits, from_ifm2, rc, y, x, c;
-    if (!binary(mode) && !unary(mode))
+    em85_acc acc;
+    int shift_, rc, y, x, c;
+    const int binary = !unary(mode);
+    if (!mode_kind(mode))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE elementwise_mode value %u on Ethos-U85-%d "
                        "(not modelled)", mode, s->macs);
-    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc_bits, &from_ifm2)) || (rc = em85_load_out(s, &o, 0)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_ELEMENTWISE", 0, &acc)) || (rc = em85_load_out(s, &o, 0)) ||
         (rc = load_operand(s, 0, EM85_R0(s, NPU_SET_IFM_BROADCAST), EM85_R1(s, NPU_SET_IFM_SCALE), &a)) ||
-        (binary(mode) &&
-         (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
-        (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift)))
+        (binary && (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
+        (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift_)))
         return rc;
     for (y = 0; y < o.height; y++) {
         for (x = 0; x < o.width; x++) {
             for (c = 0; c < o.depth; c++) {
                 int err = 0;
                 int64_t va = operand_value(s, &a, y, x, c, &err), v;
-                int64_t vb = binary(mode) ? operand_value(s, &b, y, x, c, &err) : 0;
+                int64_t vb = binary ? operand_value(s, &b, y, x, c, &err) : 0;
                 if (err) return err;
-                v = combine(mode, va, vb);
-                if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc_bits))) return rc;
-                v = em_scale(s, v, scale, shift, o.round_mode, &err);
+                v = element(s, mode, va, vb, o.round_mode, &err);
+                if (err) return err;
+                if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc.bits))) return rc;
+                v = em_scale(s, v, scale, shift_, o.round_mode, &err);
                 if (err) return err;
                 em_store(&o, y, x, c, v);
             }

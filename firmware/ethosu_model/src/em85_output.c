@@ -132,6 +132,12 @@ void em85_store_transposed(em_state *s) {
             }
 }
 
+void em85_ofm_shape(em_state *s, em_out *o) {
+    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
+    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
+    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+}
+
 int em85_load_out(em_state *s, em_out *o, int b64) {
     uint64_t prec = EM85_R0(s, NPU_SET_OFM_PRECISION);
     uint64_t scale = EM85_R1(s, NPU_SET_OFM_SCALE);
@@ -148,9 +154,7 @@ int em85_load_out(em_state *s, em_out *o, int b64) {
            decomposition" (ethos_u85_constraints.cpp:569-577) */
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s NPU_SET_OFM_PRECISION activation_transpose value %u with B64 on "
                        "Ethos-U85-%d (not modelled)", em_opname(85, 0, s->op_code), transpose, s->macs);
-    o->height = (int)EM85_F_NPU_SET_OFM_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_OFM_HEIGHT_M1)) + 1;
-    o->width = (int)EM85_F_NPU_SET_OFM_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_WIDTH_M1)) + 1;
-    o->depth = (int)EM85_F_NPU_SET_OFM_DEPTH_M1_DEPTH_M1(EM85_R0(s, NPU_SET_OFM_DEPTH_M1)) + 1;
+    em85_ofm_shape(s, o);
     o->round_mode = em85_round_mode(EM85_F_NPU_SET_OFM_SCALE_ROUND_MODE(scale));
     if (o->round_mode == 0xffu)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE round_mode value %u",

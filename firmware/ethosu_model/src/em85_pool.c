@@ -1,37 +1,9 @@
-/* Ethos-U85 NPU_OP_POOL (MAX, AVERAGE, SUM, REDUCE_SUM, NONE) and the U85 kernel registers.
+/* Ethos-U85 NPU_OP_POOL (MAX, AVERAGE, SUM, REDUCE_SUM, NONE).
    The window arithmetic is the U55's (em_pool_window); the scaling is OFM_SCALE (regor
    ethos_u85_register_cs_generator.cpp GenerateOFMScalingForPooling). */
 #include "em_internal.h"
 
 #define P0(s, op, field) ((int)EM85_F_NPU_SET_##op##_##field(EM85_R0(s, NPU_SET_##op)))
-
-int em85_load_geom(em_state *s, const em_out *o, em_geom *g) {
-    uint64_t st = EM85_R0(s, NPU_SET_KERNEL_STRIDE);
-    unsigned upscale = EM85_F_NPU_SET_IFM_UPSCALE_MODE(EM85_R0(s, NPU_SET_IFM_UPSCALE));
-    g->kh_dil = P0(s, KERNEL_HEIGHT_M1, HEIGHT_M1) + 1;
-    g->kw_dil = P0(s, KERNEL_WIDTH_M1, WIDTH_M1) + 1;
-    g->stride_x = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_X_MSB(st) << 1)) + 1;
-    g->stride_y = (int)(EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_LSB(st) | (EM85_F_NPU_SET_KERNEL_STRIDE_STRIDE_Y_MSB(st) << 1)) + 1;
-    g->dil_x = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_X(st) + 1;
-    g->dil_y = (int)EM85_F_NPU_SET_KERNEL_STRIDE_DILATION_Y(st) + 1;
-    g->part_kernel = EM85_F_NPU_SET_KERNEL_STRIDE_WEIGHT_ORDER(st) == EM85_WEIGHT_ORDER_PART_KERNEL_FIRST;
-    g->kh = (g->kh_dil - 1) / g->dil_y + 1;
-    g->kw = (g->kw_dil - 1) / g->dil_x + 1;
-    g->pad_top = P0(s, IFM_PAD_TOP, PAD);
-    g->pad_left = P0(s, IFM_PAD_LEFT, PAD);
-    g->pad_bottom = P0(s, IFM_PAD_BOTTOM, PAD);
-    g->pad_right = P0(s, IFM_PAD_RIGHT, PAD);
-    g->upscale = EM_RESAMPLING_MODE_NONE;
-    if (upscale != EM85_IFM_UPSCALE_MODE_NONE)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_IFM_UPSCALE mode value %u on Ethos-U85-%d (not modelled)",
-                       upscale, s->macs);
-    if (EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st) != EM85_KERNEL_DECOMPOSITION_D8X8)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_KERNEL_STRIDE decomposition value %u on Ethos-U85-%d",
-                       EM85_F_NPU_SET_KERNEL_STRIDE_DECOMPOSITION(st), s->macs);
-    g->ifm_h = (o->height - 1) * g->stride_y + g->kh_dil - g->pad_top - g->pad_bottom;
-    g->ifm_w = (o->width - 1) * g->stride_x + g->kw_dil - g->pad_left - g->pad_right;
-    return 0;
-}
 
 /* A NONE pool's accumulator comes from IFM2 (acc_input IFM2): regor UseNullPool passes a 32- or
    64-bit input as IFM2 with an 8-bit dummy IFM ("Pool with input type >= 32 should use IFM int8
@@ -84,12 +56,15 @@ int em85_op_pool(em_state *s, unsigned mode) {
     em_geom g;
     int64_t scale = 1;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
+    em85_acc acc_format;
     int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
     int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
                       EM85_OFM_SCALE_MODE_PER_CHANNEL;
-    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE, &acc_bits, &from_ifm2)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_POOL", mode == EM85_POOLING_MODE_NONE ? EM85_ACC_IFM2 : 0u, &acc_format)) ||
         (!per_channel && (rc = em85_global_scale(s, "NPU_OP_POOL", &scale, &shift))))
         return rc;
+    acc_bits = acc_format.bits;
+    from_ifm2 = acc_format.from_ifm2;
     if (mode == EM85_POOLING_MODE_NONE && !from_ifm2)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
     if (from_ifm2 && (rc = load_accumulator_input(s, acc_bits, &acc_fm))) return rc;

@@ -149,17 +149,18 @@ static int load_resize(em_state *s, unsigned mode, resize_op *r) {
     int block_w = (int)EM85_F_NPU_SET_OFM_BLK_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_OFM_BLK_WIDTH_M1)) + 1;
     int extent_h = (int)EM85_F_NPU_SET_KERNEL_HEIGHT_M1_HEIGHT_M1(EM85_R0(s, NPU_SET_KERNEL_HEIGHT_M1)) + 1;
     int extent_w = (int)EM85_F_NPU_SET_KERNEL_WIDTH_M1_WIDTH_M1(EM85_R0(s, NPU_SET_KERNEL_WIDTH_M1)) + 1;
-    int rc, acc_bits, from_ifm2, b64 = mode == EM85_RESIZE_MODE_BILINEAR;
+    em85_acc acc;
+    int rc, b64 = mode == EM85_RESIZE_MODE_BILINEAR;
     r->mode = mode;
     if (mode != EM85_RESIZE_MODE_NEAREST && mode != EM85_RESIZE_MODE_BILINEAR)
         /* regor ToResizeMode maps only Bilinear and Nearest (REPLICATE is never emitted) */
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE resize_mode value %u on Ethos-U85-%d (not modelled)",
                        mode, s->macs);
-    if ((rc = em85_accumulator(s, "NPU_OP_RESIZE", 0, &acc_bits, &from_ifm2)) ||
+    if ((rc = em85_accumulator(s, "NPU_OP_RESIZE", 0, &acc)) ||
         (rc = em85_global_scale(s, "NPU_OP_RESIZE", &r->scale, &r->shift)) || (rc = em_load_fmap(s, 0, &r->in)) ||
         (rc = em85_load_out(s, &r->o, b64)) || (rc = check_fixed(s, r)))
         return rc;
-    if (r->o.fm.bytes == 8 && acc_bits != 48)
+    if (r->o.fm.bytes == 8 && acc.bits != 48)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_RESIZE NPU_SET_ACC_FORMAT acc_format value %u with a B64 OFM "
                        "on Ethos-U85-%d (not modelled)",
                        EM85_F_NPU_SET_ACC_FORMAT_ACC_FORMAT(EM85_R0(s, NPU_SET_ACC_FORMAT)), s->macs);

@@ -36,22 +36,48 @@ typedef struct conv_job {
     int patch;   /* int16 elements of one position's patch: kh * kw * depth */
     int chunk;   /* products an int32 partial sum can take without overflow */
     int acc_bits;            /* U85: the ACC_FORMAT accumulator (32 or 48 bits); 0 elsewhere */
+    int keep, output;        /* U85: start from the kept accumulator; write the OFM (else keep it) */
     int64_t acc_lo, acc_hi;  /* the accumulator's range (int64 where it is not checked) */
+    em_kernel k;             /* the weights; k.ofm_lo/ofm_hi the channels decoded in g_weights */
+    em_weight_streams w;     /* U85: the weight decoders' streams */
+    int c0, c1;              /* the output channels computed now: k.ofm_lo, k.ofm_hi */
+    em85_acc acc;            /* U85: ACC_FORMAT (output 1 elsewhere) */
 } conv_job;
 
 /* --- the output stage of one position: scale per channel, then store --- */
 
+/* The accumulator of (oy, ox, c) before the products: the record's bias where the output is
+   written (the output stage adds it, once per kept chain: em85_kept.c), plus the kept one. */
+static inline int64_t acc_start(const conv_job *j, int oy, int ox, int c) {
+    int64_t v = j->output ? j->s->bias[c] : 0;
+    return j->keep ? v + *em85_kept_at(j->s, oy, ox, c) : v;
+}
+
+/* U85 acc_output DISABLE: channels j->c0..c1-1 of acc kept for the next command. */
+static int keep_position(conv_job *j, int oy, int ox, const int64_t *acc) {
+    int c;
+    for (c = j->c0; c < j->c1; c++) {
+        if (acc[c] < j->acc_lo || acc[c] > j->acc_hi)
+            return em85_acc_check(j->s, j->depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV", acc[c], j->acc_bits);
+        *em85_kept_at(j->s, oy, ox, c) = acc[c];
+    }
+    return 0;
+}
+
+/* Channels j->c0..c1-1 of acc (indexed by channel). */
 static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     const em_out *o = &j->o;
     const em_fmap *f = &o->fm;
     const int32_t *mult = j->s->mult;
     const uint8_t *shift = j->s->shift;
-    const int depth = o->depth;
+    const int c0 = j->c0, c1 = j->c1;
     const unsigned mode = o->round_mode;
     const int64_t stride_c = f->stride_c; /* locals: byte stores below may alias anything */
-    uint8_t *run = em_fm_run(f, oy, ox, depth);
+    uint8_t *run;
     int c;
-    for (c = 0; c < depth; c++) {
+    if (!j->output) return keep_position(j, oy, ox, acc);
+    run = em_fm_run(f, oy, ox, c1);
+    for (c = c0; c < c1; c++) {
         if (acc[c] < j->acc_lo || acc[c] > j->acc_hi)
             return em85_acc_check(j->s, j->depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV", acc[c], j->acc_bits);
         if (!em_scale_fast(acc[c], mult[c], shift[c], mode, &acc[c])) {
@@ -60,20 +86,16 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
             if (err) return err;
         }
     }
-    em_out_values(o, acc, depth);
+    em_out_values(o, acc + c0, c1 - c0);
     if (run == NULL) {
-        for (c = 0; c < depth; c++) em_fm_write(f, oy, ox, c, acc[c]);
+        for (c = c0; c < c1; c++) em_fm_write(f, oy, ox, c, acc[c]);
     } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) { /* NHWC: channels contiguous (not a U85
                                                                    transposed OFM view) */
-        for (c = 0; c < depth; c++) run[c] = (uint8_t)acc[c];
+        for (c = c0; c < c1; c++) run[c] = (uint8_t)acc[c];
     } else if (f->bytes == 1 && f->nhcwb16) {
-        for (c = 0; c < depth; c += 16) {
-            uint8_t *brick = run + (c >> 4) * stride_c;
-            int i, n = depth - c < 16 ? depth - c : 16;
-            for (i = 0; i < n; i++) brick[i] = (uint8_t)acc[c + i];
-        }
+        for (c = c0; c < c1; c++) run[(c >> 4) * stride_c + (c & 15)] = (uint8_t)acc[c];
     } else {
-        for (c = 0; c < depth; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
+        for (c = c0; c < c1; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
     }
     return 0;
 }
@@ -147,9 +169,9 @@ static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     int p, c;
     int64_t sums[CONV_POSITIONS];
     for (p = 0; p < positions; p++) gather_patch(j, oy, ox0 + p, g_patch + (size_t)p * j->patch);
-    for (c = 0; c < j->o.depth; c++) {
-        for (p = 0; p < positions; p++) sums[p] = j->s->bias[c];
-        dot_rows(j, g_weights + (size_t)c * j->patch, g_patch, positions, sums);
+    for (c = j->c0; c < j->c1; c++) {
+        for (p = 0; p < positions; p++) sums[p] = acc_start(j, oy, ox0 + p, c);
+        dot_rows(j, g_weights + (size_t)(c - j->c0) * j->patch, g_patch, positions, sums);
         for (p = 0; p < positions; p++) g_acc[p][c] = sums[p];
     }
     for (p = 0; p < positions; p++) {
@@ -159,25 +181,25 @@ static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     return 0;
 }
 
-/* DEPTHWISE: one position; weights are [ky][kx][c] like the patch, so each tap is an
-   element-wise product over the channels (int32 while j->chunk allows all taps). */
+/* DEPTHWISE: one position; weights are [ky][kx][c - c0] like the patch ([ky][kx][c]), so each
+   tap is an element-wise product over the channels (int32 while j->chunk allows all taps). */
 static int depthwise_position(conv_job *j, int oy, int ox) {
-    const int depth = j->o.depth, taps = j->g.kh * j->g.kw;
+    const int depth = j->o.depth, taps = j->g.kh * j->g.kw, c0 = j->c0, c1 = j->c1, n = c1 - c0;
     int64_t *acc = g_acc[0];
     int t, c;
     gather_patch(j, oy, ox, g_patch);
-    for (c = 0; c < depth; c++) acc[c] = j->s->bias[c];
+    for (c = c0; c < c1; c++) acc[c] = acc_start(j, oy, ox, c);
     if (taps <= j->chunk) {
-        for (c = 0; c < depth; c++) g_dw32[c] = 0;
+        for (c = c0; c < c1; c++) g_dw32[c] = 0;
         for (t = 0; t < taps; t++) {
-            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * depth;
-            for (c = 0; c < depth; c++) g_dw32[c] += (int32_t)pt[c] * wt[c];
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * n - c0;
+            for (c = c0; c < c1; c++) g_dw32[c] += (int32_t)pt[c] * wt[c];
         }
-        for (c = 0; c < depth; c++) acc[c] += g_dw32[c];
+        for (c = c0; c < c1; c++) acc[c] += g_dw32[c];
     } else {
         for (t = 0; t < taps; t++) {
-            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * depth;
-            for (c = 0; c < depth; c++) acc[c] += (int64_t)pt[c] * wt[c];
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * n - c0;
+            for (c = c0; c < c1; c++) acc[c] += (int64_t)pt[c] * wt[c];
         }
     }
     return store_position(j, oy, ox, acc);
@@ -187,10 +209,10 @@ static int depthwise_position(conv_job *j, int oy, int ox) {
 
 static int direct_position(conv_job *j, int oy, int ox) {
     const em_geom *g = &j->g;
-    const int depth = j->o.depth;
+    const int c0 = j->c0, c1 = j->c1, n = c1 - c0;
     int64_t *acc = g_acc[0];
     int ky, kx, c, i;
-    for (c = 0; c < depth; c++) acc[c] = j->s->bias[c];
+    for (c = c0; c < c1; c++) acc[c] = acc_start(j, oy, ox, c);
     for (ky = 0; ky < g->kh; ky++) {
         int iy = em_tap_row(g, oy, ky);
         if (iy < 0) continue;
@@ -198,11 +220,11 @@ static int direct_position(conv_job *j, int oy, int ox) {
             int ix = em_tap_col(g, ox, kx), tap = ky * g->kw + kx;
             if (ix < 0) continue;
             for (i = 0; i < j->depth; i++) g_col[i] = (int32_t)(em_fm_read(&j->in, iy, ix, i) - j->in.zero_point);
-            for (c = 0; c < depth; c++) {
+            for (c = c0; c < c1; c++) {
                 if (j->depthwise) {
-                    acc[c] += (int64_t)g_col[c] * g_weights[(size_t)tap * depth + c];
+                    acc[c] += (int64_t)g_col[c] * g_weights[(size_t)tap * n + (c - c0)];
                 } else {
-                    const int16_t *w = g_weights + ((size_t)c * g->kh * g->kw + tap) * j->ifm_depth;
+                    const int16_t *w = g_weights + ((size_t)(c - c0) * g->kh * g->kw + tap) * j->ifm_depth;
                     for (i = 0; i < j->ifm_depth; i++) acc[c] += (int64_t)g_col[i] * w[i];
                 }
             }
@@ -255,7 +277,7 @@ static int finish_job(em_state *s, conv_job *j) {
 }
 
 static int load_job(em_state *s, int depthwise, conv_job *j) {
-    em_kernel k;
+    em_kernel *k = &j->k;
     int rc;
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     memset(j, 0, sizeof(*j));
@@ -263,15 +285,20 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     j->depthwise = depthwise;
     j->acc_lo = INT64_MIN;
     j->acc_hi = INT64_MAX;
+    j->output = 1;
+    j->acc.output = 1;
     if (s->arch == 85) {
         em85_conv regs;
-        regs.o = &j->o; regs.in = &j->in; regs.g = &j->g;
-        if ((rc = em85_load_conv(s, depthwise, &regs, g_weights))) return rc;
+        regs.o = &j->o; regs.in = &j->in; regs.g = &j->g; regs.k = &j->k; regs.w = &j->w;
+        if ((rc = em85_load_conv(s, depthwise, &regs))) return rc;
         j->ifm_depth = regs.ifm_depth;
         /* the accumulator a B64 OFM receives as it is: a value past it stops (em85_acc_check) */
-        j->acc_bits = regs.acc_bits;
-        j->acc_lo = -((int64_t)1 << (regs.acc_bits - 1));
-        j->acc_hi = ((int64_t)1 << (regs.acc_bits - 1)) - 1;
+        j->acc_bits = regs.acc.bits;
+        j->acc_lo = -((int64_t)1 << (regs.acc.bits - 1));
+        j->acc_hi = ((int64_t)1 << (regs.acc.bits - 1)) - 1;
+        j->keep = regs.acc.keep;
+        j->output = regs.acc.output;
+        j->acc = regs.acc;
         return finish_job(s, j);
     }
     j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
@@ -280,34 +307,68 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     if (!em_per_channel(s))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);
     if ((rc = finish_job(s, j))) return rc;
-    k.kh = j->g.kh; k.kw = j->g.kw; k.dil_x = j->g.dil_x; k.dil_y = j->g.dil_y;
-    k.ofm_depth = j->o.depth; k.ifm_depth = j->ifm_depth; k.depthwise = depthwise; k.part_kernel = j->g.part_kernel;
-    k.ifm_bits = j->in.bytes * 8;
-    k.ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
-    if ((rc = em_decode_weights(s, &k, g_weights)) || (rc = em_load_scales(s, j->o.depth))) return rc;
-    return 0;
+    k->kh = j->g.kh; k->kw = j->g.kw; k->dil_x = j->g.dil_x; k->dil_y = j->g.dil_y;
+    k->ofm_depth = j->o.depth; k->ifm_depth = j->ifm_depth; k->depthwise = depthwise; k->part_kernel = j->g.part_kernel;
+    k->ifm_bits = j->in.bytes * 8;
+    k->ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
+    return em_load_scales(s, j->o.depth);
 }
 
-int em_op_conv(em_state *s, int depthwise) {
-    conv_job j;
-    int rc, oy, ox, patches;
-    if ((rc = load_job(s, depthwise, &j))) return rc;
-    patches = patch_path(&j, max_abs_weight((size_t)j.patch * (depthwise ? 1u : (size_t)j.o.depth)));
-    for (oy = 0; oy < j.o.height; oy++) {
-        for (ox = 0; ox < j.o.width;) {
+/* Output channels per block of decoded weights: all of them where ETHOSU_MODEL_WEIGHT_CAPACITY
+   holds the command's weights, else as many as it holds (a multiple of 16, one NHCWB16 brick,
+   where it can); 0 with a capacity error when not even one channel's weights fit. */
+static int channels_per_block(conv_job *j) {
+    size_t per_channel = em_weights_per_channel(&j->k), fit = ETHOSU_MODEL_WEIGHT_CAPACITY / per_channel;
+    if (fit == 0) {
+        em_fail(j->s, ETHOSU_MODEL_CAPACITY, "%u weights of one output channel exceed ETHOSU_MODEL_WEIGHT_CAPACITY %u",
+                (unsigned)per_channel, (unsigned)ETHOSU_MODEL_WEIGHT_CAPACITY);
+        return 0;
+    }
+    if (fit >= (size_t)j->o.depth) return j->o.depth;
+    return (int)(fit > 16 ? fit - fit % 16 : fit);
+}
+
+/* The weights of channels [c0, c1) into g_weights. */
+static int decode_block(conv_job *j, int c0, int c1) {
+    j->c0 = j->k.ofm_lo = c0;
+    j->c1 = j->k.ofm_hi = c1;
+    if (j->s->arch == 85) return em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, g_weights);
+    return em_decode_weights(j->s, &j->k, g_weights);
+}
+
+/* Every output position of channels [j->c0, j->c1). */
+static int run_block(conv_job *j) {
+    const int depthwise = j->depthwise;
+    int rc, oy, ox;
+    int patches = patch_path(j, max_abs_weight((size_t)(j->c1 - j->c0) * em_weights_per_channel(&j->k)));
+    for (oy = 0; oy < j->o.height; oy++) {
+        for (ox = 0; ox < j->o.width;) {
             int step = 1;
-            if (!patches) rc = direct_position(&j, oy, ox);
-            else if (depthwise) rc = depthwise_position(&j, oy, ox);
+            if (!patches) rc = direct_position(j, oy, ox);
+            else if (depthwise) rc = depthwise_position(j, oy, ox);
             else {
-                int fit = (int)(ETHOSU_MODEL_PATCH_CAPACITY / (size_t)j.patch);
-                step = j.o.width - ox;
+                int fit = (int)(ETHOSU_MODEL_PATCH_CAPACITY / (size_t)j->patch);
+                step = j->o.width - ox;
                 if (step > CONV_POSITIONS) step = CONV_POSITIONS;
                 if (step > fit) step = fit;
-                rc = conv_positions(&j, oy, ox, step);
+                rc = conv_positions(j, oy, ox, step);
             }
             if (rc) return rc;
             ox += step;
         }
     }
+    return 0;
+}
+
+int em_op_conv(em_state *s, int depthwise) {
+    conv_job j;
+    int rc, c0, block;
+    if ((rc = load_job(s, depthwise, &j))) return rc;
+    if ((block = channels_per_block(&j)) == 0) return s->status->code;
+    for (c0 = 0; c0 < j.o.depth; c0 += block) {
+        int c1 = j.o.depth - c0 < block ? j.o.depth : c0 + block;
+        if ((rc = decode_block(&j, c0, c1)) || (rc = run_block(&j))) return rc;
+    }
+    if (s->arch == 85) em85_kept_end(s, &j.acc);
     return 0;
 }

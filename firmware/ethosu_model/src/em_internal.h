@@ -32,6 +32,14 @@
 #ifndef ETHOSU_MODEL_TRANSPOSE_CAPACITY
 #define ETHOSU_MODEL_TRANSPOSE_CAPACITY (1u << 21) /* bytes of a transposed OFM, staged (112x112x32 int8 = 401408) */
 #endif
+/* U85: the accumulator a command kept (ACC_FORMAT acc_output DISABLE) for the next one to
+   continue (acc_input KEEP), per OFM element of the keeping command (em85_kept.c). */
+#ifndef ETHOSU_MODEL_ACC_CAPACITY
+#define ETHOSU_MODEL_ACC_CAPACITY (1u << 15) /* accumulators (U85-2048's 128 KiB of Acc32 is 32768) */
+#endif
+typedef struct em85_kept {
+    int height, width, depth; /* 0 height: nothing kept */
+} em85_kept;
 typedef struct em85_chain {
     int height, width, depth, bytes; /* 0 bytes: not written in this stream */
 } em85_chain;
@@ -80,6 +88,8 @@ typedef struct em_state {
     em85_staged staged; /* a transposed OFM waiting in `staging` for em85_store_transposed */
     uint8_t staging[ETHOSU_MODEL_TRANSPOSE_CAPACITY];
     uint8_t chain_data[EM85_CHAIN_BUFFERS][ETHOSU_MODEL_CHAIN_CAPACITY];
+    em85_kept kept;
+    int64_t kept_acc[ETHOSU_MODEL_ACC_CAPACITY];
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[ETHOSU_MODEL_MAX_DEPTH];
     int32_t mult[ETHOSU_MODEL_MAX_DEPTH];
@@ -259,7 +269,8 @@ static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigne
     return 1;
 }
 
-/* Weights (em_weights.c). */
+/* Weights (em_weight_order.c: U55/U65; em85_weight_order.c: U85; the codecs behind them in
+   em_weight_codecs.h). */
 typedef struct em_kernel {
     int kh, kw;          /* kernel taps (undilated) */
     int dil_x, dil_y;
@@ -268,9 +279,27 @@ typedef struct em_kernel {
     /* Ethos-U85 only: KERNEL_STRIDE strides (the U85 order groups taps by stride phase),
        ACC_FORMAT microblock (width, height), WEIGHT_FORMAT (fast = FWD, sparse = 2:4) */
     int stride_x, stride_y, ublock_w, ublock_h, fast, sparse;
+    /* the output channels decoded: [ofm_lo, ofm_hi) (a command whose weights exceed
+       ETHOSU_MODEL_WEIGHT_CAPACITY is decoded in blocks of channels, em_conv.c) */
+    int ofm_lo, ofm_hi;
 } em_kernel;
-/* Decodes the weight streams of the current command into dense [o][ky][kx][i], or [ky][kx][o]
-   for depthwise (channels contiguous per tap). Returns 0 or an error code. */
+
+/* Weights of one output channel of k (all its taps and IFM channels). */
+static inline size_t em_weights_per_channel(const em_kernel *k) {
+    return (size_t)k->kh * (size_t)k->kw * (k->depthwise ? 1u : (size_t)k->ifm_depth);
+}
+
+/* The dense index of weight (o, wy, wx, i) among the decoded channels [ofm_lo, ofm_hi), or -1
+   when channel o is not decoded. */
+static inline int64_t em_dense_at(const em_kernel *k, int o, int wy, int wx, int i) {
+    if (o < k->ofm_lo || o >= k->ofm_hi) return -1;
+    o -= k->ofm_lo;
+    if (k->depthwise) return ((int64_t)wy * k->kw + wx) * (k->ofm_hi - k->ofm_lo) + o;
+    return (((int64_t)o * k->kh + wy) * k->kw + wx) * k->ifm_depth + i;
+}
+/* Decodes the weight streams of the current command, channels [k->ofm_lo, k->ofm_hi), into
+   dense [o - ofm_lo][ky][kx][i], or [ky][kx][o - ofm_lo] for depthwise (channels contiguous per
+   tap); at most ETHOSU_MODEL_WEIGHT_CAPACITY weights. Returns 0 or an error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
 
 /* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
@@ -344,35 +373,60 @@ int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */
 int em_per_channel(em_state *s);
 
-/* Ethos-U85 (em85_*.c): the operations of a U85 stream; the output stage of its registers. */
+/* Ethos-U85 (em85_*.c): the operations of a U85 stream (em85_ops.c dispatches); the register
+   loaders they share (em85_registers.c: ACC_FORMAT, kernel, CONV registers, scale records); the
+   output stage of its registers (em85_output.c). */
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);
 /* NPU_OP_RESIZE (em85_resize.c): NEAREST or BILINEAR `mode`. */
 int em85_op_resize(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);
-/* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry and IFM depth into the
-   caller's structures, the decoded weights into `weights`, the scale records into s. */
+/* ACC_FORMAT of the current command. */
+typedef struct em85_acc {
+    int bits;      /* acc_format: 32 or 48 */
+    int from_ifm2; /* acc_input IFM2: the accumulator loaded from the IFM2 feature map */
+    int keep;      /* acc_input KEEP: it starts from the accumulator the previous command kept */
+    int output;    /* acc_output ENABLE (1): the OFM is written; DISABLE (0): the accumulator is kept */
+} em85_acc;
+#define EM85_ACC_IFM2 1u /* the caller models acc_input IFM2 */
+#define EM85_ACC_KEEP 2u /* the caller models acc_input KEEP and acc_output DISABLE */
+/* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry, IFM depth, the kernel and
+   the weight streams (all channels: the caller decodes them, in blocks where they exceed the
+   buffer) into the caller's structures, the scale records into s. */
 typedef struct em85_conv {
     em_out *o;
     em_fmap *in;
     em_geom *g;
+    em_kernel *k;
+    em_weight_streams *w;
     int ifm_depth;
-    int acc_bits; /* ACC_FORMAT: 32 or 48 */
+    em85_acc acc; /* ACC_FORMAT */
 } em85_conv;
-int em85_load_conv(em_state *s, int depthwise, em85_conv *c, int16_t *weights);
+int em85_load_conv(em_state *s, int depthwise, em85_conv *c);
 /* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
 int em85_load_scales(em_state *s, int depth, int acc_bits);
 /* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */
 int em85_op_matmul(em_state *s);
 /* Kernel, stride, dilation, padding and upscale registers of the current U85 command. */
 int em85_load_geom(em_state *s, const em_out *o, em_geom *g);
-/* ACC_FORMAT of the current command: *bits = 32 or 48, *from_ifm2 = accumulator loaded from
-   IFM2 (only where `ifm2_allowed`); refuses the rest (keep, disabled output). */
-int em85_accumulator(em_state *s, const char *command, int ifm2_allowed, int *bits, int *from_ifm2);
+/* Decodes ACC_FORMAT into `acc`; refuses, naming `command`, what `allowed` does not include. */
+int em85_accumulator(em_state *s, const char *command, unsigned allowed, em85_acc *acc);
+/* The kept accumulator (em85_kept.c). em85_kept_begin checks that an operation with an OFM of
+   height x width x depth may take (acc->keep: the kept one has that shape) and keep (fits
+   ETHOSU_MODEL_ACC_CAPACITY) its accumulator, and takes that shape for what it keeps;
+   em85_kept_end, after an operation whose output is enabled, records that nothing is kept. */
+int em85_kept_begin(em_state *s, const char *command, const em85_acc *acc, int height, int width, int depth);
+void em85_kept_end(em_state *s, const em85_acc *acc);
+static inline int64_t *em85_kept_at(em_state *s, int y, int x, int c) {
+    return &s->kept_acc[((size_t)y * (size_t)s->kept.width + (size_t)x) * (size_t)s->kept.depth + (size_t)c];
+}
 /* The OFM registers of a U85 operation into `o`; `b64` when the operation models a B64 OFM (the
    raw accumulator, em85_load_conv; a bilinear resize's int48 result, em85_op_resize), else a B64 OFM is refused naming the command. */
 int em85_load_out(em_state *s, em_out *o, int b64);
+/* Only the OFM height, width and depth into `o` (a command that keeps its accumulator: acc_output
+   DISABLE, OFM activation_storage NONE, nothing stored). */
+void em85_ofm_shape(em_state *s, em_out *o);
 /* After a U85 operation: a staged transposed OFM to its stored layout. */
 void em85_store_transposed(em_state *s);
 /* OFM_SCALE of a globally scaled U85 command (refuses per-channel OFM_PRECISION). */

@@ -125,6 +125,7 @@ int ethosu_model_invoke(const ethosu_model_npu *npu, const void *custom_data, si
     s->shram_banks = shram_banks(npu->macs);
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     memset(s->chain, 0, sizeof(s->chain));
+    memset(&s->kept, 0, sizeof(s->kept)); /* an accumulator is kept within one stream */
     em_observe_reset(s);
     if (custom_data_size % 4 != 0) return malformed(s, "custom data is not a COP1 driver payload", 0);
     if (num_base_addr > EM_MAX_REGIONS)

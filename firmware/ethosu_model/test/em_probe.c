@@ -30,6 +30,7 @@ ETHOSU_MODEL_API int ethosu_model_probe_u85_weights(const int fields[K_FIELDS], 
     k.depthwise = fields[K_DEPTHWISE]; k.part_kernel = fields[K_PART_KERNEL]; k.ifm_bits = fields[K_IFM_BITS];
     k.ofm_block_depth = fields[K_OFM_BLOCK_DEPTH]; k.ublock_w = fields[K_UBLOCK_W]; k.ublock_h = fields[K_UBLOCK_H];
     k.fast = fields[K_FAST]; k.sparse = fields[K_SPARSE];
+    k.ofm_lo = 0; k.ofm_hi = k.ofm_depth;
     for (i = 0; i < 4; i++) { w.data[i] = data[i]; w.length[i] = length[i]; }
     return em_decode_weights_u85(probe_state(status), &k, macs, &w, dense);
 }

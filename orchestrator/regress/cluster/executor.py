@@ -46,6 +46,7 @@ from orchestrator.regress.engine import (
     describe,
     not_runnable,
 )
+from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.outcome import CellReport, Outcome
 from orchestrator.regress.progress import Progress
 from orchestrator.regress.stages import (
@@ -211,6 +212,7 @@ class ClusterJob:
         everyone = [check.address for check in fit]
         builds: dict[str, Any] = {}
         compiles: dict[CompileRequest, Any] = {}
+        leaders = lowering_leaders(CompileRequest.of(cell) for cell in active if cell.compiles)
         for cell in active:
             if cell.simulates:
                 config = self.stages.firmware_config(cell)
@@ -222,9 +224,11 @@ class ClusterJob:
                     self.build_order.append(config.key)
             if cell.compiles:
                 request = CompileRequest.of(cell)
-                if request not in compiles:
+                if request not in compiles:   # after the compile that lowers for it
                     digest = hashlib.sha256(repr(request).encode()).hexdigest()[:12]
+                    leader = leaders.get(request)
                     compiles[request] = self._task(client, compile_task, request,
+                                                   compiles[leader] if leader else None,
                                                    key=f"compile-{request.model}-{digest}",
                                                    workers=everyone, priority=100)
                     graph.compiles[compiles[request]] = request

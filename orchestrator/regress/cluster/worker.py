@@ -133,9 +133,14 @@ def build_task(job: WorkerJob, config: FirmwareConfig) -> Shipped:
     return _ship(job, tree, outcome)
 
 
-def compile_task(job: WorkerJob, request: CompileRequest) -> Shipped:
-    """Compile one (model, target, options); the product is content-keyed and cached."""
-    tree, _ = worker_tree(job)
+def compile_task(job: WorkerJob, request: CompileRequest, lowered: Shipped | None = None
+                 ) -> Shipped:
+    """Compile one (model, target, options); the product is content-keyed and cached. After
+    `lowered` (the compile that lowered this model for the family) it is one Vela run on
+    that lowering, received first when this worker does not see the scratch it is in."""
+    tree, mode = worker_tree(job)
+    if lowered is not None and lowered.outcome.ok:
+        _receive(lowered, tree, mode)
     outcome = engine_compile([request], _stages(job, tree), _options(job, tree))[request]
     return _ship(job, tree, outcome)
 

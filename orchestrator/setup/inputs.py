@@ -1,0 +1,95 @@
+"""Pinned build inputs (pins.toml [inputs.*]): files a build reads as they are, such as the Vela
+sdist whose regor header gives the NPU model its U85 tables.
+
+`invoke setup` installs one into the download cache (digest-checked, through the mirror when
+one is set) and records its path in the setup lock. The tool's own process does the same on
+first need, with its own environment (mirror, CA bundle, ETHOSU_ORCH_SCRATCH, the setup
+config), then hands the build the verified path: nothing downloads inside a build, whose
+environment has none of those."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from orchestrator.doctor_model import State
+from orchestrator.errors import OrchestratorError
+from orchestrator.paths import Scratch, scratch
+from orchestrator.setup.catalogue import BuildInput, host_key, load_setup_catalogue
+from orchestrator.setup.context import Context
+from orchestrator.setup.digests import digest_mismatches
+from orchestrator.setup.download import Request, cached_file, mirrored_url, verify_local_archive
+from orchestrator.setup.install import install_lock
+from orchestrator.setup.lock import read_lock, write_lock_entry
+from orchestrator.setup.options import build_options
+from orchestrator.setup.state import ItemState
+
+
+def fetch_hint(item: BuildInput) -> str:
+    """The next command when an input cannot be obtained or fails its check."""
+    return (f"invoke setup --only {item.name} (or --mirror <base URL>, or --archive "
+            f"{item.name}=<{item.filename}>)")
+
+
+def provide_input(ctx: Context, item: BuildInput) -> dict[str, Any]:
+    """Setup's provider: the verified file (a user-named one, the cache, or a download)."""
+    local = ctx.options.archives.get(item.name)
+    if local is not None:
+        path = verify_local_archive(local, item.digests, fetch_hint(item))
+    else:
+        request = Request(url=mirrored_url(item.url, ctx.options.mirror), filename=item.filename,
+                          digests=item.digests, hint=fetch_hint(item))
+        path = cached_file(ctx.options.download_cache(ctx.scratch), request,
+                           offline=ctx.options.offline, policy=ctx.options.policy)
+    return {"kind": "input", "path": str(path), "url": item.url,
+            "provider": "user" if local is not None else "download",
+            "verified": dict(item.digests), "digest_note": item.digest_note}
+
+
+def input_state(item: BuildInput, entry: dict[str, Any] | None) -> ItemState:
+    """Cheap check (no hashing): the recorded file exists and was verified against these pins."""
+    if not entry:
+        return ItemState(State.MISSING)
+    path = str(entry.get("path", ""))
+    if not Path(path).is_file():
+        return ItemState(State.MISSING, path, detail="recorded file is gone")
+    if entry.get("verified") != item.digests:
+        return ItemState(State.WRONG_VERSION, path, detail="verified against other pins")
+    return ItemState(State.OK, path)
+
+
+def input_file(name: str, root: Scratch | None = None) -> Path:
+    """The verified path of input `name`: the one setup recorded, else fetched now (first need)
+    with this process's environment, recorded in the setup lock for the next process."""
+    item = load_setup_catalogue().inputs[name]
+    root = root or scratch()
+    recorded = _verified(item, read_lock(root).get(name))
+    if recorded is not None:
+        return recorded
+    ctx = Context(root.ensure(), build_options(), host_key())
+    with install_lock(root):
+        recorded = _verified(item, read_lock(root).get(name))   # another process may have
+        if recorded is not None:
+            return recorded
+        entry = provide_input(ctx, item)
+        write_lock_entry(root, name, entry)
+    return Path(entry["path"])
+
+
+def _verified(item: BuildInput, entry: dict[str, Any] | None) -> Path | None:
+    """The recorded file when it is there and still matches its digest (hashed: a build must
+    never be handed a changed file)."""
+    if input_state(item, entry).state is not State.OK:
+        return None
+    assert entry is not None
+    path = Path(entry["path"])
+    return None if digest_mismatches(path, item.digests) else path
+
+
+def checked_input(name: str, path: Path) -> Path:
+    """A path handed to a build step: it must be the pinned file (refused otherwise)."""
+    item = load_setup_catalogue().inputs[name]
+    try:
+        return verify_local_archive(path, item.digests, fetch_hint(item))
+    except OrchestratorError as error:
+        raise OrchestratorError(f"build input {name}: {error.cause}", error.next_step) from None

@@ -1,0 +1,86 @@
+"""The runtime build lives in the user-level cache, keyed by content: a second scratch (or a
+fresh clone: configure names no path of the checkout or the scratch) finds it configured and
+only asks ninja whether anything changed; another compiler binary or recipe is another build;
+ETHOSU_ORCH_CACHE_DIR=0 keeps the build in the scratch. CMake is replaced by a step that
+records what ran (the real build: tests/runner/test_runner_qemu.py and the cold benchmark)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from orchestrator.firmware_build.toolchain import Compilers
+from orchestrator.paths import USER_CACHE_ENV, Scratch, repo_root
+from orchestrator.runner import runtime
+from orchestrator.runner.runtime import RuntimeConfig, build_runtime, configure_args, runtime_key
+from orchestrator.runner.runtime_recipe import staged_recipe
+from orchestrator.runner.sources import RuntimeSources
+from orchestrator.targets.runner_data import ALL
+
+CONFIG = RuntimeConfig("cortex-m55", "Release", "all", ALL)
+
+
+@pytest.fixture
+def steps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    ran: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(runtime, "run_step",
+                        lambda args, log, what, env: ran.append((what, list(args))))
+    return ran
+
+
+@pytest.fixture
+def compilers(tmp_path: Path) -> Compilers:
+    """A compiler 'binary' of our own, so its digest is under the test's control."""
+    gcc = tmp_path / "bin" / "arm-none-eabi-gcc"
+    gcc.parent.mkdir()
+    gcc.write_bytes(b"gcc 12.2.1")
+    return Compilers(gcc, gcc.with_name("arm-none-eabi-g++"), "cortex-m55")
+
+
+def _sources(tmp_path: Path) -> RuntimeSources:
+    return RuntimeSources(tmp_path / "executorch", tmp_path / "cmsis-nn")
+
+
+def test_a_second_scratch_reuses_the_configured_build(tmp_path, monkeypatch, steps, compilers):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(USER_CACHE_ENV, str(cache))
+    first = build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    second = build_runtime(Scratch(tmp_path / "two"), CONFIG, _sources(tmp_path), compilers)
+    assert first.build_dir == second.build_dir and first.build_dir.parent == cache / "runtime"
+    assert first.configured and not second.configured
+    assert [what for what, _ in steps] == ["configure the ExecuTorch runtime",
+                                           "build the ExecuTorch runtime",
+                                           "build the ExecuTorch runtime"]
+    assert not (tmp_path / "one" / "build").exists()
+
+
+def test_configure_names_no_path_of_the_checkout_or_scratch(tmp_path, monkeypatch, compilers):
+    cache = tmp_path / "cache"
+    recipe = staged_recipe(cache)
+    args = configure_args(CONFIG, _sources(tmp_path), compilers,
+                          cache / "runtime" / "runtime-x", recipe=recipe)
+    assert not any(str(repo_root()) in arg for arg in args)
+    assert args[args.index("-S") + 1] == str(recipe.project)
+    assert (recipe.project / "CMakeLists.txt").read_bytes() == (
+        repo_root() / "firmware" / "apps" / "runner" / "runtime" / "CMakeLists.txt").read_bytes()
+    assert staged_recipe(cache) == recipe     # staged once, by content
+
+
+def test_another_compiler_binary_is_another_build(tmp_path, compilers):
+    sources = _sources(tmp_path)
+    before = runtime_key(CONFIG, sources, compilers, "recipe")
+    compilers.gcc.write_bytes(b"gcc 13.3.0")    # upgraded in place
+    assert runtime_key(CONFIG, sources, compilers, "recipe") != before
+    assert runtime_key(CONFIG, sources, compilers, "other recipe") != before
+
+
+def test_cache_dir_0_keeps_the_build_in_the_scratch(tmp_path, monkeypatch, steps, compilers):
+    monkeypatch.setenv(USER_CACHE_ENV, "0")
+    built = build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    assert built.build_dir.parent == tmp_path / "one" / "build"
+    stamp = json.loads((built.build_dir / runtime.STAMP).read_text())
+    assert str(repo_root()) in " ".join(stamp["args"])    # the checkout's own project
+    shutil.rmtree(tmp_path / "one")

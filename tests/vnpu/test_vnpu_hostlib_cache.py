@@ -1,0 +1,41 @@
+"""The host NPU model library is kept in the user-level cache by the digest of what builds
+it: a second scratch loads the first one's build (no CMake in it at all), and any change of a
+source file, a build option or the sdist is another key. The build is real (CMake, ninja)."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+from pathlib import Path
+
+import pytest
+
+from orchestrator.paths import USER_CACHE_ENV, repo_root
+from orchestrator.vnpu import hostlib
+from orchestrator.vnpu.hostlib_cache import library_key
+
+OPTIONS = ["-DCMAKE_BUILD_TYPE=Release", "-DETHOSU_MODEL_SHARED=ON"]
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_a_second_scratch_loads_the_first_ones_build(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
+    first = hostlib.build_library(tmp_path / "one")
+    assert first.parent.parent == tmp_path / "cache" / "vnpu"
+    assert (tmp_path / "one").is_dir()                   # built there, once
+    again = hostlib.build_library(tmp_path / "two")
+    assert again == first and not (tmp_path / "two").exists()
+    assert ctypes.CDLL(str(again)).ethosu_model_invoke is not None
+
+
+def test_the_key_covers_sources_options_and_the_sdist(tmp_path: Path) -> None:
+    source = tmp_path / "ethosu_model"
+    shutil.copytree(repo_root() / "firmware" / "ethosu_model", source)
+    key = library_key(source, OPTIONS, "a" * 64)
+    assert library_key(source, OPTIONS, "a" * 64) == key
+    assert library_key(source, [*OPTIONS, "-DETHOSU_MODEL_PROBE=ON"], "a" * 64) != key
+    assert library_key(source, OPTIONS, "b" * 64) != key
+    header = source / "include" / "ethosu_model.h"
+    header.write_text(header.read_text() + "\n")
+    assert library_key(source, OPTIONS, "a" * 64) != key
