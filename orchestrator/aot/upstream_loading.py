@@ -195,21 +195,23 @@ def _instantiate(ref: ModelRef) -> tuple[Any, Any]:
 def load_upstream(ref: ModelRef) -> tuple[Any, Any]:
     """(model, example inputs as upstream returns them: a tuple, possibly nested)."""
     entry = _entry(ref)
-    with _weights_context(ref, entry), seeded_rng(ref.seed or 0), downloads_replaced(
-            entry.packages or (), _refuse_download(ref.name)) \
-            if ref.weights != "random" else contextlib.nullcontext():
-        try:
+    # The weights context imports the model's packages too (to replace their downloaders):
+    # a package that fails there is the same one-line refusal as in the model's own code.
+    try:
+        with _weights_context(ref, entry), seeded_rng(ref.seed or 0), downloads_replaced(
+                entry.packages or (), _refuse_download(ref.name)) \
+                if ref.weights != "random" else contextlib.nullcontext():
             return _instantiate(ref)
-        except OrchestratorError:
-            raise
-        except ImportError as error:
-            package = (error.name or str(error)).split(".")[0]
-            raise OrchestratorError(
-                f"model {ref.name} needs {package}, which cannot be imported ({error})",
-                load_model_catalogue().install_hint(package)) from None
-        except Exception as error:  # noqa: BLE001 - upstream's model code and its packages
-            raise OrchestratorError(
-                f"loading upstream model {ref.name} ({ref.location}) failed: "
-                f"{type(error).__name__}: {str(error)[:200]}",
-                f"check that {' and '.join(entry.packages or ('its packages',))} import "
-                "(python -c 'import NAME') and are built for the installed torch") from None
+    except OrchestratorError:
+        raise
+    except ImportError as error:
+        package = (error.name or str(error)).split(".")[0]
+        raise OrchestratorError(
+            f"model {ref.name} needs {package}, which cannot be imported ({error})",
+            load_model_catalogue().install_hint(package)) from None
+    except Exception as error:  # noqa: BLE001 - upstream's model code and its packages
+        raise OrchestratorError(
+            f"loading upstream model {ref.name} ({ref.location}) failed: "
+            f"{type(error).__name__}: {str(error)[:200]}",
+            f"check that {' and '.join(entry.packages or ('its packages',))} import "
+            "(python -c 'import NAME') and are built for the installed torch") from None

@@ -220,12 +220,16 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
     for column in metrics:
         label = SHORT_NAMES.get(column, column)
         table.add_column(label, justify="right", min_width=len(label), no_wrap=True)
+    upstream = any(cell.get("upstream") for cell in cells)   # its mark; the reports say more
+    if upstream:
+        table.add_column("upstream", min_width=8, no_wrap=True)
     table.add_column("reason", overflow="ellipsis", no_wrap=True, max_width=48)
     for cell in cells:
+        theirs = [(cell.get("upstream") or {}).get("status", "-")] if upstream else []
         table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
                       cell["mode"], cell.get("sim") or "-",
                       *(fmt(cell.get("metrics", {}).get(name)) for name in metrics),
-                      cell["reason"])
+                      *theirs, cell["reason"])
     console.print(table)
     for line in document.get("baseline_updates") or []:
         console.print(line, highlight=False, markup=False)

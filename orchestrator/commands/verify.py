@@ -72,7 +72,8 @@ def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> dic
     started = time.perf_counter()
     product = compile_request(npu_request(task, target), scratch())
     compiled = time.perf_counter()
-    report = verify_product(product, npu, task.model, target, references=references)
+    report = verify_product(product, npu, task.model, target, locate=task.locate,
+                            references=references)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
     return {**report.to_json(), "model_source": product.manifest["model"]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orchestrator.options.compile import CompileChoices
-from orchestrator.options.fields import option, subgroup, text
+from orchestrator.options.fields import option, subgroup, switch, text
 
 
 @dataclass(frozen=True)
@@ -37,4 +37,7 @@ class VerifyTask:
     target: str = option("ethos-u55-128", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
                          "ethos-u85-*; several at once: a,b or a wildcard (the TOSA reference "
                          "runs once per lowering)", parse=text, matrix=False)
+    locate: bool = option(True, "name the first departing operation and check writes over live "
+                          "tensors (--no-locate: compare the outputs only, in less memory)",
+                          parse=switch, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

@@ -9,11 +9,13 @@ from typing import Any
 
 
 class Mode(str, Enum):
-    """What a cell does: compile + simulate a model, compile only, or run a firmware app."""
+    """What a cell does: compile + simulate a model, compile only, run a firmware app, or
+    compile + check every NPU partition on the host's functional NPU model (`invoke verify`)."""
 
     RUN = "run"
     COMPILE = "compile"
     APP = "app"
+    VERIFY = "verify"
 
 
 class Expect(str, Enum):
@@ -22,6 +24,24 @@ class Expect(str, Enum):
     PASS = "pass"
     XFAIL = "xfail"
     SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """What upstream's own test suite expects of a (model, target): its mark (pass, xfail,
+    skip, or untested), the mark's reason, its output tolerance, and the file:line it is from."""
+
+    status: str
+    reason: str = ""
+    tolerance: tuple[tuple[str, float], ...] = ()
+    source: str = ""
+
+    def describe(self) -> str:
+        return describe_upstream(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason,
+                "tolerance": dict(self.tolerance), "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,7 @@ class Cell:
     expect_reason: str = ""
     expect_kind: str | None = None
     weight: int = field(default=1, compare=False)
+    upstream: Upstream | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -68,6 +89,11 @@ class Cell:
     @property
     def simulates(self) -> bool:
         """True when the cell runs on a simulator (run and app cells)."""
+        return self.mode in (Mode.RUN, Mode.APP)
+
+    @property
+    def executes(self) -> bool:
+        """True when the cell runs something (on a simulator, or on the host NPU model)."""
         return self.mode is not Mode.COMPILE
 
     @property
@@ -86,3 +112,15 @@ def split_key(key: str) -> tuple[str, str, str]:
     model, _, rest = key.partition("@")
     target, _, options_name = rest.partition("/")
     return model, target, options_name
+
+
+def describe_upstream(upstream: dict[str, Any] | None) -> str:
+    """A cell report's upstream expectation in one line: 'xfail: insufficient memory on U55
+    (atol 0.1, qtol 1; backends/arm/test/models/test_x.py:42)', '-' when the matrix has none."""
+    if not upstream:
+        return "-"
+    facts = ", ".join(f"{name} {value:g}" for name, value in upstream["tolerance"].items())
+    where = "; ".join(part for part in (facts, upstream["source"]) if part)
+    text = f"{upstream['status']}: {upstream['reason']}" if upstream["reason"] else \
+        upstream["status"]
+    return f"{text} ({where})" if where else text

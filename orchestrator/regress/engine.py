@@ -94,7 +94,7 @@ def _run_all(active: list[Cell], stages: Stages, options: EngineOptions,
              compiles: dict[CompileRequest, CompileOutcome], progress: Progress
              ) -> dict[str, CellReport]:
     """Every active cell on `options.jobs` workers, heaviest first."""
-    progress.phase("simulate", sum(1 for cell in active if cell.simulates))
+    progress.phase("simulate", sum(1 for cell in active if cell.executes))
     reports = {}
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {cell.key: pool.submit(_run_one, cell, stages, options, firmware, compiles,
@@ -215,7 +215,7 @@ def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
     compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
     built = firmware[stages.firmware_config(cell).key] if cell.simulates else None
     report = cell_report(cell, stages, options, built, compiled)
-    if cell.simulates:
+    if cell.executes:
         progress.advance("simulate", f"{report.outcome.value:9} {cell.key} "
                                      f"({report.seconds.get('simulate', 0.0):.1f} s)")
     return report
@@ -233,6 +233,10 @@ def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
     if compiled is not None and not compiled.ok:
         result = _not_run(cell, Status.FAIL if cell.mode is Mode.COMPILE else Status.ERROR,
                           f"compile failed: {compiled.reason}", compiled.log)
+    elif cell.mode is Mode.VERIFY:
+        assert compiled is not None
+        result = _verify(cell, stages, compiled, out_dir)
+        seconds["simulate"] = result.timings_s.get("simulate", 0.0)
     elif not cell.simulates:
         result = _compile_only(cell, compiled)
     else:
@@ -261,6 +265,16 @@ def _simulate(cell: Cell, stages: Stages, built: FirmwareOutcome,
     result.timings_s.setdefault("simulate", round(time.monotonic() - started, 3))
     if compiled is not None:
         _add_compile_facts(result, compiled)
+    return result
+
+
+def _verify(cell: Cell, stages: Stages, compiled: CompileOutcome, out_dir: Path) -> RunResult:
+    """Check the cell's product on the host NPU model, or say why that could not start."""
+    try:
+        result = stages.verify_cell(cell, compiled, out_dir)
+    except Exception as error:  # noqa: BLE001 - the cell errors, the job goes on
+        result = _not_run(cell, Status.ERROR, f"verify failed: {describe(error)}", None)
+    _add_compile_facts(result, compiled)
     return result
 
 

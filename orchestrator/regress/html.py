@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from orchestrator.regress.baseline import fmt
+from orchestrator.regress.cells import describe_upstream
 from orchestrator.regress.markdown import HEADLINE_METRICS
 
 COLOURS = {"pass": "#d4f7d4", "xfail": "#e8f0d8", "skipped": "#eeeeee", "fail": "#f9d0d0",
@@ -50,7 +51,8 @@ def _cell_table(cells: list[dict[str, Any]]) -> str:
     metrics = [name for name in HEADLINE_METRICS
                if any(name in cell.get("metrics", {}) for cell in cells)]
     header = "".join(f"<th>{escape(h)}</th>" for h in
-                     ["outcome", "cell", "mode", "sim", *metrics, "baseline", "reason", "log"])
+                     ["outcome", "cell", "mode", "sim", *metrics, "baseline", "upstream",
+                      "reason", "log"])
     rows = []
     for cell in cells:
         values = "".join(f"<td class='num'>{fmt(cell.get('metrics', {}).get(name))}</td>"
@@ -60,6 +62,7 @@ def _cell_table(cells: list[dict[str, Any]]) -> str:
             f"<tr style='background:{COLOURS[cell['outcome']]}'><td>{cell['outcome']}</td>"
             f"<td><code>{escape(cell['key'])}</code></td><td>{cell['mode']}</td>"
             f"<td>{escape(cell.get('sim') or '-')}</td>{values}<td>{escape(baseline)}</td>"
+            f"<td>{escape(describe_upstream(cell.get('upstream')))}</td>"
             f"<td>{escape(cell['reason'])}</td>"
             f"<td><code>{escape(cell.get('log') or cell['out_dir'])}</code></td></tr>")
     return f"<table><tr>{header}</tr>{''.join(rows)}</table>"

@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from orchestrator.regress.baseline import fmt
+from orchestrator.regress.cells import describe_upstream
 
 FAILURE_OUTCOMES = {"fail": "failure", "regressed": "failure", "xpass": "failure",
                     "error": "error", "timeout": "error"}
@@ -69,6 +70,8 @@ def _details(cell: dict[str, Any]) -> str:
     """Reason, log path, output directory and metrics of a cell, one per line."""
     lines = [f"outcome: {cell['outcome']}", f"reason: {cell['reason']}",
              f"log: {cell.get('log') or '-'}", f"output: {cell['out_dir']}"]
+    if cell.get("upstream"):
+        lines.append(f"upstream: {describe_upstream(cell['upstream'])}")
     baseline = cell.get("baseline")
     if baseline:
         lines.append(f"baseline: {baseline['summary']}")

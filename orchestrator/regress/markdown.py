@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.regress.baseline import fmt
+from orchestrator.regress.cells import describe_upstream
 
 ICONS = {"pass": "✅", "xfail": "☑️", "skipped": "⏭️", "fail": "❌", "error": "💥",
          "timeout": "⏱️", "xpass": "❗", "regressed": "📉"}
@@ -44,13 +45,16 @@ def _table(cells: list[dict[str, Any]]) -> list[str]:
     """One row per cell with its headline metrics and baseline status."""
     metrics = [name for name in HEADLINE_METRICS
                if any(name in cell.get("metrics", {}) for cell in cells)]
-    header = ["", "cell", "mode", "sim", *metrics, "baseline", "reason"]
+    upstream = any(cell.get("upstream") for cell in cells)   # peer matrices: theirs vs ours
+    header = ["", "cell", "mode", "sim", *metrics, "baseline",
+              *(["upstream", "here"] if upstream else ["reason"])]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for cell in cells:
         values = [fmt(cell.get("metrics", {}).get(name)) for name in metrics]
         baseline = (cell.get("baseline") or {}).get("status", "-")
+        theirs = [_escape(describe_upstream(cell.get("upstream")))] if upstream else []
         rows.append("| " + " | ".join([ICONS[cell["outcome"]], f"`{cell['key']}`", cell["mode"],
-                                       cell.get("sim") or "-", *values, baseline,
+                                       cell.get("sim") or "-", *values, baseline, *theirs,
                                        _escape(cell["reason"])[:160]]) + " |")
     return rows
 

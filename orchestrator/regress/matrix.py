@@ -12,20 +12,24 @@ from orchestrator.aot.model_catalogue import UPSTREAM_PREFIX
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.fields import seconds
 from orchestrator.regress.cell_options import check_option_set
-from orchestrator.regress.cells import Cell, Expect, Mode
+from orchestrator.regress.cells import Cell, Expect, Mode, Upstream
 from orchestrator.results import Kind
 from orchestrator.sim.plan import place
 
 MATRIX_SCHEMA = 1
 DEFAULT_OPTIONS = "default"
 DEFAULT_TIMEOUT_S = 300.0
-MODE_WEIGHTS = {Mode.RUN: 10, Mode.APP: 6, Mode.COMPILE: 4}
+MODE_WEIGHTS = {Mode.RUN: 10, Mode.VERIFY: 8, Mode.APP: 6, Mode.COMPILE: 4}
+HOST_MODES = (Mode.COMPILE, Mode.VERIFY)   # no simulator: compile only, or the host model
 SIM_KINDS = ("qemu", "fvp", "auto")
 MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
 TOP_KEYS = {"schema", "name", "description", "baselines", "defaults", "options", "lanes",
-            "expect", "tolerances"}
+            "expect", "tolerances", "upstream"}
 LANE_KEYS = {"name", "mode", "models", "apps", "targets", "options", "sim", "timeout_s"}
 EXPECT_KEYS = {"models", "targets", "options", "lanes", "status", "reason", "kind"}
+UPSTREAM_KEYS = {"models", "targets", "status", "reason", "tolerance", "source"}
+UPSTREAM_STATUSES = ("pass", "xfail", "skip", "untested")
+UPSTREAM_TOLERANCES = {"atol", "rtol", "qtol"}
 
 
 class MatrixError(OrchestratorError):
@@ -49,6 +53,19 @@ class ExpectRule:
         pairs = ((self.models, model), (self.targets, target), (self.options, options),
                  (self.lanes, lane))
         return all(any(fnmatch.fnmatchcase(value, pat) for pat in pats) for pats, value in pairs)
+
+
+@dataclass(frozen=True)
+class UpstreamRule:
+    """Upstream's expectation (data beside the cells) for the models x targets it matches."""
+
+    upstream: Upstream
+    models: tuple[str, ...] = ("*",)
+    targets: tuple[str, ...] = ("*",)
+
+    def matches(self, model: str, target: str) -> bool:
+        return (any(fnmatch.fnmatchcase(model, pat) for pat in self.models) and
+                any(fnmatch.fnmatchcase(target, pat) for pat in self.targets))
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,7 @@ class Matrix:
     rules: list[ExpectRule]
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     baselines: Path | None = None
+    upstream: list[UpstreamRule] = field(default_factory=list)
 
 
 def load_matrix(path: str | Path) -> Matrix:
@@ -119,6 +137,8 @@ def parse_matrix(document: dict[str, Any], path: Path) -> Matrix:
         rules=rules,
         tolerances=_tolerances(check, check.table(document, "tolerances")),
         baselines=(path.parent / baselines).resolve() if baselines else None,
+        upstream=[_upstream(check, entry, index)
+                  for index, entry in enumerate(check.array(document, "upstream"))],
     )
 
 
@@ -143,7 +163,7 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
         targets=tuple(check.strings(entry.get("targets", []), f"{where} targets")) or
         check.fail(f"{where} has no targets"),
         options=options,
-        sim=None if Mode(mode) is Mode.COMPILE else sim,
+        sim=None if Mode(mode) in HOST_MODES else sim,
         timeout_s=check.seconds(entry.get("timeout_s", timeout), f"{where} timeout_s"),
     )
 
@@ -195,6 +215,29 @@ def _rule(check: _Checker, entry: Any, index: int) -> ExpectRule:
     return ExpectRule(status=status, reason=reason, kind=kind, **patterns)
 
 
+def _upstream(check: _Checker, entry: Any, index: int) -> UpstreamRule:
+    """One [[upstream]] entry: upstream's mark, reason, tolerance and source for some cells."""
+    where = f"[[upstream]] #{index + 1}"
+    check.require(isinstance(entry, dict), f"{where} must be a table")
+    check.keys(entry, UPSTREAM_KEYS, where)
+    status = check.choice(entry.get("status", ""), UPSTREAM_STATUSES, f"{where} status")
+    reason = str(entry.get("reason", ""))
+    check.require(status in ("pass", "untested") or bool(reason),
+                  f"{where} needs upstream's reason for {status}")
+    tolerance = entry.get("tolerance", {})
+    check.require(isinstance(tolerance, dict) and set(tolerance) <= UPSTREAM_TOLERANCES and
+                  all(isinstance(v, (int, float)) for v in tolerance.values()),
+                  f"{where} tolerance must be {{ atol = .., rtol = .., qtol = .. }}")
+    source = str(entry.get("source", ""))
+    check.require(status == "untested" or ":" in source,
+                  f"{where} needs source = 'upstream file:line' for what it cites")
+    return UpstreamRule(
+        upstream=Upstream(status, reason, tuple(sorted((k, float(v))
+                                                       for k, v in tolerance.items())), source),
+        models=tuple(check.strings(entry.get("models", ["*"]), f"{where} models")),
+        targets=tuple(check.strings(entry.get("targets", ["*"]), f"{where} targets")))
+
+
 def _tolerances(check: _Checker, table: dict[str, Any]) -> dict[str, dict[str, float]]:
     """[tolerances] 'metric-glob' = { rel = 0.01, abs = 0 }."""
     tolerances = {}
@@ -233,6 +276,10 @@ def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | 
     for rule in matrix.rules:
         if rule.matches(model, target, options_name, lane.name):
             expect, reason, kind = rule.status, rule.reason, rule.kind
+    upstream = None
+    for upstream_rule in matrix.upstream:   # the last matching entry wins, as for [[expect]]
+        if upstream_rule.matches(model, target):
+            upstream = upstream_rule.upstream
     return Cell(
         model=model,
         model_spec=spec,
@@ -248,6 +295,7 @@ def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | 
         expect_reason=reason,
         expect_kind=kind,
         weight=MODE_WEIGHTS[lane.mode],
+        upstream=upstream,
     )
 
 

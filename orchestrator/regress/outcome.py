@@ -67,6 +67,7 @@ class CellReport:
             "sim": cell.sim, "sim_kind": cell.sim_kind, "timeout_s": cell.timeout_s,
             "expect": cell.expect.value, "expect_reason": cell.expect_reason,
             "expect_kind": cell.expect_kind,
+            "upstream": cell.upstream.to_dict() if cell.upstream else None,
             "weight": cell.weight, "outcome": self.outcome.value, "reason": self.reason,
             "out_dir": self.out_dir, "log": self.log, "run_id": self.run_id,
             "metrics": self.metrics, "versions": self.versions,

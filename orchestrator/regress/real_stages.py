@@ -89,6 +89,12 @@ class RealStages:
                                        out_dir)
         return app_lane.run_cell(self.tree, cell, firmware.product, out_dir)
 
+    def verify_cell(self, cell: Cell, compiled: CompileOutcome, out_dir: Path) -> RunResult:
+        """`invoke verify`'s check of the compiled product on the host's NPU model."""
+        from orchestrator.regress.verify_lane import verify_cell
+
+        return verify_cell(cell, compiled.product, out_dir)
+
 
 def _compiled(product: Any) -> CompileOutcome:
     """A compile product as the engine sees it: Vela estimates, sizes, versions, paths."""

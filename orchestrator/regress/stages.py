@@ -87,3 +87,6 @@ class Stages(Protocol):
     def run_cell(self, cell: Cell, firmware: FirmwareOutcome, compiled: CompileOutcome | None,
                  out_dir: Path) -> RunResult:
         """Simulate one cell; write its transcript under out_dir; return its result."""
+
+    def verify_cell(self, cell: Cell, compiled: CompileOutcome, out_dir: Path) -> RunResult:
+        """Check a verify cell's compiled product on the host's functional NPU model."""

@@ -113,3 +113,19 @@ def operators_behind(tosa: bytes, outputs: list[str]) -> dict[str, list[str]]:
             pending += [tensor for tensor in operators[index].inputs if tensor not in stops]
         behind[name] = [operators[index].op for index in sorted(found)]
     return behind
+
+
+def tensor_bytes(tosa: bytes) -> dict[str, int]:
+    """Every tensor of the main block by name with its size in bytes (unknown dtypes: 4 bytes
+    an element)."""
+    import numpy as np
+
+    block = _main_block(tosa)
+    sizes = {}
+    for index in range(block.TensorsLength()):
+        tensor = block.Tensors(index)
+        dtype = NUMPY_DTYPES.get(tensor.Type())
+        itemsize = np.dtype(dtype).itemsize if dtype else 4
+        shape = tensor.ShapeAsNumpy() if tensor.ShapeLength() else []
+        sizes[tensor.Name().decode()] = itemsize * int(np.prod(shape, dtype=np.int64))
+    return sizes

@@ -18,6 +18,7 @@ from orchestrator.vnpu.hostlib import OBSERVER, NpuConfig, Operation, Status, lo
 OperationObserver = Callable[[Operation, list[np.ndarray[Any, Any]]], None]
 
 SCRATCH_REGION = 1
+FAST_SCRATCH_REGION = 2
 FAST_SCRATCH_BYTES = 4 << 20   # region 2 (Dedicated_Sram's fast scratch); zero-filled
 U65 = "ethos-u65"
 U85 = "ethos-u85"

@@ -12,6 +12,7 @@ from pathlib import Path
 from orchestrator.cmake_cache import CACHE, forget_moved_cache, recorded_path
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import repo_root, scratch
+from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.vnpu.hostlib_cache import cached_library, keep_library, library_key
 from orchestrator.vnpu.regor_source import sdist_pin, vela_sdist
 
@@ -65,16 +66,19 @@ def build_library(root: Path | None = None, probe: bool = False) -> Path:
     if found is not None:
         return found
     out = build_directory(root, probe)
-    forget_moved_cache(out, source)  # a scratch moved or copied elsewhere
-    cache = out / CACHE
-    if not (out / "build.ninja").is_file() or not cache.is_file() or recorded_path(
-            cache, f"{SDIST_OPTION}:FILEPATH=") != sdist:
-        _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja", *options,
-              f"-DETHOSU_MODEL_PYTHON={sys.executable}", f"-D{SDIST_OPTION}={sdist}"],
-             "cmake configure")
-    target = "ethosu_model_probe" if probe else "ethosu_model_host"
-    _run(["cmake", "--build", str(out), "--target", target], "cmake build")
-    return keep_library(out / name, key)
+    # processes sharing the scratch (regress workers, cells) take turns in the build directory
+    with exclusive_lock(out.with_name(f".{out.name}.lock"),
+                        f"waiting for another build of {out.name} to finish"):
+        forget_moved_cache(out, source)  # a scratch moved or copied elsewhere
+        cache = out / CACHE
+        if not (out / "build.ninja").is_file() or not cache.is_file() or recorded_path(
+                cache, f"{SDIST_OPTION}:FILEPATH=") != sdist:
+            _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja", *options,
+                  f"-DETHOSU_MODEL_PYTHON={sys.executable}", f"-D{SDIST_OPTION}={sdist}"],
+                 "cmake configure")
+        target = "ethosu_model_probe" if probe else "ethosu_model_host"
+        _run(["cmake", "--build", str(out), "--target", target], "cmake build")
+        return keep_library(out / name, key)
 
 
 class FeatureMap(ctypes.Structure):

@@ -2,22 +2,59 @@
 the bytes of its OFM right after it ran (the model's operation observer). On the Ethos-U85 the
 observer reports what an operation really stored, not its registers: a chained operation stores
 nothing in memory (its OFM is a chain buffer), a transposed OFM is reported with its stored
-shape and the operation's axes it holds."""
+shape and the operation's axes it holds.
+
+Memory stays bounded on programs of thousands of operations: what an operation read and wrote
+is kept as spans (orchestrator.vnpu.spans), the OFM's addresses as its layout (computed when
+asked), the regions before it as one copy updated in place, and `observe_stream` hands each
+operation to its consumer without keeping it (write checks keep nothing but ownership)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from orchestrator.vnpu.binstream import VelaProgram
-from orchestrator.vnpu.execute import SCRATCH_REGION, Npu, run_program
+from orchestrator.vnpu.execute import FAST_SCRATCH_REGION, SCRATCH_REGION, Npu, run_program
 from orchestrator.vnpu.hostlib import FeatureMap, Operation
+from orchestrator.vnpu.spans import NO_SPANS, Spans, spans_of
+
+WATCHED_REGIONS = (SCRATCH_REGION, FAST_SCRATCH_REGION)   # where tensors live
 
 
-def fmap_addresses(fmap: FeatureMap, size: int) -> np.ndarray[Any, Any] | None:
+@dataclass(frozen=True)
+class MapLayout:
+    """Where a feature map's elements are in its region (a copy of the observer's fields)."""
+
+    region: int
+    offset: int
+    height: int
+    width: int
+    depth: int
+    bytes: int
+    height0: int
+    width0: int
+    nhcwb16: int
+    stride_x: int
+    stride_y: int
+    stride_c: int
+
+    @classmethod
+    def of(cls, fmap: FeatureMap) -> MapLayout:
+        return cls(fmap.region, fmap.offset, fmap.height, fmap.width, fmap.depth, fmap.bytes,
+                   fmap.height0, fmap.width0, fmap.nhcwb16, fmap.stride_x, fmap.stride_y,
+                   fmap.stride_c)
+
+    def signature(self) -> tuple[int, ...]:
+        """What stripes of one tensor share (all but where they start and how many rows)."""
+        return (self.region, self.width, self.depth, self.bytes, self.nhcwb16, self.stride_x,
+                self.stride_y, self.stride_c)
+
+
+def fmap_addresses(fmap: FeatureMap | MapLayout, size: int) -> np.ndarray[Any, Any] | None:
     """Byte offsets (height, width, depth, element byte) of a feature map in its region;
     None when it is not in a region, is tiled beyond tile 0, or leaves the region."""
     if fmap.region < 0 or fmap.height0 < fmap.height or fmap.width0 < fmap.width:
@@ -37,29 +74,46 @@ def fmap_addresses(fmap: FeatureMap, size: int) -> np.ndarray[Any, Any] | None:
 @dataclass(frozen=True)
 class ObservedOp:
     """One NPU operation: its OFM bytes as stored (height, width, depth, element byte; None when
-    not readable or not in memory), the scratch bytes it wrote (what its OFM addresses, and any
-    other byte it changed), and the scratch bytes its IFMs may read. U85: `ofm_axes` is the
-    operation's axis (0 H, 1 W, 2 C) each stored axis holds ((0, 1, 2) unless its OFM was
-    stored transposed); `chained_out` / `chained_in`: its OFM went to / an input came from a
-    chain buffer inside the NPU."""
+    not readable, not in memory, or not kept), the bytes it wrote per watched region (what its
+    OFM addresses, and any other byte it changed), and per operand (IFM, IFM2) the region and
+    bytes it may read. U85: `ofm_axes` is the operation's axis (0 H, 1 W, 2 C) each stored axis
+    holds ((0, 1, 2) unless its OFM was stored transposed); `chained_out` / `chained_in`: its
+    OFM went to / an input came from a chain buffer inside the NPU."""
 
     index: int
     name: str
     word: int
     ofm: np.ndarray[Any, Any] | None
     ofm_region: int = -1
-    writes: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
-    reads: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
-    overlapping: np.ndarray[Any, Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    writes: dict[int, Spans] = field(default_factory=dict)
+    reads: tuple[tuple[int, Spans], ...] = ()
+    overlapping: Spans = field(default_factory=lambda: NO_SPANS)   # in the OFM's region
     ofm_axes: tuple[int, ...] = (0, 1, 2)
     chained_out: bool = False
     chained_in: bool = False
     ofm_shape: tuple[int, ...] = ()   # (height, width, depth, element bytes), also when chained
-    ofm_at: np.ndarray[Any, Any] | None = None   # where `ofm`'s bytes are in its region
+    ofm_layout: MapLayout | None = None   # where `ofm`'s bytes are in its region
+    ifm_layouts: tuple[MapLayout, ...] = ()   # the operands read from memory
+
+    def stripe_key(self) -> tuple[Any, ...] | None:
+        """What row stripes of one Vela operation share: the command and the geometry of
+        what it reads and stores, all but where they start and how many rows (None: its OFM
+        is not in memory)."""
+        if self.ofm_layout is None:
+            return None
+        return (self.name, self.ofm_layout.signature(),
+                *(layout.signature() for layout in self.ifm_layouts))
 
     @property
     def transposed(self) -> bool:
         return self.ofm_axes != (0, 1, 2)
+
+    @property
+    def ofm_at(self) -> np.ndarray[Any, Any] | None:
+        """The byte offsets of `ofm`'s elements in its region (computed from its layout)."""
+        if self.ofm_layout is None:
+            return None
+        return fmap_addresses(self.ofm_layout, np.iinfo(np.int64).max)
 
 
 @dataclass(frozen=True)
@@ -68,54 +122,96 @@ class ObservedRun:
     outputs: list[bytes]
 
 
-def _byte_set(size: int, *addresses: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The distinct byte offsets among `addresses`, ascending (a mask: no sort)."""
-    mask = np.zeros(size, dtype=bool)
-    for address in addresses:
-        mask[address.reshape(-1)] = True
-    return np.flatnonzero(mask)
-
-
-def _scratch_reads(op: Operation, size: int) -> np.ndarray[Any, Any]:
-    found = [fmap_addresses(fmap, size) for fmap in (op.ifm, op.ifm2)
-             if fmap.region == SCRATCH_REGION]
-    return _byte_set(size, *(a for a in found if a is not None))
-
-
-def _addressed_twice(address: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def _addressed_twice(address: np.ndarray[Any, Any]) -> Spans:
     """Bytes an OFM's registers address for more than one element (its rows overlap)."""
-    return np.flatnonzero(np.bincount(address.reshape(-1)) > 1)
+    flat = np.sort(address.reshape(-1))
+    twice = np.unique(flat[1:][flat[1:] == flat[:-1]])
+    return spans_of(twice)
+
+
+class _Regions:
+    """The watched regions as they were before the operation that just ran."""
+
+    def __init__(self, placed: np.ndarray[Any, Any], fast_size: int) -> None:
+        self.before = {SCRATCH_REGION: placed,
+                       FAST_SCRATCH_REGION: np.zeros(fast_size, dtype=np.uint8)}
+
+    def changed(self, regions: list[np.ndarray[Any, Any]]) -> dict[int, np.ndarray[Any, Any]]:
+        """The byte offsets each watched region changed since the last call."""
+        found = {}
+        for region, before in self.before.items():
+            now = regions[region]
+            changed = _changed_bytes(now, before)
+            before[changed] = now[changed]
+            found[region] = changed
+        return found
+
+
+def _changed_bytes(now: np.ndarray[Any, Any], before: np.ndarray[Any, Any]
+                   ) -> np.ndarray[Any, Any]:
+    """The offsets where two byte arrays differ, compared eight bytes at a time (a region of
+    megabytes after each of thousands of operations)."""
+    whole = now.size // 8 * 8
+    words = np.flatnonzero(now[:whole].view(np.uint64) != before[:whole].view(np.uint64))
+    candidates = np.concatenate([(words[:, None] * 8 + np.arange(8)).reshape(-1),
+                                 np.arange(whole, now.size)])
+    changed: np.ndarray[Any, Any] = candidates[now[candidates] != before[candidates]]
+    return changed
+
+
+def _operand_reads(op: Operation, regions: list[np.ndarray[Any, Any]]
+                   ) -> tuple[tuple[int, Spans], ...]:
+    found = []
+    for fmap in (op.ifm, op.ifm2):
+        if fmap.region in WATCHED_REGIONS:
+            size = regions[fmap.region].size
+            address = fmap_addresses(fmap, size)
+            if address is not None:
+                found.append((int(fmap.region), spans_of(address)))
+    return tuple(found)
+
+
+def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
+              changed: dict[int, np.ndarray[Any, Any]], keep_ofm: bool) -> ObservedOp:
+    name, region = (op.name or b"?").decode(), int(op.ofm.region)
+    if op.index < 0:   # a DMA: its writes are its own, no operation's
+        return ObservedOp(op.index, name, op.word, None,
+                          writes={r: spans_of(c) for r, c in changed.items()})
+    in_region = 0 <= region < len(regions)
+    ofm_at = fmap_addresses(op.ofm, regions[region].size) if in_region else None
+    overlapping = NO_SPANS
+    if ofm_at is not None and region in changed:
+        changed = {**changed, region: np.concatenate([changed[region], ofm_at.reshape(-1)])}
+        overlapping = _addressed_twice(ofm_at)
+    ofm = regions[region][ofm_at] if ofm_at is not None and keep_ofm else None
+    return ObservedOp(op.index, name, op.word, ofm, region,
+                      {r: spans_of(c) for r, c in changed.items()},
+                      _operand_reads(op, regions), overlapping, tuple(op.ofm.axes),
+                      op.ofm.chain >= 0, op.ifm.chain >= 0 or op.ifm2.chain >= 0,
+                      (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),
+                      MapLayout.of(op.ofm) if ofm_at is not None else None,
+                      tuple(MapLayout.of(f) for f in (op.ifm, op.ifm2) if f.region >= 0))
+
+
+def observe_stream(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],
+                   consume: Callable[[ObservedOp], None], keep_ofm: bool = True) -> list[bytes]:
+    """Hand every NPU operation (and DMA, index -1) to `consume` as it completes; the
+    program's outputs. `keep_ofm=False`: the operations carry no OFM bytes."""
+    watched: list[_Regions] = []
+
+    def observe(op: Operation, regions: list[np.ndarray[Any, Any]]) -> None:
+        if not watched:   # the regions as the run started: inputs placed, fast zeroed
+            watched.append(_Regions(placed[0], regions[FAST_SCRATCH_REGION].size))
+        consume(_observed(op, regions, watched[0].changed(regions), keep_ofm))
+
+    placed: list[np.ndarray[Any, Any]] = []
+    return run_program(program, npu, inputs, observe,
+                       on_start=lambda scratch: placed.append(scratch.copy()))
 
 
 def observe_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]]
                     ) -> ObservedRun:
     """Every NPU operation (and DMA, index -1) as it ran, and the program's outputs."""
     seen: list[ObservedOp] = []
-    before: list[np.ndarray[Any, Any]] = []
-
-    def observe(op: Operation, regions: list[np.ndarray[Any, Any]]) -> None:
-        scratch = regions[SCRATCH_REGION]
-        ofm_at = (fmap_addresses(op.ofm, regions[op.ofm.region].size)
-                  if 0 <= op.ofm.region < len(regions) else None)
-        changed = np.flatnonzero(scratch != before[0])
-        overlapping = np.zeros(0, np.int64)
-        if ofm_at is not None and op.ofm.region == SCRATCH_REGION:
-            changed = _byte_set(scratch.size, changed, ofm_at)
-            overlapping = _addressed_twice(ofm_at)
-        if op.index < 0:   # a DMA: its writes are its own, no operation's
-            seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word, None,
-                                   writes=np.flatnonzero(scratch != before[0])))
-            before[0] = scratch.copy()
-            return
-        seen.append(ObservedOp(op.index, (op.name or b"?").decode(), op.word,
-                               None if ofm_at is None else regions[op.ofm.region][ofm_at],
-                               op.ofm.region, changed, _scratch_reads(op, scratch.size),
-                               overlapping, tuple(op.ofm.axes), op.ofm.chain >= 0,
-                               op.ifm.chain >= 0 or op.ifm2.chain >= 0,
-                               (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),
-                               ofm_at))
-        before[0] = scratch.copy()
-
-    outputs = run_program(program, npu, inputs, observe,
-                          on_start=lambda scratch: before.append(scratch.copy()))
+    outputs = observe_stream(program, npu, inputs, seen.append)
     return ObservedRun(seen, outputs)

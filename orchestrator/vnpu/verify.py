@@ -22,6 +22,7 @@ from orchestrator.tosa.partitions import Partition, PartitionTensor, product_par
 from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.budget import ensure_fits
 from orchestrator.vnpu.clobber import check_writes
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.hostlib import load_library
@@ -205,6 +206,39 @@ def write_findings(index: int, program: VelaProgram, npu: Npu,
             for clobber in found]
 
 
+def _interface_bytes(partition: Partition) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The byte sizes of a partition's TOSA inputs and outputs, in order."""
+    interface = graph_interface(partition.tosa)
+
+    def sizes(tensors: Sequence[GraphTensor]) -> tuple[int, ...]:
+        return tuple(int(np.prod(t.shape, dtype=np.int64)) * np.dtype(t.dtype).itemsize
+                     for t in tensors)
+
+    return sizes(interface.inputs), sizes(interface.outputs)
+
+
+def _program_bytes(program: VelaProgram) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return (tuple(io.nbytes for io in program.inputs),
+            tuple(io.nbytes for io in program.outputs))
+
+
+def paired_programs(partitions: Sequence[Partition], programs: Sequence[VelaProgram]
+                    ) -> list[VelaProgram | None]:
+    """Each partition's command stream: the .pte keeps the delegates' data in an order of its
+    own (Conformer on U55: the second partition's stream first), so each partition takes the
+    first unpaired stream whose inputs and outputs have its TOSA graph's byte sizes (None:
+    none has)."""
+    free = list(programs)
+    paired: list[VelaProgram | None] = []
+    for partition in partitions:
+        wanted = _interface_bytes(partition)
+        found = next((p for p in free if _program_bytes(p) == wanted), None)
+        if found is not None:
+            free.remove(found)
+        paired.append(found)
+    return paired
+
+
 def npu_delegates(product: Product, model: str, target: str
                   ) -> list[tuple[Partition, VelaProgram]]:
     """Every Ethos-U partition of a compiled product with its command stream, in order."""
@@ -215,7 +249,15 @@ def npu_delegates(product: Product, model: str, target: str
             f"{model} for {target} has {len(partitions)} stored Ethos-U partitions and "
             f"{len(programs)} delegates in its program",
             f"recompile it: invoke compile --model {model} --target {target}")
-    return list(zip(partitions, programs, strict=True))
+    paired = paired_programs(partitions, programs)
+    for partition, program in zip(partitions, paired, strict=True):
+        if program is None:
+            raise OrchestratorError(
+                f"no Ethos-U delegate of {model} for {target} has the inputs and outputs of "
+                f"partition {partition.index} ({partition.delegate})",
+                f"recompile it: invoke compile --model {model} --target {target}")
+    return [(partition, program) for partition, program in zip(partitions, paired, strict=True)
+            if program is not None]
 
 
 def input_sets(product: Product, partition: Partition, seeds: Sequence[int] = RANDOM_SEEDS
@@ -258,6 +300,7 @@ def product_write_findings(product: Product, npu: Npu, model: str, target: str,
     host_model_ready(seconds)
     found: list[dict[str, Any]] = []
     for partition, program in npu_delegates(product, model, target):
+        ensure_fits(program, partition.tosa, partition.index)
         found += write_findings(partition.index, program, npu,
                                 input_sets(product, partition, seeds=(0,))[0][1], seconds)
     return found
@@ -278,6 +321,7 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
     host_model_ready(report.seconds)
     locate = locate and report.observation_refused is None
     for partition, program in delegates:
+        ensure_fits(program, partition.tosa, partition.index, locate)
         labelled = input_sets(product, partition, seeds)
         if locate:
             report.write_findings += write_findings(partition.index, program, npu,

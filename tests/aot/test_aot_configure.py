@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -76,12 +77,18 @@ def _configured_then_full(lowered_in: Scratch, fresh: Scratch, model: str, first
     assert configured.manifest["lowering"]["key"] == lowered.manifest["lowering"]["key"]
     assert configured.pte.read_bytes() == full.pte.read_bytes(), (model, other)
     assert configured.vela_report is not None and full.vela_report is not None
-    assert configured.vela_report.read_bytes() == full.vela_report.read_bytes()
+    assert _without_vela_uids(configured.vela_report) == _without_vela_uids(full.vela_report)
     for name in ("program", "vela", "tensors", "partitions", "exact_reference", "delegation",
                  "target", "options", "identity", "pte_bytes"):
         assert configured.manifest[name] == full.manifest[name], name
     for ours, theirs in zip(configured.reference_exact, full.reference_exact, strict=True):
         assert ours.path.read_bytes() == theirs.path.read_bytes()
+
+
+def _without_vela_uids(report: Path) -> str:
+    """Vela's report with its names for unnamed operations ('#442': a counter global to the
+    Vela process, so two full compiles in one process differ there too) made '#'."""
+    return re.sub(r'"#\d+"', '"#"', report.read_text())
 
 
 def _refuse(*_args: object, **_kwargs: object) -> None:

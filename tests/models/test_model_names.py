@@ -216,3 +216,25 @@ def test_timm_pretrained_weights_come_from_setup_through_a_mirror(tree, file_ser
             / "main").is_file()
     model, _ = load_model(resolve_model("deit_tiny"))
     assert all(torch.equal(value, model.state_dict()[key]) for key, value in saved.items())
+
+
+def test_a_package_failing_while_its_downloader_is_replaced_is_one_sentence(tree, monkeypatch):
+    """The weights context imports the model's packages (to replace their downloaders); a
+    package that raises there (torchvision built for another torch: RuntimeError) is the same
+    one-line refusal as one failing in the model's code, so a batch compile goes on."""
+    import contextlib
+
+    import orchestrator.aot.upstream_loading as loading
+
+    @contextlib.contextmanager
+    def broken_package(*_args, **_kwargs):
+        raise RuntimeError("operator torchvision::nms does not exist")
+        yield
+
+    monkeypatch.setattr(loading, "downloads_replaced", broken_package)
+    with pytest.raises(OrchestratorError) as refused:
+        load_upstream(resolve_model("deit_tiny", random_weights=True))
+    assert refused.value.cause == ("loading upstream model deit_tiny (deit_tiny:DeiTTinyModel) "
+                                   "failed: RuntimeError: operator torchvision::nms does not "
+                                   "exist")
+    assert "built for the installed torch" in refused.value.next_step

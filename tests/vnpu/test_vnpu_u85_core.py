@@ -118,6 +118,32 @@ def test_an_unmodelled_elementwise_mode_names_command_field_value_and_target() -
                        "(not modelled)")
 
 
+@pytest.mark.parametrize(("mode", "expected"),
+                         [("CMP_GE", [0, 0, -1, -1]), ("CMP_GT", [0, 0, 0, -1]),
+                          ("CMP_EQ", [0, 0, -1, 0]), ("CMP_NE", [-1, -1, 0, -1])])
+def test_a_comparison_gives_regors_internal_bool(mode: str, expected: list[int]) -> None:
+    """True is every bit set, false 0 (regor graphir_optimiser.cpp converts a graph's bool
+    output with AND 1 and builds SELECT from AND/AND_NOT/OR on it)."""
+    scratch = np.zeros(8, dtype=np.int8)
+    scratch[:4] = [-2, -1, 0, 3]
+    op = Elementwise85(mode, (1, 1, 4), scalar=0, ofm_offset=4)
+    code, message = run85(op.emit(Stream85()), scratch)
+    assert code == 0, message
+    assert scratch[4:].tolist() == expected
+
+
+def test_a_kept_accumulator_outside_a_convolution_stops_naming_field_and_value() -> None:
+    scratch = np.zeros(2048, dtype=np.int8)
+    stream = Elementwise85("ADD", (1, 1, 4), scalar=1).emit(Stream85())
+    stream.cmd0("NPU_SET_ACC_FORMAT", acc_format=enum("acc_format", "I32"),
+                acc_output=enum("acc_output", "DISABLE"))
+    stream.cmd0("NPU_OP_ELEMENTWISE", elementwise_mode=enum("elementwise_mode", "ADD"))
+    code, message = run85(stream, scratch)
+    assert code != 0
+    assert message == ("NPU_OP_ELEMENTWISE NPU_SET_ACC_FORMAT acc_output value 1 on "
+                       "Ethos-U85-128 (not modelled)")
+
+
 def test_a_branch_stops_naming_it() -> None:
     scratch = np.zeros(64, dtype=np.int8)
     stream = Stream85().cmd1("NPU_OP_BRANCH")

@@ -29,12 +29,14 @@ from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.hostlib import OBSERVER, FeatureMap, load_library
 from orchestrator.vnpu.listing import Command, model_listing
 from orchestrator.vnpu.locate import describe_departure, locate_departure
-from orchestrator.vnpu.observe import fmap_addresses, observe_program
+from orchestrator.vnpu.observe import ObservedOp, fmap_addresses, observe_program
+from orchestrator.vnpu.spans import span_bytes
 from orchestrator.vnpu.transposes import VelaTranspose, vela_transposes
 from orchestrator.vnpu.verify import random_inputs, verify_product
 
 COMPUTE = ("NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE")
 WEIGHT_REGION = 0
+FAST_REGION = 2   # the fast scratch
 COMMAND_STREAM_ACTION = 2   # the COP1 driver action carrying the command stream
 PROGRAMS = ("mv2", "convnet", "add", "vnpu_archs:attention", "vnpu_archs:resnet8",
             "vnpu_archs:dscnn", "vnpu_archs:autoencoder", "vnpu_cases_u85:layernorm",
@@ -300,3 +302,55 @@ def test_overlapping_write_in_a_u85_stream_is_named() -> None:
     assert findings and findings[0]["operation"] == 1
     assert findings[0]["clobbers"] == "input 0" and findings[0]["read_by_operation"] > 1
     assert findings[0]["scratch_range"][0] == row
+
+
+def _fast_bytes(spans: Any) -> set[int]:
+    return {int(b) for b in span_bytes(spans)}
+
+
+def _last_reader(victim: ObservedOp, ops: list[ObservedOp]) -> int:
+    """The last operation reading bytes of the victim's OFM no later store replaced (-1)."""
+    held, last = _fast_bytes(victim.writes[FAST_REGION]), -1
+    for op in ops[victim.index + 1:]:
+        if any(region == FAST_REGION and held & _fast_bytes(spans) for region, spans in op.reads):
+            last = op.index
+        held -= _fast_bytes(op.writes.get(FAST_REGION, np.zeros((0, 2), np.int64)))
+    return last
+
+
+def _live_window_in_fast_scratch(ops: list[ObservedOp]) -> tuple[ObservedOp, ObservedOp]:
+    """(victim, writer): an OFM stored in the fast scratch (region 2) that an operation still
+    reads after another operation storing in region 2 (the writer) ran."""
+    stored = [op for op in ops if op.ofm_layout is not None and op.ofm_region == FAST_REGION]
+    for victim in stored:
+        reader = _last_reader(victim, ops)
+        between = [op for op in stored if victim.index < op.index < reader]
+        if between:
+            return victim, between[0]
+    raise AssertionError("no tensor in the fast scratch is read after another store")
+
+
+@pytest.mark.slow
+def test_write_over_a_live_tensor_in_the_fast_scratch_is_named() -> None:
+    """Region 2 is watched (Vela keeps U85 tensors there): resnet8 on U85-128 is exact with no
+    finding, and an operation whose OFM is moved onto a tensor a later operation still reads
+    (half-way onto its residual branch's input) is named, in region 2, with the tensor it
+    clobbers (a store over all of it would read as that operation's tensor: liveness comes
+    from the run)."""
+    target = "ethos-u85-128"
+    part = _partition("vnpu_archs:resnet8", target)
+    npu = Npu.for_target_name(target)
+    inputs = random_inputs(graph_interface(part.tosa), 0)
+    assert check_writes(part.program, npu, inputs) == []
+    ops = [op for op in observe_program(part.program, npu, inputs).operations if op.index >= 0]
+    victim, writer = _live_window_in_fast_scratch(ops)
+    commands, operations = _operations(part.program)
+    base = _last_before(commands, "NPU_SET_OFM_BASE0", operations[writer.index][0])
+    assert victim.ofm_layout is not None
+    half = victim.writes[FAST_REGION][-1, 1] - victim.writes[FAST_REGION][0, 0]
+    moved = _word_patched(part.program, base[0] + 4,
+                          victim.ofm_layout.offset + int(half) // 32 * 16)
+    findings = [c.to_json() for c in check_writes(moved, npu, inputs)]
+    assert any(f["region"] == FAST_REGION and f["operation"] == writer.index
+               and f["clobbers"] == f"the OFM of operation {victim.index}" for f in findings), \
+        findings

@@ -44,11 +44,12 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "logical_not": lambda: unary(lambda x: torch.logical_not(x > 0)),
     "where_ge": lambda: binary(lambda a, b: torch.where(a >= b, a, b * 2)),
     "div": lambda: binary(lambda a, b: a / (b.abs() + 0.5)),
-    # a conv whose stride Vela decomposes (> 3: one 1x1 CONV per kernel tap, the accumulator
-    # kept between them, ACC_FORMAT acc_input KEEP / acc_output DISABLE)
+    # strides above 3 that still compile to one CONV each (measured: no kept accumulator)
     "conv_stride4": lambda: conv(8, 16, 4, stride=4, size=16),
     "conv1d_stride5": lambda: (nn.Conv1d(4, 8, 10, stride=5), (_input(1, 4, 40),)),
-    # Wav2Letter's waveform stem (torchaudio Wav2Letter: kernel 250, stride 160, padding 45)
+    # Wav2Letter's waveform stem (torchaudio Wav2Letter: kernel 250, stride 160, padding 45):
+    # Vela decomposes the stride (scheduler_decompose.cpp DecomposeForStrides) into 250 CONVs
+    # that keep the accumulator between them (ACC_FORMAT acc_input KEEP, acc_output DISABLE)
     "conv1d_w2l_stem": lambda: (nn.Conv1d(1, 16, 250, stride=160, padding=45),
                                 (_input(1, 1, 800),)),
 }

@@ -25,6 +25,14 @@ def distributed_module() -> Any:
     return distributed
 
 
+def dask_config() -> Any:
+    """dask.config (after distributed is imported: its defaults must be loaded before a
+    temporary setting, or leaving the setting drops them)."""
+    import dask
+
+    return dask.config
+
+
 @contextmanager
 def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> Iterator[Any]:
     """A connected client; when no address, a local cluster (started here, stopped on exit)
@@ -34,6 +42,10 @@ def open_client(scheduler: str | None, workers: int | None, tree: Scratch) -> It
         if scheduler:
             address: Any = scheduler
         else:
+            # forked, not spawned: a worker starts with this process's imports instead of
+            # importing Python, dask and the orchestrator again (the serial start of a job)
+            stack.enter_context(dask_config().set(
+                {"distributed.worker.multiprocessing-method": "fork"}))
             address = stack.enter_context(distributed.LocalCluster(
                 n_workers=workers or 1, threads_per_worker=1, processes=True,
                 host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=40,
