@@ -91,31 +91,51 @@ class RunnerSettings:
 
 
 @dataclass(frozen=True)
-class RunRequest:
-    """Everything `invoke run` is asked for; app handlers read what they need."""
+class RunChoices:
+    """What every run of a model on a target is asked for: the target, the model, the
+    simulator and its time limits, the build type, the compile's and the runner's choices.
+    `invoke run` (RunRequest) and `invoke evaluate` (EvaluateRequest) both extend it, so a
+    model run is prepared from either without converting one into the other."""
 
     target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
                          "ethos-u55-128", parse=text, matrix=False)
-    model: str | None = option(None, "model to compile and run with the ExecuTorch runner "
-                               f"(invoke compile --help; default: the built-in {DEFAULT_MODEL!r}"
-                               " model)", parse=text, matrix=False)
-    app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
-                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
-                             "stream on the functional NPU model, no ExecuTorch) or another "
-                             "app under firmware/apps/",
-                             parse=text, matrix=False)
+    model: str | None = option(None, "model to compile and run with the ExecuTorch runner: a "
+                               "built-in or upstream name, a .py file with ModelUnderTest and "
+                               "ModelInputs (for invoke evaluate optionally preprocess(path)), "
+                               "a .pt or "
+                               "module:function (invoke compile --help; default: the built-in "
+                               f"{DEFAULT_MODEL!r} model)", parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
                              "simulator)", parse=text, matrix=False)
-    timeout_s: float | None = option(None, "run time limit in seconds (default: the "
-                                     "simulator's, targets.toml limits: FVP 600 like upstream "
-                                     "run_fvp.sh, QEMU 60)", parse=seconds, flag="timeout",
-                                     matrix=False)
+    timeout_s: float | None = option(None, "time limit in seconds (default: the simulator's, "
+                                     "targets.toml limits: FVP 600 like upstream run_fvp.sh, "
+                                     "QEMU 60; invoke evaluate's session adds --per-sample per "
+                                     "input set)", parse=seconds, flag="timeout", matrix=False)
     idle_timeout_s: float | None = option(None, "stop a simulator that prints nothing for this "
                                           "many seconds; 0 = no watchdog (default: the "
                                           "simulator's: none on an FVP, 20 on QEMU)",
                                           parse=seconds_or_off, flag="idle_timeout")
     build_type: str = option(help="release or debug (default: runner.toml defaults.build_type)",
                              parse=text, default_factory=default_build_type)
+    runner: RunnerSettings = subgroup(RunnerSettings)
+    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
+    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
+
+    @property
+    def model_or_default(self) -> str:
+        """The model named, else the built-in default (runner.toml [defaults])."""
+        return self.model or DEFAULT_MODEL
+
+
+@dataclass(frozen=True)
+class RunRequest(RunChoices):
+    """Everything `invoke run` is asked for; app handlers read what they need."""
+
+    app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
+                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
+                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "app under firmware/apps/",
+                             parse=text, matrix=False)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                             "EOR_STACK_SIZE=0x10000)", parse=strings,
                                             flag="option", repeatable=True)
@@ -125,9 +145,6 @@ class RunRequest:
     data: tuple[str, ...] = option((), "with --elf: FILE@ADDRESS loaded into target memory "
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
-    runner: RunnerSettings = subgroup(RunnerSettings)
-    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
-    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
 
     def resolved(self) -> RunRequest:
         """The app made explicit: --elf runs an upstream ELF; otherwise the runner, with the
