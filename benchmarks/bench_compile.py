@@ -36,10 +36,10 @@ print(f"{first:.3f} {hit:.4f}")
 
 _COMPILE_BATCH = """
 import sys
-from orchestrator.aot import compile_many, make_request
+from orchestrator.aot import compile_many, request_for
 from orchestrator.paths import scratch
 pairs = [pair.split("@") for pair in sys.argv[2:]]
-items = compile_many([make_request(m, t) for m, t in pairs], scratch(sys.argv[1]),
+items = compile_many([request_for(m, t) for m, t in pairs], scratch(sys.argv[1]),
                      keep_going=False)
 assert all(item.ok and not item.product.cached for item in items)
 """

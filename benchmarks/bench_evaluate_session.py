@@ -50,12 +50,14 @@ def digits_folder(count: int) -> Path:
 
 
 def timed_session(prepared: Any, request: Any, work: Any, input_sets: list[Any]) -> float:
-    from orchestrator.evaluate.evaluate import session_plan, start_session
+    from orchestrator.evaluate.evaluate import session_limits, start_session
     from orchestrator.results.model import new_run_id
 
+    run_id = new_run_id()
+    fresh = replace(prepared, run=replace(prepared.run, run_dir=work.runs / run_id,
+                                          run_id=run_id))
     started = time.perf_counter()
-    session = start_session(prepared, session_plan(request, work.runs / new_run_id(), prepared),
-                            input_sets)
+    session = start_session(fresh, session_limits(request), input_sets)
     seconds = time.perf_counter() - started
     if len(session.samples) != len(input_sets):
         raise SystemExit(f"session stopped after {len(session.samples)} of {len(input_sets)}: "
@@ -74,12 +76,12 @@ def timed_compute(prepared: Any, request: Any, work: Any, inferences: int) -> fl
     run_dir = work.runs / new_run_id()
     nonce = secrets.randbits(32)
     area = pack_inputs(prepared.device_sets[0], nonce, num_inferences=inferences)
-    data = place_areas(run_dir, prepared.product, prepared.build, prepared.options, area,
-                       prepared.rerun)
-    plan = replace(prepared.plan, limits=run_limits(prepared.plan.simulator, 600.0, 120.0))
+    run = replace(prepared.run, run_dir=run_dir)
+    data = place_areas(run, area)
+    plan = replace(run.plan, limits=run_limits(run.plan.simulator, 600.0, 120.0))
     started = time.perf_counter()
-    simulation = simulate(plan, prepared.build.firmware.elf, run_dir, data=data,
-                          expected_build_id=prepared.build.firmware.build_id)
+    simulation = simulate(plan, run.build.firmware.elf, run_dir, data=data,
+                          expected_build_id=run.build.firmware.build_id)
     seconds = time.perf_counter() - started
     if simulation.verdict.status.value != "pass":
         raise SystemExit(f"compute run failed: {simulation.verdict.reason}")

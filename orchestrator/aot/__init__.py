@@ -12,7 +12,7 @@ from orchestrator.aot.api import (
     compile_many,
     compile_model,
     compile_request,
-    make_request,
+    request_for,
 )
 from orchestrator.aot.key import CompileRequest
 from orchestrator.aot.options import CompileOptions, resolve_options
@@ -28,6 +28,6 @@ __all__ = [
     "compile_model",
     "compile_request",
     "load_product",
-    "make_request",
+    "request_for",
     "resolve_options",
 ]

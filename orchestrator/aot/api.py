@@ -29,19 +29,6 @@ from orchestrator.progress import step
 FAILED_LOG_SUFFIX = ".failed.log"
 
 
-def make_request(model: str, target: str, *, inputs: str | None = None,
-                 calibration: str | None = None, random_weights: bool = False,
-                 **options: Any) -> CompileRequest:
-    """Resolve names, files and options into a request (cheap: never imports torch)."""
-    resolved = resolve_options(target, **options)
-    if calibration and not resolved.quantize:
-        raise OrchestratorError("calibration data only applies to a quantized compile",
-                                "add --quantize int8 or drop --calibration")
-    return CompileRequest(model=resolve_model(model, random_weights), options=resolved,
-                          inputs=tensor_files(inputs, "input"),
-                          calibration=tensor_files(calibration, "calibration"))
-
-
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
     """The finished product for `request`, if it is already in scratch/models/, leased to this
     process (orchestrator/aot/product_cache.py: a clean-up never removes it while we run)."""
@@ -127,8 +114,16 @@ def _keep_failure_log(staging: Path, final: Path) -> Path | None:
 
 def request_for(model: str, target: str, choices: CompileChoices | None = None
                 ) -> CompileRequest:
-    """The compile request of `choices` (the compile option group; None: the defaults)."""
-    return make_request(model, target, **(choices or CompileChoices()).given())
+    """Resolve names, files and the compile choices (None: the defaults) into a request
+    (cheap: never imports torch)."""
+    choices = choices or CompileChoices()
+    resolved = resolve_options(target, choices)
+    if choices.calibration and not resolved.quantize:
+        raise OrchestratorError("calibration data only applies to a quantized compile",
+                                "add --quantize int8 or drop --calibration")
+    return CompileRequest(model=resolve_model(model, choices.random_weights), options=resolved,
+                          inputs=tensor_files(choices.inputs, "input"),
+                          calibration=tensor_files(choices.calibration, "calibration"))
 
 
 def compile_model(model: str, target: str, choices: CompileChoices | None = None, *,

@@ -213,3 +213,49 @@ def listing_document(catalogue: ModelCatalogue) -> dict[str, Any]:
             "upstream_problem": catalogue.upstream_problem,
             "models": [{**entry.to_json(catalogue.extras), "select": catalogue.selector(entry)}
                        for entry in catalogue.entries()]}
+
+
+# -- where each weight file lives under scratch/weights/: the loaders read there, setup
+# installs there (torch.hub, torchaudio and Hugging Face hub layouts) ---------------------
+
+TORCH_HUB = "torch-hub"
+
+
+def torch_hub_dir(root: Path) -> Path:
+    """The torch.hub directory the loaders are pointed at."""
+    return root / TORCH_HUB
+
+
+TORCHAUDIO_BASE = "https://download.pytorch.org/torchaudio/"
+
+
+HF_HUB = "hf-hub"
+HF_SNAPSHOT = "ethosu-orchestrator"   # the snapshot folder refs/<revision> names
+
+
+def hf_hub_cache(root: Path) -> Path:
+    """The Hugging Face hub cache the loaders are pointed at (timm's weights)."""
+    return root / HF_HUB
+
+
+def hf_repo_dir(root: Path, weight: WeightFile) -> Path:
+    """The Hugging Face hub cache's folder of `weight`'s repository."""
+    repo, _revision, _file = weight.hub_file
+    return hf_hub_cache(root) / f"models--{repo.replace('/', '--')}"
+
+
+def weight_path(root: Path, weight: WeightFile) -> Path:
+    """Where the loader finds `weight`: torch.hub's load_state_dict_from_url looks in
+    <hub>/checkpoints/<file>, torchaudio's assets are <hub>/torchaudio/<key under its base
+    URL>, huggingface_hub (offline) in <cache>/models--ORG--REPO/snapshots/<refs/REV>/FILE."""
+    if weight.store == HF_HUB:
+        _repo, _revision, file = weight.hub_file
+        return hf_repo_dir(root, weight) / "snapshots" / HF_SNAPSHOT / file
+    if weight.store == "torchaudio":
+        return torch_hub_dir(root) / "torchaudio" / weight.url.removeprefix(TORCHAUDIO_BASE)
+    return torch_hub_dir(root) / "checkpoints" / weight.filename
+
+
+def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
+    """File names of `weights` not installed under `root`."""
+    return [w.filename for w in weights if not weight_path(root, w).is_file()]

@@ -9,6 +9,7 @@ from typing import Any
 
 from orchestrator.aot.vela_flags import check_vela_flags
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.targets import Target, load_catalogue
 
 QUANTIZATIONS = ("int8", "a16w8")
@@ -106,31 +107,30 @@ def _check_vela_config(path: str | None) -> str | None:
     return str(resolved)
 
 
-def resolve_options(target: str, *, quantize: str | bool | None = "int8",
-                    delegate: bool | None = None, system_config: str | None = None,
-                    memory_mode: str | None = None, vela_config: str | None = None,
-                    vela_flags: str | list[str] | tuple[str, ...] | None = None,
-                    tosa: bool = False, strict_export: bool = True,
-                    torchvision: bool = False) -> CompileOptions:
-    """Validate the user's choices for `target` and fill in the catalogue's defaults."""
+def resolve_options(target: str, choices: CompileChoices | None = None) -> CompileOptions:
+    """Validate the user's choices for `target` and fill in the catalogue's defaults (an
+    unset quantization is int8)."""
+    chosen = choices or CompileChoices()
     spec = load_catalogue().target(target)
-    scheme = parse_quantize(quantize)
-    wants_delegate = spec.has_npu if delegate is None else delegate
+    scheme = parse_quantize("int8" if chosen.quantize is None else chosen.quantize)
+    wants_delegate = spec.has_npu if chosen.delegate is None else chosen.delegate
     _check_quantize(spec, scheme)
     _check_delegate(spec, wants_delegate)
-    config = _check_vela_config(vela_config)
-    flags = parse_vela_flags(vela_flags)
+    config = _check_vela_config(chosen.vela_config)
+    flags = parse_vela_flags(chosen.vela_flags)
     if spec.npu is None:
-        if system_config or memory_mode or config or flags or tosa:
+        if chosen.system_config or chosen.memory_mode or config or flags or chosen.tosa:
             raise OrchestratorError(
                 f"target {spec.name} has no NPU, so Vela and TOSA options do not apply",
                 f"invoke compile --target {spec.name} without Vela/TOSA options")
         return CompileOptions(target=spec.name, quantize=scheme, delegate=False,
-                              strict_export=strict_export, torchvision=torchvision)
+                              strict_export=chosen.strict_export,
+                              torchvision=chosen.torchvision)
     check_vela_flags(flags)
-    _check_choice(spec, "system_config", system_config, spec.npu.system_configs, bool(config))
-    _check_choice(spec, "memory_mode", memory_mode, spec.npu.memory_modes, bool(config))
-    if tosa and not wants_delegate:
+    _check_choice(spec, "system_config", chosen.system_config, spec.npu.system_configs,
+                  bool(config))
+    _check_choice(spec, "memory_mode", chosen.memory_mode, spec.npu.memory_modes, bool(config))
+    if chosen.tosa and not wants_delegate:
         raise OrchestratorError("the TOSA flatbuffer only exists for delegated compiles",
                                 f"invoke compile --target {spec.name} --delegate --tosa")
     notes: tuple[str, ...] = ()
@@ -139,7 +139,7 @@ def resolve_options(target: str, *, quantize: str | bool | None = "int8",
                  "will be delegated",)
     return CompileOptions(
         target=spec.name, quantize=scheme, delegate=wants_delegate,
-        system_config=system_config or spec.npu.system_config,
-        memory_mode=memory_mode or spec.npu.memory_mode, vela_config=config,
-        vela_flags=flags, tosa=tosa, strict_export=strict_export,
-        torchvision=torchvision, notes=notes)
+        system_config=chosen.system_config or spec.npu.system_config,
+        memory_mode=chosen.memory_mode or spec.npu.memory_mode, vela_config=config,
+        vela_flags=flags, tosa=chosen.tosa, strict_export=chosen.strict_export,
+        torchvision=chosen.torchvision, notes=notes)

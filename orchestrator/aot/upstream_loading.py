@@ -16,13 +16,15 @@ from orchestrator.aot.model_catalogue import (
     UPSTREAM_PACKAGE,
     UPSTREAM_PREFIX,
     ModelEntry,
+    hf_hub_cache,
     load_model_catalogue,
+    missing_weights,
     refuse_missing_packages,
+    torch_hub_dir,
 )
 from orchestrator.aot.sources import ModelRef
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import scratch
-from orchestrator.setup.weights import hf_hub_cache, missing_weights, torch_hub_dir
 
 
 @contextlib.contextmanager

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from orchestrator.cli import print_json
+from orchestrator.cli import console, print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.parse import ParseTask
+from orchestrator.parse.batch import NOT_TEXT, table_rows
 from orchestrator.parse.result import parse_log
 from orchestrator.parse.text_log import not_a_text_log, not_text_reason
-from orchestrator.results.model import Status
-from orchestrator.results.summary_table import print_result
+from orchestrator.results.model import RunResult, Status
+from orchestrator.results.summary_table import STATUS_STYLE, print_result
 
 EXIT_NOT_PASSED = 1
 
@@ -64,7 +66,7 @@ def _parse_directory(
     events: tuple[str, ...],
 ) -> int:
     """Every .log/.txt file of `directory`: one table (or a JSON list); 0 only if all passed."""
-    from orchestrator.parse.batch import logs_in, print_table
+    from orchestrator.parse.batch import logs_in
 
     logs = logs_in(directory)
     if not logs:
@@ -96,3 +98,28 @@ def _parse_directory(
         print_table(results, not_text)
     passed = not not_text and all(result.status is Status.PASS for _, result in results)
     return 0 if passed else EXIT_NOT_PASSED
+
+
+def print_table(
+    results: Sequence[tuple[Path, RunResult]], not_text: Sequence[tuple[Path, str]] = ()
+) -> None:
+    """One table: a row per log with its verdict (and per binary file, why it is not a log),
+    then a count per status."""
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for title in ("log", "status", "kind", "reason"):
+        table.add_column(title, overflow="fold")
+    for (name, status, kind, reason), (_, result) in zip(table_rows(results), results, strict=True):
+        table.add_row(name, status, kind, reason, style=STATUS_STYLE[result.status])
+    for path, why in not_text:
+        table.add_row(path.name, NOT_TEXT, "-", f"not a text log ({why})", style="red")
+    out = console()
+    out.print(table)
+    counts: dict[str, int] = {}
+    for _, result in results:
+        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    if not_text:
+        counts[NOT_TEXT] = len(not_text)
+    total = len(results) + len(not_text)
+    out.print(f"{total} logs: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -11,10 +11,11 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.paths import Scratch, scratch
 from orchestrator.progress import quiet_if
-from orchestrator.regress.baseline import Baselines, load_baselines
+from orchestrator.regress.baseline import Baselines, fmt, load_baselines
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.cluster.command import cluster_spec, job_journal, run_on_cluster
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
+from orchestrator.regress.markdown import HEADLINE_METRICS
 from orchestrator.regress.matrix import Matrix, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
 from orchestrator.regress.progress import make_progress
@@ -26,7 +27,7 @@ from orchestrator.regress.report_document import (
 )
 from orchestrator.regress.select import filter_cells, only_keys, parse_shard, shard_cells
 from orchestrator.regress.stages import Stages
-from orchestrator.regress.writers import print_summary, write_reports
+from orchestrator.regress.writers import write_reports
 from orchestrator.results.model import new_run_id, utc_now
 
 EXIT_FAILED = 1
@@ -196,3 +197,46 @@ def merge_command(task: RegressMerge, json: bool = False, scratch_root: str | No
     run_dir = Path(out).expanduser().resolve() if out else tree.runs / merged["run_id"]
     return _publish(merged, run_dir, tree, json, quiet)
 
+
+SHORT_NAMES = {"npu.cycles": "NPU cyc", "cpu.cycles": "CPU cyc", "vela.npu_cycles": "Vela NPU",
+               "vela.total_cycles": "Vela total", "memory.pte_size": ".pte B",
+               "error.max_abs": "max err"}
+STYLES = {"pass": "green", "xfail": "green", "skipped": "dim", "fail": "red", "error": "red",
+          "timeout": "red", "xpass": "magenta", "regressed": "yellow"}
+
+
+def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any) -> None:
+    """A table of cells, the baseline diff, the report paths and a one-line verdict."""
+    from rich.table import Table
+
+    cells = document["cells"]
+    metrics = [name for name in HEADLINE_METRICS
+               if any(name in cell.get("metrics", {}) for cell in cells)]
+    table = Table(title=f"regress {document['matrix']['name']} ({document['run_id']})")
+    table.add_column("outcome", min_width=9, no_wrap=True)
+    table.add_column("cell", min_width=30, no_wrap=True)
+    table.add_column("mode", min_width=7, no_wrap=True)
+    table.add_column("sim", min_width=4, no_wrap=True)
+    for column in metrics:
+        label = SHORT_NAMES.get(column, column)
+        table.add_column(label, justify="right", min_width=len(label), no_wrap=True)
+    upstream = any(cell.get("upstream") for cell in cells)   # its mark; the reports say more
+    if upstream:
+        table.add_column("upstream", min_width=8, no_wrap=True)
+    table.add_column("reason", overflow="ellipsis", no_wrap=True, max_width=48)
+    for cell in cells:
+        theirs = [(cell.get("upstream") or {}).get("status", "-")] if upstream else []
+        table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
+                      cell["mode"], cell.get("sim") or "-",
+                      *(fmt(cell.get("metrics", {}).get(name)) for name in metrics),
+                      *theirs, cell["reason"])
+    console.print(table)
+    for line in document.get("baseline_updates") or []:
+        console.print(line, highlight=False, markup=False)
+    for name, path in paths.items():
+        console.print(f"{name:8} {path}", highlight=False)
+    counts = ", ".join(f"{k} {v}" for k, v in document["counts"].items() if v and k != "total")
+    colour = "green" if document["verdict"] == "pass" else "red"
+    ran = document["counts"]["total"] - document["counts"]["skipped"]
+    note = "" if ran else " (no cell ran)"
+    console.print(f"[{colour}]{document['verdict'].upper()}[/]{note}: {counts or 'no cells'}")

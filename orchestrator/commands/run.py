@@ -28,7 +28,7 @@ from orchestrator.targets.catalogue import unknown_name_error
 APPS: dict[str, str] = {
     "selftest": "orchestrator.selftest:run_app",
     "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
-    "runner": "orchestrator.runner.model_run:run_runner",
+    "runner": "orchestrator.evaluate.run_inputs:run_model",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
 }
 PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own

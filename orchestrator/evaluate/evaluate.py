@@ -19,23 +19,28 @@ from orchestrator.aot.dataset import (
 )
 from orchestrator.aot.sources import SERIALIZED, tensor_files
 from orchestrator.command_line import invoke_line
+from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.options.run import RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.results.record import write_result
-from orchestrator.runner.model_run import model_choices, model_operators, runner_options_for
+from orchestrator.runner.model_run import (
+    ModelRun,
+    build_model_run,
+    model_choices,
+    runner_options_for,
+)
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.runner.sample_session import (
     Session,
-    SessionPlan,
+    SessionLimits,
     device_inputs,
     interrupted_session,
     run_session,
 )
-from orchestrator.sim.plan import RunPlan, plan_request
+from orchestrator.sim.plan import plan_request
 from orchestrator.targets import Simulator
 
 if TYPE_CHECKING:
@@ -43,18 +48,20 @@ if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
     from orchestrator.runner.areas import InputTensor
-    from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
 
 LABELS_DEFAULT = "labels.txt"
 
 
 @dataclass(frozen=True)
 class DataPlan:
-    """The evaluated files, their labels and the calibration files left after the split."""
+    """The evaluated files, their labels and the calibration files left after the split;
+    `source` is the data set as given, `overlap_allowed` whether it may calibrate too."""
 
+    source: str
     files: tuple[Path, ...]
     labels: list[int] | None
-    calibration: tuple[Path, ...]
+    calibration: tuple[Path, ...] = ()
+    overlap_allowed: bool = False
 
 
 def plan_data(request: EvaluateRequest) -> DataPlan:
@@ -63,33 +70,29 @@ def plan_data(request: EvaluateRequest) -> DataPlan:
     if given and given != request.data:
         raise OrchestratorError("invoke evaluate reads its input sets from --data, so --inputs "
                                 "does not apply", f"invoke evaluate --data {given}")
-    labels_path = _labels_path(request)
-    files = data_files(request.data, labels_path)[:request.limit]
-    labels = read_labels(labels_path, files) if labels_path else None
+    data = input_sets_of(request.data, request.labels, request.limit)
     calibration = calibration_files(tensor_files(request.compile.calibration, "calibration"),
-                                    files,
-                                    request.calibration_overlap)
-    return DataPlan(files, labels, calibration)
+                                    data.files, request.calibration_overlap)
+    return replace(data, calibration=calibration, overlap_allowed=request.calibration_overlap)
 
 
-def _labels_path(request: EvaluateRequest) -> Path | None:
-    if request.labels:
-        path = Path(request.labels).expanduser().resolve()
+def input_sets_of(source: str, labels: str | None = None, limit: int | None = None) -> DataPlan:
+    """The data set's files (sorted, the first `limit`) and their labels (`labels`, else the
+    data directory's labels.txt if present); no calibration split."""
+    labels_path = _labels_path(source, labels)
+    files = data_files(source, labels_path)[:limit]
+    return DataPlan(source, files, read_labels(labels_path, files) if labels_path else None)
+
+
+def _labels_path(source: str, labels: str | None) -> Path | None:
+    if labels:
+        path = Path(labels).expanduser().resolve()
         if not path.is_file():
-            raise OrchestratorError(f"labels file {request.labels} does not exist",
+            raise OrchestratorError(f"labels file {labels} does not exist",
                                     "check the --labels path")
         return path
-    default = Path(request.data).expanduser().resolve() / LABELS_DEFAULT
+    default = Path(source).expanduser().resolve() / LABELS_DEFAULT
     return default if default.is_file() else None
-
-
-def run_request(request: EvaluateRequest) -> RunRequest:
-    """The runner-side view of an evaluation (the same runner ELF a run would use)."""
-    return RunRequest(target=request.target, model=request.model, app="runner",
-                      sim=request.sim, timeout_s=request.timeout_s,
-                      idle_timeout_s=request.idle_timeout_s, build_type=request.build_type,
-                      compile=model_choices(request.compile), runner=request.runner,
-                      run_id=request.run_id)
 
 
 def compile_product(request: EvaluateRequest, data: DataPlan,
@@ -100,7 +103,7 @@ def compile_product(request: EvaluateRequest, data: DataPlan,
     from orchestrator.aot.api import compile_request, request_for
 
     choices = replace(model_choices(request.compile), calibration=None)
-    compile = request_for(request.model, request.target, choices)
+    compile = request_for(request.model_or_default, request.target, choices)
     if compile.model.kind == SERIALIZED and not compile.inputs:
         compile = replace(compile, inputs=data.files[:1])
     calibration = data.calibration
@@ -109,7 +112,7 @@ def compile_product(request: EvaluateRequest, data: DataPlan,
             raise OrchestratorError("calibration data only applies to a quantized compile",
                                     "drop --calibration or --quantize none")
         compile = replace(compile, calibration=calibration)
-    with step(f"compile {request.model} for {request.target}"):
+    with step(f"compile {request.model_or_default} for {request.target}"):
         return compile, compile_request(compile, work)
 
 
@@ -120,37 +123,31 @@ def model_inputs(product: Product) -> list[InputShape]:
 
 @dataclass(frozen=True)
 class Prepared:
-    """Everything a session needs, checked and built: the data, the run plan, the compiled
-    product and its host programs, the runner, and each input set as the device takes it."""
+    """Everything a session needs, checked and built: the data, the model run (plan,
+    compiled product, runner), the product's host programs, and each input set as the device
+    takes it."""
 
     data: DataPlan
-    plan: RunPlan
-    product: Product
-    build: RunnerBuild
-    options: RunnerOptions
+    run: ModelRun
     host: HostPrograms
     references: list[tuple[list[Any] | None, list[Any]]]   # (exact, float) per input set
     device_sets: list[list[InputTensor]]
-    rerun: str
 
 
 def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     """Compile (cached), refuse input sets that do not fit, compute every input set's host
     references, build the runner (cached): nothing has been simulated yet."""
-    from orchestrator.runner.firmware import build_runner
-
+    request = replace(request, model=request.model_or_default)
     rerun = invoke_line("evaluate", model=request.model, target=request.target,
                         data=request.data)
     data = plan_data(request)
-    runs = run_request(request)
-    plan = plan_request(work, runs, rerun=rerun, needs_data=True)
+    plan = plan_request(work, request, rerun=rerun, needs_data=True)
     refuse_without_semihosting(plan.simulator, rerun)
-    options = runner_options_for(plan.target, runs)
+    options = runner_options_for(plan.target, request)
     compile, product = compile_product(request, data, work)
-    options = replace(options, model_ops=model_operators(product))
     checked = checked_inputs(data, compile, product, rerun)   # before building: fail fast
-    build = build_runner(work, plan.target, options, request.runner.sources)
-    return Prepared(data, plan, product, build, options, *checked, rerun)
+    run = build_model_run(work, request, plan, options, product, rerun)
+    return Prepared(data, run, *checked)
 
 
 def refuse_without_semihosting(simulator: Simulator, rerun: str) -> None:
@@ -178,16 +175,15 @@ def checked_inputs(data: DataPlan, compile: CompileRequest, product: Product, re
     return host, references, [device_inputs(arrays, orders) for arrays in input_sets]
 
 
-def session_plan(request: EvaluateRequest, run_dir: Path, prepared: Prepared) -> SessionPlan:
-    """Where one session runs (its id: the directory's name) and its time limits."""
-    return SessionPlan(run_dir, run_dir.name, request.timeout_s, request.idle_timeout_s,
-                       request.per_sample_s, prepared.rerun)
+def session_limits(request: EvaluateRequest) -> SessionLimits:
+    """The session's time limits: --timeout, --idle-timeout, --per-sample."""
+    return SessionLimits(request.timeout_s, request.idle_timeout_s, request.per_sample_s)
 
 
-def start_session(prepared: Prepared, plan: SessionPlan,
+def start_session(prepared: Prepared, limits: SessionLimits,
                   input_sets: list[list[InputTensor]] | None = None) -> Session:
     """One simulator session over `input_sets` (default: every prepared input set)."""
-    return run_session(plan, prepared.plan, prepared.product, prepared.build, prepared.options,
+    return run_session(prepared.run, limits,
                        prepared.device_sets if input_sets is None else input_sets)
 
 
@@ -196,28 +192,25 @@ def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
     session stopped by SIGINT/SIGTERM is recorded with the samples it finished before the
     interrupt goes on."""
     prepared = prepare(request, work)
-    plan = session_plan(request, work.runs / request.run_id, prepared)
     started = time.monotonic()
     try:
-        session = start_session(prepared, plan)
+        session = start_session(prepared, session_limits(request))
     except KeyboardInterrupt:
-        record(request, prepared, plan, interrupted_session(
-            plan, prepared.plan, request.model, request.target, time.monotonic() - started))
+        record(prepared, interrupted_session(prepared.run, time.monotonic() - started))
         raise
-    return record(request, prepared, plan, session)
+    return record(prepared, session)
 
 
-def record(request: EvaluateRequest, prepared: Prepared, plan: SessionPlan,
-           session: Session) -> dict[str, Any]:
+def record(prepared: Prepared, session: Session) -> dict[str, Any]:
     """Score the session's samples; write evaluation.json/.html and the session's
     result.json to the run directory; the evaluation document."""
     from orchestrator.evaluate.report import write_reports
 
-    scores = score_session(session, prepared.data, prepared.references, prepared.product)
-    document = evaluation_document(request, prepared.data, session, scores, prepared.product,
+    scores = score_session(session, prepared.data, prepared.references, prepared.run.product)
+    document = evaluation_document(prepared.run, prepared.data, session, scores,
                                    prepared.host)
-    write_reports(plan.run_dir, document, scores)
-    write_result(plan.run_dir, session.result)
+    write_reports(prepared.run.run_dir, document, scores)
+    write_result(prepared.run.run_dir, session.result)
     return document
 
 
@@ -250,39 +243,27 @@ def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
             if session.result.classification else None}
 
 
-def gate_failures(summary: dict[str, Any], min_snr: float | None, top1: bool) -> list[str]:
-    """Why the asked-for accuracy gates (--min-snr, --top1) fail over the data set."""
-    reasons = []
-    worst = summary["snr_db_min"]
-    if min_snr is not None and worst is not None and worst < min_snr:
-        reasons.append(f"SNR {worst:.1f} dB on the worst sample < {min_snr:g} dB")
-    agreement = summary["top1_agreement"]
-    if top1 and agreement is not None and agreement < 1.0:
-        reasons.append(f"top-1 agrees with the float model on {100 * agreement:.1f}% of samples")
-    return reasons
-
-
-def evaluation_document(request: EvaluateRequest, data: DataPlan, session: Session,
-                        scores: list[SampleScore], product: Product,
-                        host: HostPrograms) -> dict[str, Any]:
+def evaluation_document(run: ModelRun, data: DataPlan, session: Session,
+                        scores: list[SampleScore], host: HostPrograms) -> dict[str, Any]:
     """The evaluation result: summary, every sample, the session's RunResult, versions."""
     from orchestrator.aot.key import tool_versions
     from orchestrator.evaluate.scoring import per_class
 
+    product, settings = run.product, run.request.runner
     summary = summarize(scores, len(data.files))
     session_result = session.result.to_dict()
     stopped = stop_report(session, data)
     exact_all = summary["exact"] == len(data.files) and stopped is None
-    gates = gate_failures(summary, request.runner.min_snr, request.runner.top1)
+    gates = gate_failures(scores, settings.thresholds, "sample")
     return {
         "schema": "ethosu-orchestrator/evaluation/1",
-        "run_id": request.run_id, "model": request.model, "target": request.target,
-        "data": str(Path(request.data).expanduser().resolve()),
+        "run_id": run.run_id, "model": run.request.model, "target": run.request.target,
+        "data": str(Path(data.source).expanduser().resolve()),
         "product": str(product.directory),
         "reference": product.reference_kind,
         "exact_reference": product.exact_record.to_json()["status"],
         "calibration": {"files": len(data.calibration),
-                        "overlap_allowed": request.calibration_overlap,
+                        "overlap_allowed": data.overlap_allowed,
                         "source": "given" if data.calibration else "model default"},
         "passed": (exact_all if product.reference_kind == "exact" else stopped is None)
         and not gates,

@@ -7,55 +7,48 @@ set is part of the cell and its accuracy summary (`accuracy.dataset`) is baselin
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.command_line import invoke_line
+from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import (
     Prepared,
     checked_inputs,
     evaluation_document,
-    plan_data,
+    input_sets_of,
     refuse_without_semihosting,
     score_session,
-    session_plan,
     start_session,
 )
 from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
 from orchestrator.evaluate.scoring import SampleScore
-from orchestrator.options.evaluate import EvaluateRequest
+from orchestrator.options.evaluate import DEFAULT_SECONDS_PER_SAMPLE
+from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
-from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
-from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.sim.plan import RunPlan
+from orchestrator.results import Accuracy, Comparison, RunResult
+from orchestrator.runner.model_run import (
+    ModelRun,
+    model_choices,
+    prepare_model_run,
+    rerun_of,
+    simulate_model,
+)
+from orchestrator.runner.sample_session import SessionLimits
 
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
-    from orchestrator.options.run import RunRequest
+    from orchestrator.options.run import RunChoices, RunRequest
 
 DATASET_KEYS = ("requested", "completed", "exact", "top1_agreement", "top5_agreement",
                 "snr_db_mean", "snr_db_min", "accuracy")
 
 
-def evaluation_request(request: RunRequest) -> EvaluateRequest:
-    """The evaluation a run with --inputs amounts to (no labels file needed, no calibration
-    split: the run's compile choices as they are)."""
-    assert request.model is not None and request.compile.inputs is not None
-    return EvaluateRequest(model=request.model, target=request.target,
-                           data=request.compile.inputs, sim=request.sim,
-                           timeout_s=request.timeout_s, idle_timeout_s=request.idle_timeout_s,
-                           build_type=request.build_type, compile=request.compile,
-                           runner=request.runner, run_id=request.run_id)
-
-
-def compile_request_for(request: RunRequest, product: Product) -> CompileRequest:
+def compile_request_for(request: RunChoices, product: Product) -> CompileRequest:
     """The compile request behind `product`: the run's own choices when they made it (its
     calibration files included), else what the product's manifest records."""
     from orchestrator.aot.api import request_for
     from orchestrator.aot.host_reference import compile_request_of
-    from orchestrator.runner.model_run import model_choices
 
     assert request.model is not None
     try:
@@ -65,39 +58,48 @@ def compile_request_for(request: RunRequest, product: Product) -> CompileRequest
     return own if own.key() == product.key else compile_request_of(product)
 
 
-def run_with_inputs(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
-                    build: RunnerBuild, request: RunRequest, options: RunnerOptions
-                    ) -> RunResult:
+def run_model(request: RunRequest, work: Scratch) -> RunResult:
+    """`invoke run`'s runner app: the model run prepared once, then simulated with the
+    compile stage's inputs or, with --inputs, over the user's input sets in one session."""
+    return run_prepared(prepare_model_run(request, work))
+
+
+def run_prepared(run: ModelRun) -> RunResult:
+    """A prepared model run (`invoke run` or a regress cell): --inputs decides whether it
+    runs once or over the given input sets."""
+    return run_with_inputs(run) if run.request.compile.inputs else simulate_model(run)
+
+
+def run_with_inputs(run: ModelRun) -> RunResult:
     """The compiled model and built runner over the request's input sets in one session
     (a misfit input set is refused before anything runs); judged per input set."""
     from orchestrator.parse.protocol_values import outputs
 
-    evaluation = evaluation_request(request)
-    rerun = invoke_line("run", target=request.target, model=request.model,
-                        inputs=evaluation.data)
-    refuse_without_semihosting(plan.simulator, rerun)
-    data = plan_data(replace(evaluation, compile=replace(evaluation.compile, inputs=None,
-                                                         calibration=None)))
-    prepared = Prepared(data, plan, product, build, options,
-                        *checked_inputs(data, compile_request_for(request, product), product,
-                                        rerun), rerun)
-    session_plan_ = replace(session_plan(evaluation, run_dir, prepared), run_id=run_id)
-    session = start_session(prepared, session_plan_)
-    scores = score_session(session, prepared.data, prepared.references, prepared.product)
-    document = evaluation_document(evaluation, prepared.data, session, scores,
-                                   prepared.product, prepared.host)
-    write_reports(run_dir, document, scores)
+    inputs = run.request.compile.inputs
+    assert inputs is not None
+    run = replace(run, rerun=rerun_of(run.request, inputs))
+    refuse_without_semihosting(run.plan.simulator, run.rerun)
+    data = input_sets_of(inputs)
+    prepared = Prepared(data, run, *checked_inputs(data, compile_request_for(run.request,
+                                                                             run.product),
+                                                   run.product, run.rerun))
+    request = run.request
+    session = start_session(prepared, SessionLimits(request.timeout_s, request.idle_timeout_s,
+                                                    DEFAULT_SECONDS_PER_SAMPLE))
+    scores = score_session(session, data, prepared.references, run.product)
+    document = evaluation_document(run, data, session, scores, prepared.host)
+    write_reports(run.run_dir, document, scores)
     result = session.result
     result.model = request.model
     if session.samples:
         result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
-    result.target.options.update({"product": str(product.directory),
-                                  "inputs": evaluation.data,
+    result.target.options.update({"product": str(run.product.directory),
+                                  "inputs": inputs,
                                   "input_sets": len(prepared.device_sets)})
-    result.artifacts.update({"evaluation": str(run_dir / JSON_FILE),
-                             "evaluation_report": str(run_dir / HTML_FILE)})
+    result.artifacts.update({"evaluation": str(run.run_dir / JSON_FILE),
+                             "evaluation_report": str(run.run_dir / HTML_FILE)})
     result.accuracy = Accuracy(dataset={key: document["summary"][key] for key in DATASET_KEYS})
-    return judged(result, scores, document, product.reference_kind, rerun)
+    return judged(result, scores, document, run.product.reference_kind, run.rerun)
 
 
 def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any],
@@ -116,14 +118,12 @@ def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any
                          f"({stopped['file']}) after {stopped['completed']} finished: "
                          f"{result.reason}")
         return result
-    if result.status is not Status.PASS or not not_exact:
+    if not not_exact:
         return result
     first = not_exact[0]
     summary = (f"{len(not_exact)} of {len(scores)} input sets not bit-exact; first: input set "
                f"{first.index} ({first.file}): {first.mismatch}")
-    return replace(result, status=Status.FAIL, reason=summary,
-                   classification=Classification(
-                       kind=Kind.OUTPUT_MISMATCH, summary=summary,
-                       next_step=f"the target computed something else than the compiled "
-                                 f"program: {rerun}, then read evaluation.json",
-                       details={"not_exact": [s.index for s in not_exact]}))
+    return output_mismatch(result, summary, summary,
+                           f"the target computed something else than the compiled program: "
+                           f"{rerun}, then read evaluation.json",
+                           {"not_exact": [s.index for s in not_exact]})

@@ -55,7 +55,7 @@ class CompileChoices:
                                   "the product key; never done unasked)", parse=switch)
 
     def given(self) -> dict[str, Any]:
-        """The choices that differ from the defaults, as compile keyword arguments."""
+        """The choices that differ from the defaults (what the user chose)."""
         defaults = CompileChoices()
         return {name: value for name, value in self.__dict__.items()
                 if value != getattr(defaults, name)}

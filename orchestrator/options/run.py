@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
@@ -31,18 +32,6 @@ DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, no
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    """When an output passes: tolerances for float programs and quantized products without an
-    exact reference; min_snr_db/require_top1 gate accuracy vs the float model."""
-
-    atol: float = 1e-3
-    rtol: float = 1e-3
-    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
-    min_snr_db: float | None = None
-    require_top1: bool = False
-
-
-@dataclass(frozen=True)
 class RunnerSettings:
     """The ExecuTorch runner's options: memory plan, kernels, the output comparison and FVP
     extras (the compile's choices are RunRequest.compile, the compile stage's own group)."""
@@ -56,16 +45,18 @@ class RunnerSettings:
     temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
     fast_scratch: int | None = option(None, "runner: Ethos-U fast scratch bytes "
                                       "(Dedicated_Sram)", parse=size)
-    atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
-    rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
-    qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "
-                         "quantized product with no exact reference (exact ones must match "
-                         "bit for bit)", parse=number)
-    min_snr: float | None = option(None, "runner: accuracy gate: require this SNR in dB vs the "
-                                   "float model (off by default; always reported)",
-                                   parse=number)
-    top1: bool = option(False, "runner: accuracy gate: require the float model's top-1 class",
-                        parse=switch)
+    atol: float = option(Thresholds.atol, "runner: absolute tolerance for float programs",
+                         parse=number)
+    rtol: float = option(Thresholds.rtol, "runner: relative tolerance for float programs",
+                         parse=number)
+    qtol: float = option(Thresholds.qtol, "runner: extra tolerance in quantization steps, "
+                         "only for a quantized product with no exact reference (exact ones "
+                         "must match bit for bit)", parse=number)
+    min_snr: float | None = option(Thresholds.min_snr_db, "runner: accuracy gate: require this "
+                                   "SNR in dB vs the float model (off by default; always "
+                                   "reported)", parse=number)
+    top1: bool = option(Thresholds.require_top1, "runner: accuracy gate: require the float "
+                        "model's top-1 class", parse=switch)
     fast: bool = option(False, "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
                         parse=switch)
     profile: bool = option(False, "runner: build with the ExecuTorch event tracer (a runtime "
@@ -91,31 +82,51 @@ class RunnerSettings:
 
 
 @dataclass(frozen=True)
-class RunRequest:
-    """Everything `invoke run` is asked for; app handlers read what they need."""
+class RunChoices:
+    """What every run of a model on a target is asked for: the target, the model, the
+    simulator and its time limits, the build type, the compile's and the runner's choices.
+    `invoke run` (RunRequest) and `invoke evaluate` (EvaluateRequest) both extend it, so a
+    model run is prepared from either without converting one into the other."""
 
     target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
                          "ethos-u55-128", parse=text, matrix=False)
-    model: str | None = option(None, "model to compile and run with the ExecuTorch runner "
-                               f"(invoke compile --help; default: the built-in {DEFAULT_MODEL!r}"
-                               " model)", parse=text, matrix=False)
-    app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
-                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
-                             "stream on the functional NPU model, no ExecuTorch) or another "
-                             "app under firmware/apps/",
-                             parse=text, matrix=False)
+    model: str | None = option(None, "model to compile and run with the ExecuTorch runner: a "
+                               "built-in or upstream name, a .py file with ModelUnderTest and "
+                               "ModelInputs (for invoke evaluate optionally preprocess(path)), "
+                               "a .pt or "
+                               "module:function (invoke compile --help; default: the built-in "
+                               f"{DEFAULT_MODEL!r} model)", parse=text, matrix=False)
     sim: str | None = option(None, "qemu, fvp or a simulator name (default: the target's first "
                              "simulator)", parse=text, matrix=False)
-    timeout_s: float | None = option(None, "run time limit in seconds (default: the "
-                                     "simulator's, targets.toml limits: FVP 600 like upstream "
-                                     "run_fvp.sh, QEMU 60)", parse=seconds, flag="timeout",
-                                     matrix=False)
+    timeout_s: float | None = option(None, "time limit in seconds (default: the simulator's, "
+                                     "targets.toml limits: FVP 600 like upstream run_fvp.sh, "
+                                     "QEMU 60; invoke evaluate's session adds --per-sample per "
+                                     "input set)", parse=seconds, flag="timeout", matrix=False)
     idle_timeout_s: float | None = option(None, "stop a simulator that prints nothing for this "
                                           "many seconds; 0 = no watchdog (default: the "
                                           "simulator's: none on an FVP, 20 on QEMU)",
                                           parse=seconds_or_off, flag="idle_timeout")
     build_type: str = option(help="release or debug (default: runner.toml defaults.build_type)",
                              parse=text, default_factory=default_build_type)
+    runner: RunnerSettings = subgroup(RunnerSettings)
+    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
+    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
+
+    @property
+    def model_or_default(self) -> str:
+        """The model named, else the built-in default (runner.toml [defaults])."""
+        return self.model or DEFAULT_MODEL
+
+
+@dataclass(frozen=True)
+class RunRequest(RunChoices):
+    """Everything `invoke run` is asked for; app handlers read what they need."""
+
+    app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
+                             "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
+                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "app under firmware/apps/",
+                             parse=text, matrix=False)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "
                                             "EOR_STACK_SIZE=0x10000)", parse=strings,
                                             flag="option", repeatable=True)
@@ -125,9 +136,6 @@ class RunRequest:
     data: tuple[str, ...] = option((), "with --elf: FILE@ADDRESS loaded into target memory "
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
-    runner: RunnerSettings = subgroup(RunnerSettings)
-    compile: CompileChoices = subgroup(CompileChoices)   # as invoke compile takes them
-    run_id: str = field(default_factory=new_run_id)   # scratch/runs/<run_id>/, not an option
 
     def resolved(self) -> RunRequest:
         """The app made explicit: --elf runs an upstream ELF; otherwise the runner, with the

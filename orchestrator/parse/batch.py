@@ -1,13 +1,12 @@
-"""`invoke parse DIR`: every log in a directory, one table row (or one JSON entry) each."""
+"""A directory of logs for `invoke parse DIR`: which files are logs, and one table row per
+parsed log (the command prints them: orchestrator.commands.parse)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from orchestrator.cli import console
 from orchestrator.results.model import RunResult
-from orchestrator.results.summary_table import STATUS_STYLE
 
 LOG_SUFFIXES = (".log", ".txt")
 MAX_REASON = 110
@@ -30,28 +29,3 @@ def table_rows(results: Sequence[tuple[Path, RunResult]]) -> list[tuple[str, str
             reason = reason[: MAX_REASON - 1] + "…"
         rows.append((path.name, result.status.value, result.classification.kind.value, reason))
     return rows
-
-
-def print_table(
-    results: Sequence[tuple[Path, RunResult]], not_text: Sequence[tuple[Path, str]] = ()
-) -> None:
-    """One table: a row per log with its verdict (and per binary file, why it is not a log),
-    then a count per status."""
-    from rich.table import Table
-
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for title in ("log", "status", "kind", "reason"):
-        table.add_column(title, overflow="fold")
-    for (name, status, kind, reason), (_, result) in zip(table_rows(results), results, strict=True):
-        table.add_row(name, status, kind, reason, style=STATUS_STYLE[result.status])
-    for path, why in not_text:
-        table.add_row(path.name, NOT_TEXT, "-", f"not a text log ({why})", style="red")
-    out = console()
-    out.print(table)
-    counts: dict[str, int] = {}
-    for _, result in results:
-        counts[result.status.value] = counts.get(result.status.value, 0) + 1
-    if not_text:
-        counts[NOT_TEXT] = len(not_text)
-    total = len(results) + len(not_text)
-    out.print(f"{total} logs: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -16,7 +16,7 @@ from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
 from orchestrator.results import RunResult
 from orchestrator.runner.firmware import RunnerOptions, drives_npu_device
-from orchestrator.runner.model_run import runner_options_for
+from orchestrator.runner.model_run import ModelRun, rerun_of, runner_options_for
 
 
 def unavailable(tree: Scratch, cell: Cell) -> str | None:
@@ -63,14 +63,15 @@ def build(tree: Scratch, config: FirmwareConfig) -> FirmwareOutcome:
 def run_cell(tree: Scratch, cell: Cell, built: Any, product: Any, out_dir: Path) -> RunResult:
     """Load the compiled model into the runner on the cell's simulator; compare outputs.
 
-    The runner stage's own simulate step, after the compile and build the engine did once
-    for all cells, with the cell's directory as the run dir."""
+    The model run of `invoke run` (orchestrator.evaluate.run_inputs.run_prepared), made of
+    the compile and build the engine did once for all cells, with the cell's directory as
+    the run dir."""
+    from orchestrator.evaluate.run_inputs import run_prepared
     from orchestrator.results.model import new_run_id
-    from orchestrator.runner.model_run import simulate_product
     from orchestrator.sim.plan import plan_request
 
     request = run_request(cell, "runner")
     plan = plan_request(tree, request, needs_data=True,
                         rerun=invoke_line("regress", filter=cell.key))
-    return simulate_product(plan, out_dir, new_run_id(), product, built, request,
-                            _runner_options(cell))
+    return run_prepared(ModelRun(request, plan, _runner_options(cell), product, built, out_dir,
+                                 new_run_id(), rerun_of(request)))

@@ -1,14 +1,16 @@
-"""`invoke run --app runner --model M`: compile, build the runner (cached), check the model
-fits, load it and its inputs into the simulator, run, parse, compare with the host."""
+"""One model run: prepared once from a request (plan, compile, the runner's options and its
+ELF build, where it writes, the rerun command), then simulated with the compile stage's
+inputs: check the model fits, load it and its inputs, run, parse, compare with the host."""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.vela_report import vela_estimate
+from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_run import run_firmware
 from orchestrator.paths import Scratch
@@ -28,8 +30,8 @@ from orchestrator.runner.firmware import (
     drives_npu_device,
     runner_npu_axi,
 )
-from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
+from orchestrator.runner.output_check import check_outputs
 from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
@@ -41,17 +43,42 @@ from orchestrator.targets import Target
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
     from orchestrator.options.compile import CompileChoices
-    from orchestrator.options.run import RunnerSettings, RunRequest
+    from orchestrator.options.run import RunChoices, RunRequest
 
 MODEL_FILE = "model_area.bin"
 INPUT_FILE = "input_area.bin"
 
 
-def run_runner(request: RunRequest, work: Scratch) -> RunResult:
-    """The whole runner flow for one model on one target."""
+@dataclass(frozen=True)
+class ModelRun:
+    """One model run, prepared once from a request: the run plan (where, how long), the
+    runner's options and the ELF built with them, the compiled model, where the run writes
+    and the command that repeats it. `invoke run` simulates it once with the compile stage's
+    inputs; `--inputs`, `invoke evaluate` and regress cells with a data set run it over many
+    input sets in one sample session (orchestrator.runner.sample_session)."""
+
+    request: RunChoices
+    plan: RunPlan
+    options: RunnerOptions
+    product: Product
+    build: RunnerBuild
+    run_dir: Path
+    run_id: str
+    rerun: str
+    started: str | None = None
+
+
+def rerun_of(request: RunChoices, inputs: str | None = None) -> str:
+    """The command that repeats a model run (over `inputs`: the input sets of --inputs)."""
+    return invoke_line("run", target=request.target, model=request.model, inputs=inputs)
+
+
+def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
+    """Plan, compile (cached) and build the runner (cached) for one model on one target:
+    nothing has been simulated yet."""
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
-                                f"invoke run --target {request.target} --model mv2")
+                                invoke_line("run", target=request.target, model="mv2"))
     plan = plan_request(work, request, needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
@@ -60,15 +87,25 @@ def run_runner(request: RunRequest, work: Scratch) -> RunResult:
         lambda: compile_for(model, plan.target, choices, work),
         is_compiled(model, plan.target, choices, work), work, plan.target, options,
         request.runner.sources)
+    return build_model_run(work, request, plan, options, product, rerun_of(request), started,
+                           beside)
+
+
+def build_model_run(work: Scratch, request: RunChoices, plan: RunPlan, options: RunnerOptions,
+                    product: Product, rerun: str, started: str | None = None,
+                    beside: float | None = None) -> ModelRun:
+    """The runner built (cached) for `product`'s operators: the prepared model run, writing
+    to scratch/runs/<the request's run id>/ (`beside`: seconds a runtime build overlapped
+    the compile)."""
     options = replace(options, model_ops=model_operators(product))
     build = build_runner(work, plan.target, options, request.runner.sources)
     if beside is not None:
         build.seconds[OVERLAP_STAGE] = beside
-    return simulate_product(plan, work.runs / request.run_id, request.run_id, product, build,
-                            request, options, started)
+    return ModelRun(request, plan, options, product, build, work.runs / request.run_id,
+                    request.run_id, rerun, started)
 
 
-def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
+def runner_options_for(target: Target, request: RunChoices) -> RunnerOptions:
     """The runner ELF the request selects: memory mode, pools, kernel set, build type."""
     settings = request.runner
     mode = memory_mode_of(target, request.compile.memory_mode)
@@ -79,27 +116,20 @@ def runner_options_for(target: Target, request: RunRequest) -> RunnerOptions:
                          intermediates=settings.intermediates)
 
 
-def simulate_product(plan: RunPlan, run_dir: Path, run_id: str, product: Product,
-                     build: RunnerBuild, request: RunRequest, options: RunnerOptions,
-                     started: str | None = None) -> RunResult:
-    """Load a compiled model into a built runner, run as planned, compare: one RunResult.
-    With --inputs, the user's input sets in one sample session instead."""
-    if request.compile.inputs:
-        from orchestrator.evaluate.run_inputs import run_with_inputs
-
-        return run_with_inputs(plan, run_dir, run_id, product, build, request, options)
+def simulate_model(run: ModelRun) -> RunResult:
+    """Load the compiled model and the compile stage's inputs into the built runner, run as
+    planned, compare: one RunResult."""
     nonce = secrets.randbits(32)
-    data = write_areas(run_dir, product, build, request, options, nonce)
-    versions = product.versions.filled_from(Versions(runtime_commit=build.runtime_commit))
-    run = run_firmware(plan, build.firmware, run_dir, run_id, started_at=started, data=data,
-                       versions=versions)
-    result = run.result
-    axi = npu_axi_record(plan.target, options.memory_mode, plan.options.fast)
+    data = place_areas(run, pack_inputs(input_tensors(run.product), nonce))
+    versions = run.product.versions.filled_from(Versions(runtime_commit=run.build.runtime_commit))
+    fired = run_firmware(run.plan, run.build.firmware, run.run_dir, run.run_id,
+                         started_at=run.started, data=data, versions=versions)
+    result = fired.result
+    axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fast)
     if axi is not None:
         result.target.options["npu_axi"] = axi
-    result = check_nonce(result, run.simulation.stream, nonce)
-    return finish(result, run.simulation.stream, product, plan.target, build, request,
-                  request.runner, run_dir)
+    result = check_nonce(result, fired.simulation.stream, nonce)
+    return finish(result, fired.simulation.stream, run)
 
 
 def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any] | None:
@@ -144,34 +174,29 @@ def input_tensors(product: Product) -> list[InputTensor]:
     return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
 
 
-def write_areas(run_dir: Path, product: Product, build: RunnerBuild, request: RunRequest,
-                options: RunnerOptions, nonce: int) -> list[DataFile]:
-    """Refuse a model that does not fit; write the two area files; return what to load."""
-    inputs = pack_inputs(input_tensors(product), nonce)
-    return place_areas(run_dir, product, build, options, inputs,
-                       f"invoke run --target {request.target} --model {request.model}")
-
-
-def place_areas(run_dir: Path, product: Product, build: RunnerBuild, options: RunnerOptions,
-                inputs: bytes, rerun: str, input_bytes: int | None = None) -> list[DataFile]:
+def place_areas(run: ModelRun, inputs: bytes, input_bytes: int | None = None
+                ) -> list[DataFile]:
     """Refuse a model or inputs that do not fit (`input_bytes`: what the input area must
-    hold, default the input file's size); write the model and input area files."""
-    pte = product.pte.read_bytes()
-    model_addr, model_size = build.firmware.area("model_area")
-    input_addr, input_size = build.firmware.area("input_area")
-    check_fits(needs_for(program_facts_of(product.manifest), len(pte),
-                         input_bytes or len(inputs), options.pools, model_size, input_size),
-               rerun)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / MODEL_FILE).write_bytes(pack_model(pte))
-    (run_dir / INPUT_FILE).write_bytes(inputs)
-    return [DataFile(run_dir / MODEL_FILE, model_addr), DataFile(run_dir / INPUT_FILE, input_addr)]
+    hold, default the input file's size); write the model and input area files into the
+    run's directory; return what to load."""
+    pte = run.product.pte.read_bytes()
+    model_addr, model_size = run.build.firmware.area("model_area")
+    input_addr, input_size = run.build.firmware.area("input_area")
+    check_fits(needs_for(program_facts_of(run.product.manifest), len(pte),
+                         input_bytes or len(inputs), run.options.pools, model_size, input_size),
+               run.rerun)
+    run.run_dir.mkdir(parents=True, exist_ok=True)
+    (run.run_dir / MODEL_FILE).write_bytes(pack_model(pte))
+    (run.run_dir / INPUT_FILE).write_bytes(inputs)
+    return [DataFile(run.run_dir / MODEL_FILE, model_addr),
+            DataFile(run.run_dir / INPUT_FILE, input_addr)]
 
 
-def finish(result: RunResult, stream: Any, product: Product, target: Target, build: RunnerBuild,
-           request: RunRequest, settings: RunnerSettings, run_dir: Path) -> RunResult:
+def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
     """Pools, NPU counters, exit meaning, exactness and accuracy, build facts."""
-    result.model = request.model
+    product, target, build, run_dir = run.product, run.plan.target, run.build, run.run_dir
+    settings, model = run.request.runner, run.request.model or ""
+    result.model = run.request.model
     result.memory = pools(stream, result.memory)
     result.npu = npu_pmu(stream, target)
     label_emulated_npu_cycles(result, target)
@@ -185,13 +210,12 @@ def finish(result: RunResult, stream: Any, product: Product, target: Target, bui
         result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
-    result = explain_exit(result, stream, request.model or "")
+    result = explain_exit(result, stream, model)
     result = explain_npu_model_refusal(result, stream)
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
     if settings.profile or settings.intermediates:
         result = profile_run(result, stream, product, run_dir)
-    result = attach_write_checks(result, product, request.model or "", target.name)
-    return judge(result, stream, product, settings.thresholds, run_dir,
-                 f"invoke run --target {request.target} --model {request.model}")
+    result = attach_write_checks(result, product, model, target.name)
+    return check_outputs(result, stream, product, settings.thresholds, run_dir, run.rerun)

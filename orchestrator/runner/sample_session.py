@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from orchestrator.firmware_run import run_firmware
 from orchestrator.protocol.records import Sample
@@ -17,26 +16,20 @@ from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
-from orchestrator.runner.firmware import RunnerBuild, RunnerOptions
-from orchestrator.runner.model_run import place_areas
+from orchestrator.runner.model_run import ModelRun, place_areas
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
 from orchestrator.sim.session import TRANSCRIPT, interrupted_result
 
-if TYPE_CHECKING:
-    from orchestrator.aot.products import Product
-
 
 @dataclass(frozen=True)
-class SessionPlan:
-    """Where and how long: the run directory, its id and the time limits."""
+class SessionLimits:
+    """How long a session may run: a deadline (None: the simulator's run limit plus
+    `per_sample_s` per input set) and the idle watchdog (None: the simulator's)."""
 
-    run_dir: Path
-    run_id: str
     deadline_s: float | None
     idle_s: float | None
     per_sample_s: float
-    rerun: str
 
 
 @dataclass(frozen=True)
@@ -57,40 +50,40 @@ def device_inputs(arrays: Any, orders: list[tuple[int, ...]]) -> list[InputTenso
             for array, order in zip(arrays, orders, strict=True)]
 
 
-def session_limits(run_plan: RunPlan, plan: SessionPlan, samples: int) -> RunPlan:
-    """The run plan with the session's time limits: --timeout, else the simulator's run
-    limit plus --per-sample for each input set."""
+def limited(run_plan: RunPlan, limits: SessionLimits, samples: int) -> RunPlan:
+    """The run plan with the session's time limits: the deadline, else the simulator's run
+    limit plus `per_sample_s` for each input set."""
     simulator = run_plan.simulator
-    deadline = plan.deadline_s or run_limits(simulator).deadline_s + plan.per_sample_s * samples
-    return replace(run_plan, limits=run_limits(simulator, deadline, plan.idle_s))
+    deadline = (limits.deadline_s
+                or run_limits(simulator).deadline_s + limits.per_sample_s * samples)
+    return replace(run_plan, limits=run_limits(simulator, deadline, limits.idle_s))
 
 
-def interrupted_session(plan: SessionPlan, run_plan: RunPlan, model: str, target: str,
-                        seconds: float) -> Session:
+def interrupted_session(run: ModelRun, seconds: float) -> Session:
     """What a session stopped by the user (SIGINT/SIGTERM) leaves: the samples its
     transcript closed before the simulator was stopped, and an interrupted result."""
-    transcript = plan.run_dir / TRANSCRIPT
+    transcript = run.run_dir / TRANSCRIPT
     text = transcript.read_text(errors="replace") if transcript.is_file() else ""
-    result = interrupted_result(plan.run_id, plan.run_dir, target, run_plan.simulator.name,
-                                model)
+    result = interrupted_result(run.run_id, run.run_dir, run.request.target,
+                                run.plan.simulator.name, run.request.model)
     return Session(parse_text(text).samples, result, seconds)
 
 
-def run_session(plan: SessionPlan, run_plan: RunPlan, product: Product, build: RunnerBuild,
-                options: RunnerOptions, input_sets: list[list[InputTensor]],
+def run_session(run: ModelRun, limits: SessionLimits, input_sets: list[list[InputTensor]],
                 first: int = 0) -> Session:
-    """Boot once, run every input set, parse; the finished samples in order."""
+    """Boot the model run's runner once, run every input set, parse; the finished samples in
+    order (in the run's directory)."""
     started = utc_now()
     nonce = secrets.randbits(32)
     area, samples_file, stride = pack_samples(input_sets, nonce, first)
-    data = place_areas(plan.run_dir, product, build, options, area, plan.rerun,
-                       input_bytes=max(stride, len(area)))
-    (plan.run_dir / SAMPLES_FILE).write_bytes(samples_file)
-    versions = product.versions.filled_from(Versions(runtime_commit=build.runtime_commit))
-    run = run_firmware(session_limits(run_plan, plan, len(input_sets)), build.firmware,
-                       plan.run_dir, plan.run_id, started_at=started, data=data,
-                       versions=versions)
-    result = check_nonce(run.result, run.simulation.stream, nonce)
-    result = explain_exit(result, run.simulation.stream, str(product.manifest["model"]["name"]))
-    result.artifacts["samples"] = str(plan.run_dir / SAMPLES_FILE)
-    return Session(run.simulation.stream.samples, result, run.simulation.outcome.seconds)
+    data = place_areas(run, area, input_bytes=max(stride, len(area)))
+    (run.run_dir / SAMPLES_FILE).write_bytes(samples_file)
+    versions = run.product.versions.filled_from(Versions(runtime_commit=run.build.runtime_commit))
+    fired = run_firmware(limited(run.plan, limits, len(input_sets)), run.build.firmware,
+                         run.run_dir, run.run_id, started_at=started, data=data,
+                         versions=versions)
+    result = check_nonce(fired.result, fired.simulation.stream, nonce)
+    result = explain_exit(result, fired.simulation.stream,
+                          str(run.product.manifest["model"]["name"]))
+    result.artifacts["samples"] = str(run.run_dir / SAMPLES_FILE)
+    return Session(fired.simulation.stream.samples, result, fired.simulation.outcome.seconds)

@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.model_catalogue import (
+    HF_HUB,
+    HF_SNAPSHOT,
     ModelCatalogue,
     ModelEntry,
     WeightFile,
+    hf_repo_dir,
     load_model_catalogue,
+    weight_path,
 )
 from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
@@ -25,47 +29,7 @@ from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.options import SetupOptions
 from orchestrator.targets.catalogue import unknown_name_error
 
-TORCH_HUB = "torch-hub"
 LOCK_PREFIX = "weights:"
-
-
-def torch_hub_dir(root: Path) -> Path:
-    """The torch.hub directory the loaders are pointed at."""
-    return root / TORCH_HUB
-
-
-TORCHAUDIO_BASE = "https://download.pytorch.org/torchaudio/"
-
-
-HF_HUB = "hf-hub"
-HF_SNAPSHOT = "ethosu-orchestrator"   # the snapshot folder refs/<revision> names
-
-
-def hf_hub_cache(root: Path) -> Path:
-    """The Hugging Face hub cache the loaders are pointed at (timm's weights)."""
-    return root / HF_HUB
-
-
-def _hf_repo_dir(root: Path, weight: WeightFile) -> Path:
-    repo, _revision, _file = weight.hub_file
-    return hf_hub_cache(root) / f"models--{repo.replace('/', '--')}"
-
-
-def weight_path(root: Path, weight: WeightFile) -> Path:
-    """Where the loader finds `weight`: torch.hub's load_state_dict_from_url looks in
-    <hub>/checkpoints/<file>, torchaudio's assets are <hub>/torchaudio/<key under its base
-    URL>, huggingface_hub (offline) in <cache>/models--ORG--REPO/snapshots/<refs/REV>/FILE."""
-    if weight.store == HF_HUB:
-        _repo, _revision, file = weight.hub_file
-        return _hf_repo_dir(root, weight) / "snapshots" / HF_SNAPSHOT / file
-    if weight.store == "torchaudio":
-        return torch_hub_dir(root) / "torchaudio" / weight.url.removeprefix(TORCHAUDIO_BASE)
-    return torch_hub_dir(root) / "checkpoints" / weight.filename
-
-
-def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
-    """File names of `weights` not installed under `root`."""
-    return [w.filename for w in weights if not weight_path(root, w).is_file()]
 
 
 def _unpinned_refusal(weight: WeightFile, model: str) -> OrchestratorError:
@@ -109,7 +73,7 @@ def _point_hub_ref(root: Path, weight: WeightFile) -> None:
     if weight.store != HF_HUB:
         return
     _repo, revision, _file = weight.hub_file
-    ref = _hf_repo_dir(root, weight) / "refs" / revision
+    ref = hf_repo_dir(root, weight) / "refs" / revision
     with writing(ref):
         ref.parent.mkdir(parents=True, exist_ok=True)
         ref.write_text(HF_SNAPSHOT)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from orchestrator.command_line import invoke_line
 from orchestrator.errors import OrchestratorError
-from orchestrator.options.run import RunRequest
+from orchestrator.options.run import RunChoices, RunRequest
 from orchestrator.paths import Scratch
 from orchestrator.results import Versions
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
@@ -122,17 +122,18 @@ def plan_placed(work: Scratch | None, placement: Placement, options: SimOptions 
     return RunPlan(placement, binary, limits, options, versions, kind.environment(binary, work))
 
 
-def sim_options(request: RunRequest) -> SimOptions:
+def sim_options(request: RunChoices) -> SimOptions:
     """The simulator options a run request asks for."""
     return SimOptions(timeout_s=request.timeout_s, idle_timeout_s=request.idle_timeout_s,
                       fast=request.runner.fast, pmu_trace=request.runner.pmu_trace)
 
 
-def plan_request(work: Scratch, request: RunRequest, *, requested: str | None = None,
+def plan_request(work: Scratch, request: RunChoices, *, requested: str | None = None,
                  rerun: str | None = None, npu_model: bool = True,
                  needs_data: bool = False) -> RunPlan:
     """The plan of `request` (its target, its --sim unless `requested` overrides it)."""
-    shown = {"model": request.model} if request.model else {"app": request.app}
+    app = request.app if isinstance(request, RunRequest) else None
+    shown = {"model": request.model} if request.model else {"app": app}
     return plan_run(work, request.target, requested or request.sim, sim_options(request),
                     rerun=rerun or invoke_line("run", target=request.target, **shown),
                     npu_model=npu_model, needs_data=needs_data)

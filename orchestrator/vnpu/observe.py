@@ -93,16 +93,7 @@ class ObservedOp:
     chained_in: bool = False
     ofm_shape: tuple[int, ...] = ()   # (height, width, depth, element bytes), also when chained
     ofm_layout: MapLayout | None = None   # where `ofm`'s bytes are in its region
-    ifm_layouts: tuple[MapLayout, ...] = ()   # the operands read from memory
-
-    def stripe_key(self) -> tuple[Any, ...] | None:
-        """What row stripes of one Vela operation share: the command and the geometry of
-        what it reads and stores, all but where they start and how many rows (None: its OFM
-        is not in memory)."""
-        if self.ofm_layout is None:
-            return None
-        return (self.name, self.ofm_layout.signature(),
-                *(layout.signature() for layout in self.ifm_layouts))
+    stripe_of: tuple[Any, ...] | None = None   # what row stripes of one operation share
 
     @property
     def transposed(self) -> bool:
@@ -171,6 +162,16 @@ def _operand_reads(op: Operation, regions: list[np.ndarray[Any, Any]]
     return tuple(found)
 
 
+def _stripe_key(op: Operation, name: str) -> tuple[Any, ...] | None:
+    """What row stripes of one Vela operation share: the command and the geometry of what it
+    reads and stores, all but where they start and how many rows (None: its OFM is not in
+    memory). A stripe written over a rolling buffer's wrap has tiles: it has a key too."""
+    if op.ofm.region < 0:
+        return None
+    return (name, *(MapLayout.of(f).signature() for f in (op.ofm, op.ifm, op.ifm2)
+                    if f.region >= 0))
+
+
 def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
               changed: dict[int, np.ndarray[Any, Any]], keep_ofm: bool) -> ObservedOp:
     name, region = (op.name or b"?").decode(), int(op.ofm.region)
@@ -190,7 +191,7 @@ def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
                       op.ofm.chain >= 0, op.ifm.chain >= 0 or op.ifm2.chain >= 0,
                       (op.ofm.height, op.ofm.width, op.ofm.depth, op.ofm.bytes),
                       MapLayout.of(op.ofm) if ofm_at is not None else None,
-                      tuple(MapLayout.of(f) for f in (op.ifm, op.ifm2) if f.region >= 0))
+                      _stripe_key(op, name))
 
 
 def observe_stream(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],

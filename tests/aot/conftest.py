@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from aot_cases import MODEL_FILES, REAL_CASES, needs_executorch
 
-from orchestrator.aot import Product, compile_many, make_request
+from orchestrator.aot import Product, compile_many, request_for
 from orchestrator.paths import Scratch, scratch
 
 
@@ -22,7 +22,7 @@ def aot_scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
 def compiled(aot_scratch: Scratch) -> dict[tuple[str, str], Product]:
     """add and convnet for two NPU targets and cortex-m55, compiled once in this process."""
     needs_executorch()
-    requests = [make_request(model, target) for model, target in REAL_CASES]
+    requests = [request_for(model, target) for model, target in REAL_CASES]
     items = compile_many(requests, aot_scratch, keep_going=False)
     return {(item.request.model.name, item.request.options.target): item.product
             for item in items}

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 from aot_cases import REAL_CASES, needs_executorch
 
-from orchestrator.aot import compile_many, compile_request, make_request
+from orchestrator.aot import compile_many, compile_request, request_for
 from orchestrator.aot import compiler as compiler_module
 from orchestrator.aot.tensors import load_array
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def test_cache_hit_does_not_recompile(compiled, aot_scratch, monkeypatch) -> Non
 
     monkeypatch.setattr(compiler_module, "build_product", refuse)
     first = compiled[("convnet", "ethos-u55-128")]
-    again = compile_request(make_request("convnet", "ethos-u55-128"), aot_scratch)
+    again = compile_request(request_for("convnet", "ethos-u55-128"), aot_scratch)
     assert again.cached and again.directory == first.directory
     assert [p.name for p in aot_scratch.models.iterdir() if p.name.startswith(".")] == []
 
@@ -118,7 +119,7 @@ def test_cache_hit_in_a_fresh_process_never_imports_torch(compiled, aot_scratch)
 def _compile_error(aot_scratch, model: str, target: str = "cortex-m55", **options) -> str:
     needs_executorch()
     with pytest.raises(OrchestratorError) as caught:
-        compile_request(make_request(model, target, **options), aot_scratch)
+        compile_request(request_for(model, target, CompileChoices(**options)), aot_scratch)
     assert [p for p in aot_scratch.models.iterdir() if p.name.startswith(".")] == []
     return caught.value.message
 
@@ -147,7 +148,7 @@ def test_ops_left_in_float_by_quantization_are_reported(aot_scratch, model_file,
                                                         monkeypatch) -> None:
     needs_executorch()
     monkeypatch.syspath_prepend(str(model_file("")))
-    product = compile_request(make_request("exp_add:build", "cortex-m55"), aot_scratch)
+    product = compile_request(request_for("exp_add:build", "cortex-m55"), aot_scratch)
     assert product.manifest["float_ops_after_quantization"] == {"aten.exp.default": 1}
     assert product.manifest["model"]["kind"] == "function"
 
@@ -186,8 +187,8 @@ def test_invoke_compile_text_summary_and_one_line_errors(compiled, aot_scratch) 
 
 def test_batch_reports_failures_per_item_and_goes_on(compiled, aot_scratch, model_file) -> None:
     seen = []
-    items = compile_many([make_request(str(model_file("no_model.py")), "cortex-m55"),
-                          make_request("add", "cortex-m55")], aot_scratch, progress=seen.append)
+    items = compile_many([request_for(str(model_file("no_model.py")), "cortex-m55"),
+                          request_for("add", "cortex-m55")], aot_scratch, progress=seen.append)
     assert [item.ok for item in items] == [False, True] and seen == items
     assert "defines no ModelUnderTest" in items[0].error
     assert items[1].product.cached

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from aot_cases import needs_executorch
 
-from orchestrator.aot import compile_request, make_request
+from orchestrator.aot import compile_request, request_for
 from orchestrator.aot import compiler as compiler_module
 from orchestrator.aot.lowerings import load_lowering, lowered_root
+from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
 from orchestrator.targets import load_catalogue
 
@@ -36,17 +37,18 @@ def npu_targets() -> list[str]:
 
 
 def test_lowering_key_is_the_family_profile_and_configuration_key_the_target() -> None:
-    u85 = [make_request("convnet", target) for target in U85]
+    u85 = [request_for("convnet", target) for target in U85]
     assert len({r.lowering_key() for r in u85}) == 1 and len({r.key() for r in u85}) == 5
     assert u85[0].lowering_key().startswith("convnet_tosa-cf_int8_npu_")
-    other_vela = make_request("convnet", "ethos-u85-256", memory_mode="Sram_Only",
-                              vela_flags="--optimise Size")
+    other_vela = request_for("convnet", "ethos-u85-256",
+                             CompileChoices(memory_mode="Sram_Only",
+                                            vela_flags="--optimise Size"))
     assert other_vela.lowering_key() == u85[0].lowering_key()
-    u55 = make_request("convnet", "ethos-u55-64")
+    u55 = request_for("convnet", "ethos-u55-64")
     assert u55.lowering_key() != u85[0].lowering_key()
-    assert u55.lowering_key() == make_request("convnet", "ethos-u65-512").lowering_key()
-    assert make_request("convnet", "ethos-u85-256", quantize="a16w8").lowering_key() \
-        != u85[0].lowering_key()
+    assert u55.lowering_key() == request_for("convnet", "ethos-u65-512").lowering_key()
+    a16w8 = request_for("convnet", "ethos-u85-256", CompileChoices(quantize="a16w8"))
+    assert a16w8.lowering_key() != u85[0].lowering_key()
 
 
 def test_catalogue_tosa_profile_is_the_one_executorch_lowers_each_target_to() -> None:
@@ -64,8 +66,8 @@ def test_catalogue_tosa_profile_is_the_one_executorch_lowers_each_target_to() ->
 
 def _configured_then_full(lowered_in: Scratch, fresh: Scratch, model: str, first: str,
                           other: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    lowered = compile_request(make_request(model, first), lowered_in)
-    request = make_request(model, other)
+    lowered = compile_request(request_for(model, first), lowered_in)
+    request = request_for(model, other)
     lowering = load_lowering(lowered_root(lowered_in.models) / request.lowering_key())
     assert lowering is not None
     with monkeypatch.context() as patch:

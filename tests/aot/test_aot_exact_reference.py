@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from aot_cases import needs_executorch
 
-from orchestrator.aot import compile_many, compile_request, make_request
+from orchestrator.aot import compile_many, compile_request, request_for
 from orchestrator.aot.tensors import load_array
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.departure import judge
+from orchestrator.options.compile import CompileChoices
 
 pytestmark = pytest.mark.slow
 BUILTINS = ("add", "softmax", "convnet", "mv2")
@@ -23,7 +24,7 @@ TARGETS = ("cortex-m55", "ethos-u55-128")
 @pytest.fixture(scope="module")
 def builtin_products(compiled, aot_scratch):
     """Every built-in model for both targets (add/convnet come from the shared fixture)."""
-    missing = [make_request(m, t) for m in BUILTINS for t in TARGETS if (m, t) not in compiled]
+    missing = [request_for(m, t) for m in BUILTINS for t in TARGETS if (m, t) not in compiled]
     products = dict(compiled)
     for item in compile_many(missing, aot_scratch, keep_going=False):
         products[(item.request.model.name, item.request.options.target)] = item.product
@@ -58,7 +59,7 @@ def test_exact_reference_differs_from_the_float_run_quantized_graph_for_mv2(buil
     product = builtin_products[("mv2", "cortex-m55")]
     exact = load_array(product.reference_exact[0])
     fake = load_array(product.reference_quantized[0])
-    assert not judge_exact([fake], [exact]).passed
+    assert not judge([fake], [exact]).passed
 
 
 def test_calibration_of_builtins_uses_several_samples(builtin_products):
@@ -75,7 +76,7 @@ def test_calibration_of_builtins_uses_several_samples(builtin_products):
 def test_op_without_exact_host_implementation_is_named_and_falls_back(aot_scratch,
                                                                       model_file):
     needs_executorch()
-    product = compile_request(make_request(str(model_file("exp_add.py")), "cortex-m55"),
+    product = compile_request(request_for(str(model_file("exp_add.py")), "cortex-m55"),
                               aot_scratch)
     record = product.exact_record
     assert record.status == "fallback" and "aten::exp" in record.unsupported_ops
@@ -84,7 +85,8 @@ def test_op_without_exact_host_implementation_is_named_and_falls_back(aot_scratc
 
 
 def test_float_program_keeps_tolerances(aot_scratch):
-    product = compile_request(make_request("add", "cortex-m55", quantize="none"), aot_scratch)
+    product = compile_request(request_for("add", "cortex-m55", CompileChoices(quantize="none")),
+                              aot_scratch)
     assert product.exact_record.status == "float" and product.reference_kind == "float"
 
 
@@ -129,5 +131,5 @@ def test_cpu_program_with_portable_kernels_equals_executorchs_host_runtime():
         loaded = Runtime.get().load_program(edge.to_executorch().buffer)
         (host,) = loaded.load_method("forward").execute([x])
     assert exact.dtype == host.dtype == torch.float32
-    verdict = judge_exact([host.numpy()], [exact.numpy()])
+    verdict = judge([host.numpy()], [exact.numpy()])
     assert verdict.passed, verdict.reason

@@ -11,7 +11,7 @@ import pytest
 from aot_cases import needs_executorch
 
 from orchestrator.aot import lowering as lowering_module
-from orchestrator.aot import make_request
+from orchestrator.aot import request_for
 from orchestrator.aot.host_reference import HostPrograms
 from orchestrator.aot.products import load_product
 from orchestrator.aot.tensors import load_array
@@ -29,7 +29,7 @@ def test_host_programs_read_the_kept_lowered_program(compiled, monkeypatch, mode
     needs_executorch()
     product = compiled[(model, target)]
     monkeypatch.setattr(lowering_module, "lower", _refuse)
-    host = HostPrograms(make_request(model, target), product)
+    host = HostPrograms(request_for(model, target), product)
     assert host.reloaded
     arrays = [load_array(t) for t in product.inputs]
     outputs = host.exact_outputs(arrays)
@@ -48,5 +48,5 @@ def test_without_an_etrecord_the_model_is_lowered_again(compiled, tmp_path) -> N
     (copy / "etrecord.bin").unlink()
     product = load_product(copy)
     assert product is not None and product.etrecord is None
-    host = HostPrograms(make_request("add", "ethos-u55-128"), product)
+    host = HostPrograms(request_for("add", "ethos-u55-128"), product)
     assert not host.reloaded and host.program is not None

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from aot_cases import needs_executorch
 
-from orchestrator.aot import compile_request, make_request
+from orchestrator.aot import compile_request, request_for
 from orchestrator.aot.tensors import load_array
+from orchestrator.options.compile import CompileChoices
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +28,7 @@ import executorch.kernels.quantized  # noqa: F401  registers the quantized kerne
 from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.runtime import Runtime
 from orchestrator.aot.lowering import widen_zero_points
+from orchestrator.options.compile import CompileChoices
 
 class PerChannel(torch.nn.Module):
     def __init__(self):
@@ -78,7 +80,7 @@ def test_float_cortex_m_program_reproduces_its_reference_on_host(aot_scratch) ->
         warnings.simplefilter("ignore", DeprecationWarning)
         from executorch.runtime import Runtime
 
-    product = compile_request(make_request("convnet", "cortex-m55", quantize="none"),
+    product = compile_request(request_for("convnet", "cortex-m55", CompileChoices(quantize="none")),
                               aot_scratch)
     assert any("aten.linear decomposed" in note for note in product.manifest["known_issues"])
     operators = product.manifest["program"]["methods"]["forward"]["operators"]

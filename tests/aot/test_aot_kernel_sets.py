@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from aot_cases import needs_executorch
 
-from orchestrator.aot import compile_many, make_request
+from orchestrator.aot import compile_many, request_for
 from orchestrator.aot.kernels import executorch_root
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware_build.toolchain import Compilers
+from orchestrator.options.compile import CompileChoices
 from orchestrator.runner.config import kernel_ops
 from orchestrator.runner.kernel_set import (
     MODEL,
@@ -48,7 +49,8 @@ def wheel() -> Path:
 def float_ops(aot_scratch) -> dict[str, tuple[str, ...]]:
     """add and convnet compiled float for cortex-m55 (every op on portable kernels)."""
     needs_executorch()
-    requests = [make_request(model, "cortex-m55", quantize="none") for model in ("add", "convnet")]
+    requests = [request_for(model, "cortex-m55", CompileChoices(quantize="none"))
+                for model in ("add", "convnet")]
     items = compile_many(requests, aot_scratch, keep_going=False)
     return {item.request.model.name: operators(item.product) for item in items}
 

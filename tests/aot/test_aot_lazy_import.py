@@ -31,8 +31,8 @@ def test_importing_the_non_compile_modules_does_not_import_torch() -> None:
 
 
 def test_making_a_request_and_its_key_does_not_import_torch() -> None:
-    code = ("from orchestrator.aot import make_request\n"
-            "request = make_request('convnet', 'ethos-u55-128')\n"
+    code = ("from orchestrator.aot import request_for\n"
+            "request = request_for('convnet', 'ethos-u55-128')\n"
             "assert request.key().startswith('convnet_ethos-u55-128_int8_npu_')")
     assert heavy_modules_after(code) == []
 

@@ -6,6 +6,7 @@ import pytest
 
 from orchestrator.aot.options import parse_quantize, parse_vela_flags, resolve_options
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.targets import load_catalogue
 
 
@@ -26,37 +27,38 @@ def test_every_catalogue_target_resolves_with_its_defaults(name: str) -> None:
 
 def test_cpu_target_refuses_delegate_with_reason() -> None:
     with pytest.raises(OrchestratorError, match="cortex-m55 has no NPU.*--no-delegate"):
-        resolve_options("cortex-m55", delegate=True)
+        resolve_options("cortex-m55", CompileChoices(delegate=True))
 
 
 def test_a16w8_only_where_the_target_supports_int16() -> None:
-    assert resolve_options("ethos-u85-128", quantize="a16w8").quantize == "a16w8"
+    assert resolve_options("ethos-u85-128", CompileChoices(quantize="a16w8")).quantize == "a16w8"
     with pytest.raises(OrchestratorError, match="does not support a16w8"):
-        resolve_options("cortex-m55", quantize="a16w8")
+        resolve_options("cortex-m55", CompileChoices(quantize="a16w8"))
 
 
 def test_vela_choices_are_checked_unless_a_custom_config_is_given(tmp_path) -> None:
     with pytest.raises(OrchestratorError, match="memory_mode 'Dedicated_Sram' is not valid"):
-        resolve_options("ethos-u55-128", memory_mode="Dedicated_Sram")
+        resolve_options("ethos-u55-128", CompileChoices(memory_mode="Dedicated_Sram"))
     ini = tmp_path / "my.ini"
     ini.write_text("[System_Config.Mine]\n")
-    options = resolve_options("ethos-u55-128", system_config="Mine", vela_config=str(ini),
-                              vela_flags="--optimise Size")
+    options = resolve_options("ethos-u55-128", CompileChoices(system_config="Mine",
+                                                               vela_config=str(ini),
+                                                               vela_flags="--optimise Size"))
     assert (options.system_config, options.vela_config) == ("Mine", str(ini))
     assert options.vela_flags == ("--optimise", "Size")
     with pytest.raises(OrchestratorError, match="does not exist"):
-        resolve_options("ethos-u55-128", vela_config=str(tmp_path / "missing.ini"))
+        resolve_options("ethos-u55-128", CompileChoices(vela_config=str(tmp_path / "missing.ini")))
 
 
 def test_vela_and_tosa_options_need_an_npu_and_delegation() -> None:
     with pytest.raises(OrchestratorError, match="Vela and TOSA options do not apply"):
-        resolve_options("cortex-m55", system_config="Ethos_U55_High_End_Embedded")
+        resolve_options("cortex-m55", CompileChoices(system_config="Ethos_U55_High_End_Embedded"))
     with pytest.raises(OrchestratorError, match="only exists for delegated"):
-        resolve_options("ethos-u55-128", delegate=False, tosa=True)
+        resolve_options("ethos-u55-128", CompileChoices(delegate=False, tosa=True))
 
 
 def test_float_on_npu_target_is_noted_not_hidden() -> None:
-    options = resolve_options("ethos-u55-128", quantize="none")
+    options = resolve_options("ethos-u55-128", CompileChoices(quantize="none"))
     assert options.quantize is None
     assert any("nothing will be delegated" in note for note in options.notes)
 

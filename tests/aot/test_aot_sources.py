@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.aot import make_request
+from orchestrator.aot import request_for
 from orchestrator.aot.sources import BUILTINS, ZOO_DIR, resolve_model, tensor_files
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 
 
 def test_every_builtin_has_a_zoo_module() -> None:
@@ -34,23 +35,23 @@ def test_file_key_follows_content_not_path(tmp_path) -> None:
     second.parent.mkdir()
     first.write_text("X = 1\n")
     second.write_text("X = 1\n")
-    key = make_request(str(first), "cortex-m55").key()
-    assert make_request(str(second), "cortex-m55").key() == key
+    key = request_for(str(first), "cortex-m55").key()
+    assert request_for(str(second), "cortex-m55").key() == key
     second.write_text("X = 2\n")
-    assert make_request(str(second), "cortex-m55").key() != key
+    assert request_for(str(second), "cortex-m55").key() != key
 
 
 def test_key_changes_with_every_option(tmp_path) -> None:
-    base = make_request("add", "ethos-u55-128").key()
-    variants = [make_request("add", "ethos-u55-256"),
-                make_request("add", "ethos-u55-128", quantize="none"),
-                make_request("add", "ethos-u55-128", delegate=False),
-                make_request("add", "ethos-u55-128", memory_mode="Sram_Only"),
-                make_request("add", "ethos-u55-128", vela_flags="--optimise Size"),
-                make_request("add", "ethos-u55-128", tosa=True)]
+    base = request_for("add", "ethos-u55-128").key()
+    variants = [request_for("add", "ethos-u55-256"),
+                request_for("add", "ethos-u55-128", CompileChoices(quantize="none")),
+                request_for("add", "ethos-u55-128", CompileChoices(delegate=False)),
+                request_for("add", "ethos-u55-128", CompileChoices(memory_mode="Sram_Only")),
+                request_for("add", "ethos-u55-128", CompileChoices(vela_flags="--optimise Size")),
+                request_for("add", "ethos-u55-128", CompileChoices(tosa=True))]
     keys = {request.key() for request in variants}
     assert base not in keys and len(keys) == len(variants)
-    assert make_request("add", "ethos-u55-128").key() == base
+    assert request_for("add", "ethos-u55-128").key() == base
 
 
 def test_tensor_files_accepts_files_and_directories(tmp_path) -> None:
@@ -67,4 +68,5 @@ def test_tensor_files_accepts_files_and_directories(tmp_path) -> None:
 def test_calibration_without_quantization_is_refused(tmp_path) -> None:
     (tmp_path / "c.pt").write_bytes(b"")
     with pytest.raises(OrchestratorError, match="calibration data only applies"):
-        make_request("add", "cortex-m55", quantize="none", calibration=str(tmp_path / "c.pt"))
+        request_for("add", "cortex-m55", CompileChoices(quantize="none",
+                                                        calibration=str(tmp_path / "c.pt")))

@@ -1,6 +1,6 @@
 """Layers in one direction: every module imports only from its own layer or below, counting
-function-local and TYPE_CHECKING imports too (read from the source, so nothing hides), and
-every module imports cleanly."""
+function-local and TYPE_CHECKING imports too (read from the source, so nothing hides); no two
+packages import each other, even within a layer; and every module imports cleanly."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "orchestrator.cmake_cache", "orchestrator.file_faults",
                     "orchestrator.progress", "orchestrator.plotting",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.protocol",
-                    "orchestrator.results", "orchestrator.targets")),
+                    "orchestrator.results", "orchestrator.targets",
+                    "orchestrator.comparison")),
     ("options", ("orchestrator.options",)),
     ("stages", ("orchestrator.setup", "orchestrator.aot", "orchestrator.parse",
                 "orchestrator.tosa", "orchestrator.exact", "orchestrator.vnpu",
@@ -31,7 +32,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("firmware", ("orchestrator.firmware_build", "orchestrator.firmware_run",
                   "orchestrator.selftest", "orchestrator.upstream_elf",
                   "orchestrator.doctor")),
-    ("runner", ("orchestrator.runner", "orchestrator.npu_selftest", "orchestrator.evaluate")),
+    ("runner", ("orchestrator.runner", "orchestrator.npu_selftest")),
+    ("evaluate", ("orchestrator.evaluate",)),
     ("regress", ("orchestrator.regress",)),
     ("commands", ("orchestrator.commands",)),
     ("tasks", ("orchestrator.task_options",)),
@@ -86,6 +88,62 @@ def test_no_module_imports_from_a_layer_above_it():
     assert upward == []
 
 
+def package_of(module: str) -> str:
+    """orchestrator.runner.judge -> orchestrator.runner; a top-level module is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_imports() -> dict[str, set[str]]:
+    """package -> the other packages its modules import (function-local imports too)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = package_of(module_name(path))
+        targets = {package_of(target) for _, target in imported(path)}
+        graph.setdefault(source, set()).update(targets - {source})
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles: each set of packages that reach each other (more than one)."""
+    reach = {node: _reachable(graph, node) for node in graph}
+    found = {tuple(sorted(n for n in reach if n in reach[node] and node in reach[n]))
+             for node in graph if node in reach[node]}
+    return sorted(list(circle) for circle in found)
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(graph.get(start, ()))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return seen
+
+
+def test_no_two_packages_import_each_other():
+    assert circles(package_imports()) == []
+
+
+def test_a_circle_is_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
 @pytest.mark.parametrize("module", modules())
 def test_every_module_imports(module):
     importlib.import_module(module)
+
+
+def test_every_task_calls_a_command_of_the_top_layer():
+    """tasks.py stays thin: each task names one `orchestrator.commands.<task>:<name>_command`
+    (printing lives there; the layers below return data)."""
+    tree = ast.parse((ROOT / "tasks.py").read_text())
+    references = [node.args[0].value for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "options_task"
+                  and isinstance(node.args[0], ast.Constant)]
+    assert references, "tasks.py defines no options_task"
+    outside = [ref for ref in references if not (ref.startswith("orchestrator.commands.")
+                                                 and ref.endswith("_command"))]
+    assert outside == []

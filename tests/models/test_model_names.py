@@ -11,19 +11,20 @@ import json
 import pytest
 
 from orchestrator._toml import load_toml
-from orchestrator.aot.api import make_request
+from orchestrator.aot.api import request_for
 from orchestrator.aot.loading import load_model
 from orchestrator.aot.model_catalogue import (
     MODELS_PATH,
     load_model_catalogue,
     parse_model_catalogue,
     refuse_missing_packages,
+    weight_path,
 )
 from orchestrator.aot.sources import BUILTINS, resolve_model
 from orchestrator.aot.upstream_loading import load_upstream
 from orchestrator.commands.models import models_command
 from orchestrator.errors import OrchestratorError
-from orchestrator.setup.weights import weight_path
+from orchestrator.options.compile import CompileChoices
 
 if importlib.util.find_spec("executorch.examples.models") is None:
     pytest.skip("executorch is not installed (pip install -e '.[aot]')",
@@ -99,16 +100,16 @@ def test_unseeded_upstream_models_load_the_same_twice(name, tree):
 
 
 def test_the_seed_and_weights_are_in_the_product_key():
-    request = make_request("ds_cnn", "ethos-u85-128")
+    request = request_for("ds_cnn", "ethos-u85-128")
     model = request.identity()["model"]
     assert (model["seed"], model["weights"], model["packages"]) == (0, "seeded", [])
-    assert request.key() == make_request("ds_cnn", "ethos-u85-128").key()
-    pretrained = make_request("mv3", "ethos-u85-128")
-    random = make_request("mv3", "ethos-u85-128", random_weights=True)
+    assert request.key() == request_for("ds_cnn", "ethos-u85-128").key()
+    pretrained = request_for("mv3", "ethos-u85-128")
+    random = request_for("mv3", "ethos-u85-128", CompileChoices(random_weights=True))
     assert pretrained.identity()["model"]["weights"] == "pretrained"
     assert random.identity()["model"]["weights"] == "random"
     assert pretrained.key() != random.key()
-    assert "seed" not in make_request("add", "ethos-u85-128").identity()["model"]
+    assert "seed" not in request_for("add", "ethos-u85-128").identity()["model"]
 
 
 def test_a_missing_package_names_the_extra_to_install():

@@ -1,5 +1,5 @@
 """`invoke compile` flags reach the compile request through invoke's parser, the option
-group and make_request (no torch: resolving names and options is cheap)."""
+group and request_for (no torch: resolving names and options is cheap)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from invoke import Collection
 from invoke.parser import Parser, ParserContext
 
 import tasks
-from orchestrator.aot.api import make_request
+from orchestrator.aot.api import request_for
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.fields import from_cli, specs
 
@@ -22,7 +22,7 @@ def compile_task(*argv: str) -> CompileTask:
 def test_defaults_are_the_target_defaults():
     task = compile_task()
     assert (task.model, task.target, task.choices.given()) == ("mv2", "ethos-u55-128", {})
-    request = make_request(task.model, task.target, **task.choices.given())
+    request = request_for(task.model, task.target, task.choices)
     assert request.options.quantize == "int8" and request.options.delegate
 
 
@@ -33,7 +33,7 @@ def test_every_compile_flag_reaches_the_request(tmp_path):
                         "--delegate", "--memory-mode", "Sram_Only", "--vela-config",
                         str(vela_ini), "--system-config", "Mine", "--vela-flags",
                         "--optimise Size", "--tosa", "--no-strict")
-    options = make_request(task.model, task.target, **task.choices.given()).options
+    options = request_for(task.model, task.target, task.choices).options
     assert (options.target, options.quantize, options.delegate) == ("ethos-u85-128", "a16w8",
                                                                     True)
     assert options.memory_mode == "Sram_Only" and options.system_config == "Mine"
@@ -46,7 +46,7 @@ def test_every_compile_flag_reaches_the_request(tmp_path):
                      "system_config", "memory_mode", "vela_config", "vela_flags", "tosa",
                      "strict_export", "torchvision", "random_weights"}
     upstream = compile_task("--model", "mv3", "--target", "ethos-u85-128", "--random-weights")
-    request = make_request(upstream.model, upstream.target, **upstream.choices.given())
+    request = request_for(upstream.model, upstream.target, upstream.choices)
     assert (request.model.kind, request.model.weights) == ("upstream", "random")
 
 

@@ -13,13 +13,12 @@ from invoke.parser import Parser, ParserContext
 
 import tasks
 from orchestrator.errors import OrchestratorError
-from orchestrator.evaluate.run_inputs import evaluation_request
 from orchestrator.options.fields import from_cli, specs
 from orchestrator.options.run import RunRequest
 from orchestrator.regress.cell_options import run_request
 from orchestrator.regress.matrix import expand, load_matrix
 from orchestrator.runner.firmware import runtime_config
-from orchestrator.runner.model_run import runner_options_for
+from orchestrator.runner.model_run import model_choices, runner_options_for
 from orchestrator.sim.limits import run_limits
 from orchestrator.targets import load_catalogue
 
@@ -95,9 +94,9 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "profile": lambda: (runner.profile, runtime_config(target, runner).event_tracer),
         "intermediates": lambda: (runner.intermediates, runner.profile),
         "sources": lambda: dict(settings.sources),
-        # the runner's input sets (one sample session), not a compile input
-        "inputs": lambda: evaluation_request(request.resolved()).data
-        if request.compile.inputs else None,
+        # the runner's input sets (run_prepared: one sample session), never a compile input
+        "inputs": lambda: None if model_choices(request.compile).inputs else
+        request.compile.inputs,
     }
     return readers[name]()
 

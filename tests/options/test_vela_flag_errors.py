@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.aot.api import make_request
+from orchestrator.aot.api import request_for
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import repo_root
 
 TARGET = "ethos-u55-128"
@@ -26,14 +27,14 @@ TARGET = "ethos-u55-128"
 ])
 def test_rejected_flag_is_one_sentence_naming_it(flags, problem):
     with pytest.raises(OrchestratorError) as caught:
-        make_request("add", TARGET, vela_flags=flags)
+        request_for("add", TARGET, CompileChoices(vela_flags=flags))
     message = caught.value.message
     assert message.startswith(f"Vela rejects --vela-flags '{flags}': {problem}; next: ")
     assert "\n" not in message
 
 
 def test_accepted_flags_pass_through():
-    options = make_request("add", TARGET, vela_flags="--optimise Size").options
+    options = request_for("add", TARGET, CompileChoices(vela_flags="--optimise Size")).options
     assert options.vela_flags == ("--optimise", "Size")
 
 
@@ -59,7 +60,7 @@ def test_a_compile_step_that_exits_the_process_is_one_sentence(tmp_path):
     model.write_text("import sys\nsys.exit(3)\n")
     work = scratch(tmp_path / "scratch").ensure()
     with pytest.raises(OrchestratorError) as caught:
-        compile_request(make_request(str(model), "cortex-m55"), work)
+        compile_request(request_for(str(model), "cortex-m55"), work)
     message = caught.value.message
     assert "tried to exit the process (status 3" in message and "full log: " in message
     assert "\n" not in message

@@ -146,7 +146,15 @@ def test_verify_lane_reports_carry_the_upstream_column(small_verify_run):
 @pytest.mark.sweep
 def test_peer_matrix_verify_lane_in_full(tmp_path):
     """Every host-verify cell of the peer matrix ends with a verdict (exact, departs, stops):
-    no cell dies without one line saying what happened."""
+    no cell dies without one line saying what happened. torchvision's models are imported
+    through the test helper first (the registry's CUDA build cannot load its C operators
+    here; the tool itself needs an ordinary install)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "models"))
+    from torchvision_without_c_ops import import_torchvision_models_without_c_ops
+
+    import_torchvision_models_without_c_ops()
     code = regress_command(RegressTask(str(PEERS), quiet=True, jobs=1, filter="host-*"),
                            scratch_root=os.environ.get("ETHOSU_ORCH_SCRATCH"))
     del code   # departures and stops are findings, reported per cell

@@ -8,11 +8,16 @@ import hashlib
 import pytest
 from setup_fakes import FAST_POLICY, Route
 
-from orchestrator.aot.model_catalogue import ModelCatalogue, parse_model_catalogue
+from orchestrator.aot.model_catalogue import (
+    ModelCatalogue,
+    missing_weights,
+    parse_model_catalogue,
+    weight_path,
+)
 from orchestrator.errors import OrchestratorError
 from orchestrator.setup.lock import read_lock
 from orchestrator.setup.options import SetupOptions
-from orchestrator.setup.weights import install_model_weights, missing_weights, weight_path
+from orchestrator.setup.weights import install_model_weights
 
 BODY = b"pretend checkpoint bytes " * 64
 SHA256 = hashlib.sha256(BODY).hexdigest()

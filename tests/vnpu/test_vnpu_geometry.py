@@ -31,8 +31,9 @@ from vnpu_support import (
 )
 from vnpu_support import test_scratch as compile_scratch
 
-from orchestrator.aot import Product, compile_request, make_request
+from orchestrator.aot import Product, compile_request, request_for
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
 from orchestrator.vnpu import gen_regs
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.execute import Npu
@@ -120,8 +121,8 @@ def wraps(product: Product) -> bool:
 @pytest.mark.parametrize(("case", "target"), ROLLING)
 def test_rolling_buffer_tiles(case: str, target: str) -> None:
     needs_toolchain()
-    request = make_request(f"{MODULE}:{case}", target, quantize="int8",
-                           vela_flags=list(ROLLING_BUFFER_FLAGS))
+    request = request_for(f"{MODULE}:{case}", target,
+                          CompileChoices(quantize="int8", vela_flags=tuple(ROLLING_BUFFER_FLAGS)))
     product = compile_request(request, compile_scratch())
     assert wraps(product), "Vela cascaded without a rolling buffer: no tile is exercised"
     check(product, case, target)

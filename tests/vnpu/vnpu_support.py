@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.aot import Product, compile_request, make_request
+from orchestrator.aot import Product, compile_request, request_for
+from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.execute import Npu
@@ -37,7 +38,8 @@ def test_scratch() -> Scratch:
 
 
 def compiled(model: str, target: str, quantize: str = "int8") -> Product:
-    return compile_request(make_request(model, target, quantize=quantize), test_scratch())
+    return compile_request(request_for(model, target, CompileChoices(quantize=quantize)),
+                           test_scratch())
 
 
 def verified(model: str, target: str, quantize: str = "int8") -> VerifyReport:
