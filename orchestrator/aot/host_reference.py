@@ -31,12 +31,14 @@ def kept_program(product: Product) -> Any:
     devtools cannot read it)."""
     if product.etrecord is None:
         return None
-    from executorch.backends.cortex_m.passes import replace_quant_nodes_pass  # noqa: F401
-    from executorch.devtools.etrecord import parse_etrecord
-
     from orchestrator.aot.compiler import captured_output
 
-    with captured_output():   # the deserialiser logs every op it resolves
+    # importing ExecuTorch warns (deprecated importlib calls) and the deserialiser logs
+    # every op it resolves: both kept out of the console
+    with captured_output():
+        from executorch.backends.cortex_m.passes import replace_quant_nodes_pass  # noqa: F401
+        from executorch.devtools.etrecord import parse_etrecord
+
         try:
             return parse_etrecord(str(product.etrecord)).edge_dialect_program
         except Exception:  # noqa: BLE001 - an unreadable record: lower again instead
