@@ -14,7 +14,7 @@ class State(str, Enum):
 
 
 @dataclass(frozen=True)
-class Check:
+class Requirement:
     """One thing the tool needs: its state, where it was found, and the command that fixes it."""
 
     name: str

@@ -19,6 +19,7 @@ import numpy as np
 from orchestrator.aot.key import CompileRequest
 from orchestrator.aot.products import Product
 from orchestrator.aot.tensors import load_array
+from orchestrator.comparison.departure import judge
 from orchestrator.errors import OrchestratorError
 
 CHANNELS_LAST = (0, 2, 3, 1)
@@ -78,10 +79,7 @@ class HostPrograms:
     def _check_same_program(self, inputs: tuple[Any, ...]) -> None:
         again = self._run_exact(inputs)
         stored = [load_array(record) for record in self.product.reference_exact]
-        same = again is not None and len(again) == len(stored) and all(
-            a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-            for a, b in zip(again, stored, strict=True))
-        if not same:
+        if again is None or not judge(again, stored).passed:
             raise OrchestratorError(
                 f"the lowered program of {self.product.manifest['model']['name']} gave "
                 f"another result than product {self.product.key} (its exact reference "

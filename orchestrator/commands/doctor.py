@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from orchestrator.cli import console, print_json
 from orchestrator.doctor import blocking_problems, collect_checks
-from orchestrator.doctor_model import Check, State
+from orchestrator.doctor_model import Requirement, State
 from orchestrator.options.inspect import DoctorCheck
 from orchestrator.paths import scratch
 from orchestrator.targets import load_catalogue
 
 
-def print_table(checks: list[Check]) -> None:
+def print_table(checks: list[Requirement]) -> None:
     from rich.table import Table
 
     styles = {State.OK: "green", State.MISSING: "red", State.WRONG_VERSION: "yellow",

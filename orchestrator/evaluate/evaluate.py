@@ -19,6 +19,7 @@ from orchestrator.aot.dataset import (
 )
 from orchestrator.aot.sources import tensor_files
 from orchestrator.command_line import invoke_line
+from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.options.evaluate import EvaluateRequest
@@ -236,18 +237,6 @@ def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
             if session.result.classification else None}
 
 
-def gate_failures(summary: dict[str, Any], min_snr: float | None, top1: bool) -> list[str]:
-    """Why the asked-for accuracy gates (--min-snr, --top1) fail over the data set."""
-    reasons = []
-    worst = summary["snr_db_min"]
-    if min_snr is not None and worst is not None and worst < min_snr:
-        reasons.append(f"SNR {worst:.1f} dB on the worst sample < {min_snr:g} dB")
-    agreement = summary["top1_agreement"]
-    if top1 and agreement is not None and agreement < 1.0:
-        reasons.append(f"top-1 agrees with the float model on {100 * agreement:.1f}% of samples")
-    return reasons
-
-
 def evaluation_document(run: ModelRun, data: DataPlan, session: Session,
                         scores: list[SampleScore], host: HostPrograms) -> dict[str, Any]:
     """The evaluation result: summary, every sample, the session's RunResult, versions."""
@@ -259,7 +248,7 @@ def evaluation_document(run: ModelRun, data: DataPlan, session: Session,
     session_result = session.result.to_dict()
     stopped = stop_report(session, data)
     exact_all = summary["exact"] == len(data.files) and stopped is None
-    gates = gate_failures(summary, settings.min_snr, settings.top1)
+    gates = gate_failures(scores, settings.thresholds, "sample")
     return {
         "schema": "ethosu-orchestrator/evaluation/1",
         "run_id": run.run_id, "model": run.request.model, "target": run.request.target,

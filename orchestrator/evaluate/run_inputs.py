@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import (
     Prepared,
@@ -24,7 +25,7 @@ from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.options.evaluate import DEFAULT_SECONDS_PER_SAMPLE
 from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
-from orchestrator.results import Accuracy, Classification, Comparison, Kind, RunResult, Status
+from orchestrator.results import Accuracy, Comparison, RunResult
 from orchestrator.runner.model_run import (
     ModelRun,
     model_choices,
@@ -117,14 +118,12 @@ def judged(result: RunResult, scores: list[SampleScore], document: dict[str, Any
                          f"({stopped['file']}) after {stopped['completed']} finished: "
                          f"{result.reason}")
         return result
-    if result.status is not Status.PASS or not not_exact:
+    if not not_exact:
         return result
     first = not_exact[0]
     summary = (f"{len(not_exact)} of {len(scores)} input sets not bit-exact; first: input set "
                f"{first.index} ({first.file}): {first.mismatch}")
-    return replace(result, status=Status.FAIL, reason=summary,
-                   classification=Classification(
-                       kind=Kind.OUTPUT_MISMATCH, summary=summary,
-                       next_step=f"the target computed something else than the compiled "
-                                 f"program: {rerun}, then read evaluation.json",
-                       details={"not_exact": [s.index for s in not_exact]}))
+    return output_mismatch(result, summary, summary,
+                           f"the target computed something else than the compiled program: "
+                           f"{rerun}, then read evaluation.json",
+                           {"not_exact": [s.index for s in not_exact]})

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.exact.accuracy import output_accuracy
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.accuracy import output_accuracy
+from orchestrator.comparison.departure import judge
 
 Array = np.ndarray[Any, Any]
 
@@ -49,7 +49,7 @@ def score_sample(index: int, file: str, label: int | None, cycles: int | None,
                  device: Sequence[Array], exact: Sequence[Array] | None,
                  floating: Sequence[Array], quant_step: float | None) -> SampleScore:
     """Every number of one sample (output 0 is the one classified and compared)."""
-    verdict = judge_exact(device, exact) if exact is not None else None
+    verdict = judge(device, exact) if exact is not None else None
     got, want = device[0], floating[0]
     accuracy = output_accuracy(0, got, want, quant_step) if got.shape == want.shape else None
     steps = quant_step or 1.0

@@ -27,7 +27,7 @@ NO_WORK = "ninja: no work to do."
 
 
 @dataclass(frozen=True)
-class CompileOutcome:
+class NinjaOutcome:
     """What Ninja did: whether anything was rebuilt, and its output."""
 
     rebuilt: bool
@@ -88,13 +88,13 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
 
 
 def compile_firmware(config: BuildConfig, tools: BuildTools, build_dir: Path,
-                     jobs: int = 2) -> CompileOutcome:
+                     jobs: int = 2) -> NinjaOutcome:
     """Build incrementally with Ninja; a region overflow becomes a one-line error."""
     done = _run([str(tools.ninja), "-C", str(build_dir), f"-j{jobs}"], build_dir / "build.log",
                 f"build {config.key}")
     output = done.output
     if done.returncode == 0:
-        return CompileOutcome(rebuilt=NO_WORK not in output, output=output)
+        return NinjaOutcome(rebuilt=NO_WORK not in output, output=output)
     overflows = find_overflows(output)
     what = f"{config.app} for {config.platform.name}"
     if overflows:

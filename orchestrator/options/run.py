@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
@@ -31,18 +32,6 @@ DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, no
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    """When an output passes: tolerances for float programs and quantized products without an
-    exact reference; min_snr_db/require_top1 gate accuracy vs the float model."""
-
-    atol: float = 1e-3
-    rtol: float = 1e-3
-    qtol: float = 1.0            # extra allowance in quantization steps (quantized reference)
-    min_snr_db: float | None = None
-    require_top1: bool = False
-
-
-@dataclass(frozen=True)
 class RunnerSettings:
     """The ExecuTorch runner's options: memory plan, kernels, the output comparison and FVP
     extras (the compile's choices are RunRequest.compile, the compile stage's own group)."""
@@ -56,16 +45,18 @@ class RunnerSettings:
     temp_pool: int | None = option(None, "runner: temp pool / Ethos-U scratch bytes", parse=size)
     fast_scratch: int | None = option(None, "runner: Ethos-U fast scratch bytes "
                                       "(Dedicated_Sram)", parse=size)
-    atol: float = option(1e-3, "runner: absolute tolerance for float programs", parse=number)
-    rtol: float = option(1e-3, "runner: relative tolerance for float programs", parse=number)
-    qtol: float = option(1.0, "runner: extra tolerance in quantization steps, only for a "
-                         "quantized product with no exact reference (exact ones must match "
-                         "bit for bit)", parse=number)
-    min_snr: float | None = option(None, "runner: accuracy gate: require this SNR in dB vs the "
-                                   "float model (off by default; always reported)",
-                                   parse=number)
-    top1: bool = option(False, "runner: accuracy gate: require the float model's top-1 class",
-                        parse=switch)
+    atol: float = option(Thresholds.atol, "runner: absolute tolerance for float programs",
+                         parse=number)
+    rtol: float = option(Thresholds.rtol, "runner: relative tolerance for float programs",
+                         parse=number)
+    qtol: float = option(Thresholds.qtol, "runner: extra tolerance in quantization steps, "
+                         "only for a quantized product with no exact reference (exact ones "
+                         "must match bit for bit)", parse=number)
+    min_snr: float | None = option(Thresholds.min_snr_db, "runner: accuracy gate: require this "
+                                   "SNR in dB vs the float model (off by default; always "
+                                   "reported)", parse=number)
+    top1: bool = option(Thresholds.require_top1, "runner: accuracy gate: require the float "
+                        "model's top-1 class", parse=switch)
     fast: bool = option(False, "runner on an FVP: Ethos-U --fast (no timing, no PMU cycles)",
                         parse=switch)
     profile: bool = option(False, "runner: build with the ExecuTorch event tracer (a runtime "

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from orchestrator.parse.classify import cause_rules
 from orchestrator.parse.exit_codes import RESULT_KIND, classify_exit
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
 from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.parse.status_codes import status_details
+from orchestrator.protocol.ending import protocol_ending
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, Kind
 
 if TYPE_CHECKING:
@@ -87,17 +89,20 @@ def _fault(facts: LogFacts, stream: ParsedStream) -> None:
 
 
 def _ending(facts: LogFacts, stream: ParsedStream) -> None:
-    """The end record: a clean pass completes the run; anything else is a failure."""
+    """How the run ended (orchestrator.protocol.ending, as a live run decides it): a pass
+    completes the run; records lost or damaged on the way make it a protocol error; a
+    failure is classified by its exit code and note. Without an end record the facts say how
+    far the log got; a fault end is the fault's (its record or text line)."""
     end = stream.end
-    if end is None:
+    ending = protocol_ending(stream)
+    if end is None or (end.status == "fault" and ending.cause == "fail"):
         return
-    if end.status == "pass" and end.code == 0:
-        if stream.problems:
-            summary = "protocol records were lost or damaged in transport"
-            facts.add_problem(Kind.INCOMPLETE, summary, stream.problems[0])
+    if ending.cause in ("pass", "protocol_error"):
+        if ending.cause == "protocol_error":
+            facts.add_problem(cause_rules()[ending.cause].kind, ending.summary,
+                              next(iter(ending.evidence), f"end records={end.records}"),
+                              verdict=ending.cause)
         facts.mark_complete()
-        return
-    if end.status == "fault":
         return
     _failure(facts, stream, end.status, end.code)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.departure import departure
 from orchestrator.profile.table import KERNEL_PREFIX
 
 Intermediate = tuple[str, np.ndarray[Any, Any]]
@@ -92,18 +92,12 @@ def first_departure(device: Sequence[Intermediate], reference: Sequence[Intermed
             return {"compared": index, "device_operators": len(device), "departure": None,
                     "stopped": f"operator {index} ({kernel}, {array.dtype}{list(array.shape)})"
                                " has no counterpart in the exact reference"}
-        verdict = judge_exact([array], [reference[matched][1]])
-        if not verdict.passed:
-            assert verdict.first is not None and verdict.worst is not None
+        found = departure(array, reference[matched][1])
+        if found is not None:
             return {"compared": index + 1, "device_operators": len(device), "departure": {
                 "operator_index": index, "operator": kernel,
                 "reference_op": reference[matched][0], "shape": list(array.shape),
-                "dtype": str(array.dtype), "differing": verdict.mismatches,
-                "count": int(array.size),
-                "first": {"index": list(verdict.first.index), "device": verdict.first.device,
-                          "reference": verdict.first.reference},
-                "worst": {"index": list(verdict.worst.index), "device": verdict.worst.device,
-                          "reference": verdict.worst.reference}}}
+                "dtype": str(array.dtype), **found.to_json()}}
         position = matched + 1
     return {"compared": len(device), "device_operators": len(device), "departure": None}
 
@@ -111,16 +105,16 @@ def first_departure(device: Sequence[Intermediate], reference: Sequence[Intermed
 def describe(comparison: dict[str, Any]) -> str:
     """One sentence: where the device first departs from the exact reference, or that it
     does not."""
-    departure = comparison.get("departure")
-    if departure is None:
+    found = comparison.get("departure")
+    if found is None:
         extra = f" ({comparison['stopped']})" if comparison.get("stopped") else ""
         return (f"every one of {comparison['compared']} compared operator outputs equals the "
                 f"exact reference{extra}")
-    first, worst = departure["first"], departure["worst"]
-    return (f"operator {departure['operator_index']} ({departure['operator']}) is the first "
-            f"whose output departs from the exact reference ({departure['reference_op']}): "
-            f"{departure['differing']}/{departure['count']} elements differ, first "
+    first, worst = found["first"], found["worst"]
+    return (f"operator {found['operator_index']} ({found['operator']}) is the first "
+            f"whose output departs from the exact reference ({found['reference_op']}): "
+            f"{found['differing']}/{found['elements']} elements differ, first "
             f"{first['index']} device {first['device']:g} vs {first['reference']:g}, worst "
             f"{worst['index']} device {worst['device']:g} vs {worst['reference']:g}; next: "
-            f"compare the {departure['operator']} kernel with its host model "
+            f"compare the {found['operator']} kernel with its host model "
             "(orchestrator/exact/kernels.py) on that operator's inputs")

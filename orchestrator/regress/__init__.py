@@ -3,7 +3,7 @@
 Public API (importing it never imports torch or matplotlib):
     load_matrix, expand          matrix TOML -> cells
     execute, EngineOptions       run cells through a Stages implementation
-    Stages, CompileRequest, CompileOutcome, FirmwareConfig, FirmwareOutcome
+    Stages, CompileJob, CompileOutcome, FirmwareConfig, FirmwareOutcome
     load_baselines, Baselines    two-sided metric baselines
 """
 
@@ -15,8 +15,8 @@ from orchestrator.regress.engine import EngineOptions, EngineRun, execute
 from orchestrator.regress.matrix import Matrix, MatrixError, expand, load_matrix
 from orchestrator.regress.outcome import Outcome
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -26,7 +26,7 @@ __all__ = [
     "Baselines",
     "Cell",
     "CompileOutcome",
-    "CompileRequest",
+    "CompileJob",
     "EngineOptions",
     "EngineRun",
     "Expect",

@@ -15,11 +15,17 @@ from orchestrator.regress.baseline import Baselines
 from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.metrics import extract_metrics, extract_versions
-from orchestrator.regress.outcome import CellReport, Outcome, apply_baseline, judge, skipped
+from orchestrator.regress.outcome import (
+    CellReport,
+    Outcome,
+    apply_baseline,
+    expected_outcome,
+    skipped,
+)
 from orchestrator.regress.progress import Progress, QuietProgress
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -53,7 +59,7 @@ class EngineRun:
 
     cells: list[CellReport]
     builds: list[FirmwareOutcome]
-    compiles: dict[CompileRequest, CompileOutcome]
+    compiles: dict[CompileJob, CompileOutcome]
     phases_s: dict[str, float] = field(default_factory=dict)
 
 
@@ -78,7 +84,7 @@ def execute(cells: list[Cell], stages: Stages, options: EngineOptions,
 
 
 def assemble(cells: list[Cell], reports: dict[str, CellReport], builds: list[FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], phases: dict[str, float],
+             compiles: dict[CompileJob, CompileOutcome], phases: dict[str, float],
              options: EngineOptions) -> EngineRun:
     """The run of `cells` in matrix order from their reports (any executor's), each passing
     cell checked against its baseline."""
@@ -91,7 +97,7 @@ def assemble(cells: list[Cell], reports: dict[str, CellReport], builds: list[Fir
 
 def _run_all(active: list[Cell], stages: Stages, options: EngineOptions,
              firmware: dict[str, FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], progress: Progress
+             compiles: dict[CompileJob, CompileOutcome], progress: Progress
              ) -> dict[str, CellReport]:
     """Every active cell on `options.jobs` workers, heaviest first."""
     progress.phase("simulate", sum(1 for cell in active if cell.executes))
@@ -130,14 +136,14 @@ def not_runnable(cell: Cell, unavailable: Callable[[Cell], str | None],
 
 
 def _prepare(active: list[Cell], stages: Stages, options: EngineOptions, progress: Progress
-             ) -> tuple[dict[str, FirmwareOutcome], dict[CompileRequest, CompileOutcome]]:
+             ) -> tuple[dict[str, FirmwareOutcome], dict[CompileJob, CompileOutcome]]:
     """Build each distinct firmware config once while the batch compile runs beside it."""
     configs: dict[str, FirmwareConfig] = {}
     for cell in active:
         if cell.simulates:
             config = stages.firmware_config(cell)
             configs.setdefault(config.key, config)
-    requests = planned(sorted({CompileRequest.of(cell) for cell in active if cell.compiles},
+    requests = planned(sorted({CompileJob.of(cell) for cell in active if cell.compiles},
                               key=lambda request: (request.model, request.target,
                                                    str(request.options))))
     progress.phase("build", len(configs))
@@ -148,7 +154,7 @@ def _prepare(active: list[Cell], stages: Stages, options: EngineOptions, progres
         return built.result(), compiled.result()
 
 
-def planned(requests: list[CompileRequest]) -> list[CompileRequest]:
+def planned(requests: list[CompileJob]) -> list[CompileJob]:
     """The compile stage's plan: every request that lowers a model for an NPU family first,
     then the configurations of those lowerings (each one Vela run)."""
     leaders = lowering_leaders(requests)
@@ -177,8 +183,8 @@ def build_one(config: FirmwareConfig, stages: Stages) -> FirmwareOutcome:
     return outcome
 
 
-def _compile_all(requests: list[CompileRequest], stages: Stages, options: EngineOptions,
-                 progress: Progress) -> dict[CompileRequest, CompileOutcome]:
+def _compile_all(requests: list[CompileJob], stages: Stages, options: EngineOptions,
+                 progress: Progress) -> dict[CompileJob, CompileOutcome]:
     """One batch compile for every (model, target, options) the cells need."""
     if not requests:
         return {}
@@ -191,8 +197,8 @@ def _compile_all(requests: list[CompileRequest], stages: Stages, options: Engine
     return outcomes
 
 
-def compile_requests(requests: list[CompileRequest], stages: Stages, options: EngineOptions
-                     ) -> dict[CompileRequest, CompileOutcome]:
+def compile_requests(requests: list[CompileJob], stages: Stages, options: EngineOptions
+                     ) -> dict[CompileJob, CompileOutcome]:
     """One batch compile of `requests` (logs under the run's compile/); every request gets
     an outcome, a failure included."""
     log_dir = options.run_dir / "compile"
@@ -210,9 +216,9 @@ def compile_requests(requests: list[CompileRequest], stages: Stages, options: En
 
 def _run_one(cell: Cell, stages: Stages, options: EngineOptions,
              firmware: dict[str, FirmwareOutcome],
-             compiles: dict[CompileRequest, CompileOutcome], progress: Progress) -> CellReport:
+             compiles: dict[CompileJob, CompileOutcome], progress: Progress) -> CellReport:
     """Produce one cell's report and advance the progress display."""
-    compiled = compiles.get(CompileRequest.of(cell)) if cell.compiles else None
+    compiled = compiles.get(CompileJob.of(cell)) if cell.compiles else None
     built = firmware[stages.firmware_config(cell).key] if cell.simulates else None
     report = cell_report(cell, stages, options, built, compiled)
     if cell.executes:
@@ -245,7 +251,7 @@ def cell_report(cell: Cell, stages: Stages, options: EngineOptions,
         result = _simulate(cell, stages, built, compiled, out_dir)
         seconds["simulate"] = result.timings_s.get("simulate", 0.0)
     write_result(out_dir, result)
-    outcome, reason = judge(cell, result)
+    outcome, reason = expected_outcome(cell, result)
     return CellReport(cell, outcome, reason, str(out_dir), result, _log_of(result),
                       extract_metrics(result), extract_versions(result), None, seconds,
                       cached, options.run_id)

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.regress.cell_options import compile_choices
-from orchestrator.regress.stages import CompileRequest
+from orchestrator.regress.stages import CompileJob
 from orchestrator.runner.model_run import model_choices
 
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest as LibraryRequest
 
 
-def library_request(request: CompileRequest) -> LibraryRequest:
+def library_request(request: CompileJob) -> LibraryRequest:
     """The compile library's request for a regress one (raises its one-line error)."""
     from orchestrator.aot.api import request_for
 
@@ -24,7 +24,7 @@ def library_request(request: CompileRequest) -> LibraryRequest:
                        model_choices(compile_choices(dict(request.options))))
 
 
-def lowering_of(request: CompileRequest) -> str | None:
+def lowering_of(request: CompileJob) -> str | None:
     """The lowering key `request`'s compile makes or configures (None: the request does not
     resolve; its own compile says why)."""
     try:
@@ -33,12 +33,12 @@ def lowering_of(request: CompileRequest) -> str | None:
         return None
 
 
-def lowering_leaders(requests: Iterable[CompileRequest]
-                     ) -> dict[CompileRequest, CompileRequest | None]:
+def lowering_leaders(requests: Iterable[CompileJob]
+                     ) -> dict[CompileJob, CompileJob | None]:
     """For every request, the earlier request whose compile lowers the model for it (None:
     it lowers itself)."""
-    leaders: dict[str, CompileRequest] = {}
-    plan: dict[CompileRequest, CompileRequest | None] = {}
+    leaders: dict[str, CompileJob] = {}
+    plan: dict[CompileJob, CompileJob | None] = {}
     for request in requests:
         key = lowering_of(request)
         leader = leaders.get(key) if key is not None else None

@@ -83,7 +83,7 @@ def skipped(cell: Cell, reason: str, out_dir: str, run_id: str) -> CellReport:
     return CellReport(cell, Outcome.SKIPPED, reason, out_dir, run_id=run_id)
 
 
-def judge(cell: Cell, result: RunResult) -> tuple[Outcome, str]:
+def expected_outcome(cell: Cell, result: RunResult) -> tuple[Outcome, str]:
     """The outcome of a finished run given the cell's expectation."""
     if cell.expect is Expect.XFAIL:
         if result.status is Status.PASS:

@@ -15,8 +15,8 @@ from orchestrator.regress import app_lane, model_lane
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.lowering_plan import library_request
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
 )
@@ -59,13 +59,13 @@ class RealStages:
             return model_lane.build(self.tree, config)
         return app_lane.build(self.tree, config, self.build_jobs)
 
-    def compile_batch(self, requests: list[CompileRequest], log_dir: Path
-                      ) -> dict[CompileRequest, CompileOutcome]:
+    def compile_batch(self, requests: list[CompileJob], log_dir: Path
+                      ) -> dict[CompileJob, CompileOutcome]:
         """Every request through the compile stage's batch function, in this one process."""
         from orchestrator.aot.api import compile_many
 
         log = log_dir / BATCH_LOG
-        outcomes: dict[CompileRequest, CompileOutcome] = {}
+        outcomes: dict[CompileJob, CompileOutcome] = {}
         prepared = {}
         for request in requests:
             try:
@@ -127,7 +127,7 @@ def _lowering_directory(product: Any) -> Path | None:
     return found if found is not None and found.is_dir() else None
 
 
-def _batch_log(outcomes: dict[CompileRequest, CompileOutcome]) -> list[dict[str, Any]]:
+def _batch_log(outcomes: dict[CompileJob, CompileOutcome]) -> list[dict[str, Any]]:
     """What the batch did per request (the failures' one-line errors are kept here)."""
     return [{"model": r.model, "spec": r.model_spec, "target": r.target,
              "options": dict(r.options), "ok": o.ok, "cached": o.cached, "reason": o.reason,

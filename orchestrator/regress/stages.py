@@ -15,8 +15,9 @@ from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
 
 
 @dataclass(frozen=True)
-class CompileRequest:
-    """One (model, target, options) to compile; equal requests are compiled once."""
+class CompileJob:
+    """One (model, target, options) a regression run compiles; equal jobs are compiled once
+    (each becomes the compile stage's own orchestrator.aot.key.CompileRequest)."""
 
     model: str
     model_spec: str
@@ -24,7 +25,7 @@ class CompileRequest:
     options: tuple[tuple[str, Any], ...]
 
     @classmethod
-    def of(cls, cell: Cell) -> CompileRequest:
+    def of(cls, cell: Cell) -> CompileJob:
         return cls(cell.model, cell.model_spec, cell.target, cell.options)
 
 
@@ -80,8 +81,8 @@ class Stages(Protocol):
     def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:
         """Configure and build one firmware configuration (incremental)."""
 
-    def compile_batch(self, requests: list[CompileRequest], log_dir: Path
-                      ) -> dict[CompileRequest, CompileOutcome]:
+    def compile_batch(self, requests: list[CompileJob], log_dir: Path
+                      ) -> dict[CompileJob, CompileOutcome]:
         """Compile every request in ONE process (cached products are reused)."""
 
     def run_cell(self, cell: Cell, firmware: FirmwareOutcome, compiled: CompileOutcome | None,

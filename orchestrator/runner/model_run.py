@@ -30,8 +30,8 @@ from orchestrator.runner.firmware import (
     drives_npu_device,
     runner_npu_axi,
 )
-from orchestrator.runner.judge import judge
 from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
+from orchestrator.runner.output_check import check_outputs
 from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.profiling import profile_run
@@ -218,4 +218,4 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
     if settings.profile or settings.intermediates:
         result = profile_run(result, stream, product, run_dir)
     result = attach_write_checks(result, product, model, target.name)
-    return judge(result, stream, product, settings.thresholds, run_dir, run.rerun)
+    return check_outputs(result, stream, product, settings.thresholds, run_dir, run.rerun)

@@ -9,11 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.options.run import Thresholds
+from orchestrator.comparison.mismatch import output_mismatch
+from orchestrator.comparison.thresholds import Thresholds
+from orchestrator.comparison.tolerance import OutputComparison, ToleranceComparison, compare_outputs
 from orchestrator.protocol import ParsedStream, Tensor
-from orchestrator.results import Classification, Comparison, Kind, RunResult, Status
-from orchestrator.runner.compare import Comparison as OutputsComparison
-from orchestrator.runner.compare import compare_outputs
+from orchestrator.results import Comparison, RunResult
 
 COMPARISON_FILE = "comparison.json"
 
@@ -33,7 +33,7 @@ def device_arrays(tensors: Mapping[int, Tensor], orders: Sequence[tuple[int, ...
     return arrays
 
 
-def comparison(outcome: OutputsComparison, reference: str, limits: Thresholds) -> Comparison:
+def comparison(outcome: ToleranceComparison, reference: str, limits: Thresholds) -> Comparison:
     """The RunResult summary of a per-output comparison (worst output wins)."""
     outputs = outcome.outputs
     return Comparison(reference=reference, passed=outcome.passed,
@@ -42,7 +42,7 @@ def comparison(outcome: OutputsComparison, reference: str, limits: Thresholds) -
                       atol=limits.atol, rtol=limits.rtol)
 
 
-def write_comparison(run_dir: Path, outcome: OutputsComparison, reference: str) -> Path:
+def write_comparison(run_dir: Path, outcome: ToleranceComparison, reference: str) -> Path:
     """comparison.json: every output's numbers (max/mean abs error, SNR, top-1, exact)."""
     path = run_dir / COMPARISON_FILE
     path.write_text(json.dumps({"reference": reference, "passed": outcome.passed,
@@ -59,20 +59,18 @@ def compare_with_reference(result: RunResult, stream: ParsedStream, references: 
                               quantized=reference == "quantized")
     result.artifacts["comparison"] = str(write_comparison(run_dir, outcome, reference))
     result = replace(result, comparison=comparison(outcome, reference, limits))
-    if result.status is Status.PASS and not outcome.passed:
-        failed = [o for o in outcome.outputs if not o.passed]
-        why = outcome.reason or "; ".join(f"output {o.index}: {o.reason}{_steps(o)}"
-                                          for o in failed)
-        result = replace(result, status=Status.FAIL, reason=f"outputs differ from the "
-                         f"{reference} reference: {why}", classification=Classification(
-                             kind=Kind.OUTPUT_MISMATCH, summary=why,
-                             next_step=f"read {result.artifacts['comparison']}; loosen with "
-                                       "--qtol/--atol/--rtol if the difference is expected",
-                             details={"comparison": result.artifacts["comparison"]}))
-    return result
+    if outcome.passed:
+        return result
+    failed = [o for o in outcome.outputs if not o.passed]
+    why = outcome.reason or "; ".join(f"output {o.index}: {o.reason}{_steps(o)}"
+                                      for o in failed)
+    return output_mismatch(result, f"outputs differ from the {reference} reference: {why}", why,
+                           f"read {result.artifacts['comparison']}; loosen with "
+                           "--qtol/--atol/--rtol if the difference is expected",
+                           {"comparison": result.artifacts["comparison"]})
 
 
-def _steps(output: Any) -> str:
+def _steps(output: OutputComparison) -> str:
     """' (22.0 quantization steps of 0.00394; top-1 agrees)' where known."""
     parts = []
     if output.quant_steps is not None:

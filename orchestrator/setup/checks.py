@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from orchestrator.doctor_model import Check, State
+from orchestrator.doctor_model import Requirement, State
 from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import (
     EULA_ENV,
@@ -44,26 +44,28 @@ def _source_fix(source: Source, item: ItemState) -> str:
 
 
 def artifact_check(artifact: Artifact, entry: dict[str, Any] | None,
-                   users: tuple[str, ...]) -> Check:
+                   users: tuple[str, ...]) -> Requirement:
     """One doctor row for a toolchain or FVP."""
     item = artifact_state(artifact, entry)
     name = artifact.name if artifact.kind != "toolchain" else "arm-none-eabi toolchain"
-    return Check(name, item.state, found=item.found, version=item.version,
-                 fix=_artifact_fix(artifact, item, entry), needed_by=users,
-                 detail=item.detail, category="simulator" if artifact.kind == "fvp" else "tool")
+    return Requirement(name, item.state, found=item.found, version=item.version,
+                       fix=_artifact_fix(artifact, item, entry), needed_by=users,
+                       detail=item.detail,
+                       category="simulator" if artifact.kind == "fvp" else "tool")
 
 
-def source_check(source: Source, entry: dict[str, Any] | None, users: tuple[str, ...]) -> Check:
+def source_check(source: Source, entry: dict[str, Any] | None,
+                 users: tuple[str, ...]) -> Requirement:
     """One doctor row for an upstream source tree."""
     item = source_state(source, entry)
     label = f"{source.name} source" + (f" ({source.path})" if source.parent else "")
-    return Check(label, item.state, found=item.found, version=item.version or pin_label(source),
-                 fix=_source_fix(source, item), needed_by=users, detail=item.detail,
-                 category="source")
+    return Requirement(label, item.state, found=item.found,
+                       version=item.version or pin_label(source), fix=_source_fix(source, item),
+                       needed_by=users, detail=item.detail, category="source")
 
 
 def checks_for(scratch: Scratch, catalogue: SetupCatalogue,
-               targets: Iterable[Target]) -> list[Check]:
+               targets: Iterable[Target]) -> list[Requirement]:
     """Rows for every artifact and source in `catalogue`, judged against `targets`."""
     targets = list(targets)
     lock = read_lock(scratch)
@@ -77,7 +79,7 @@ def checks_for(scratch: Scratch, catalogue: SetupCatalogue,
     return rows
 
 
-def setup_checks(scratch: Scratch, target_names: Iterable[str]) -> list[Check]:
+def setup_checks(scratch: Scratch, target_names: Iterable[str]) -> list[Requirement]:
     """Toolchain, FVP and source rows for `invoke doctor` (needed_by = target names or '*')."""
     catalogue = load_catalogue()
     targets = [catalogue.target(name) for name in target_names]

@@ -7,6 +7,7 @@ from typing import Any
 
 from orchestrator.parse.classify import CauseRule, cause_rules
 from orchestrator.protocol import ParsedStream
+from orchestrator.protocol.ending import protocol_ending
 from orchestrator.results.model import MAX_EVIDENCE, Kind, Status
 from orchestrator.sim.limits import RunLimits
 from orchestrator.sim.process import ProcessOutcome
@@ -100,31 +101,16 @@ def _fault(stream: ParsedStream) -> Verdict | None:
 
 
 def _ending(stream: ParsedStream, outcome: ProcessOutcome) -> Verdict:
-    end, code = stream.end, outcome.exit_code
-    if end is None:
-        return Verdict("incomplete",
-                       f"the output stops before the end record (exit status {code})",
-                       _tail(outcome.transcript), {"problems": stream.problems[:5]})
-    if end.code is not None and code is not None and end.code != code:
-        return Verdict("protocol_error",
-                       f"exit status {code} disagrees with the end record's code {end.code}")
-    if end.status == "pass" and code == 0:
-        if stream.complete:
-            return Verdict("pass", "the firmware reported pass and exited with 0")
-        return Verdict("protocol_error",
-                       f"records were lost or damaged in transport ({stream.frames} of "
-                       f"{end.records} arrived intact)", list(stream.problems))
-    failed = [check.name for check in stream.checks if not check.ok]
-    if end.status == "abort":
-        return Verdict("abort", f"the firmware aborted (exit status {code})")
-    return Verdict("fail",
-                   f"the firmware reported {end.status}"
-                   + (f": failed checks {', '.join(failed)}" if failed else ""),
-                   [], {"failed_checks": failed, "exit_code": code})
+    """How the run ended (orchestrator.protocol.ending, as `invoke parse` decides it); a
+    missing end record shows the transcript's last lines."""
+    ending = protocol_ending(stream, outcome.exit_code)
+    evidence = _tail(outcome.transcript) if ending.cause == "incomplete" else ending.evidence
+    return Verdict(ending.cause, ending.summary, evidence, ending.details)
 
 
-def judge(outcome: ProcessOutcome, stream: ParsedStream,
-          expected_build_id: str | None = None, limits: RunLimits | None = None) -> Verdict:
+def verdict_of(outcome: ProcessOutcome, stream: ParsedStream,
+              expected_build_id: str | None = None, limits: RunLimits | None = None
+              ) -> Verdict:
     """Host stops first, then a stale ELF, faults, a missing begin, and how the run ended."""
     return (_stopped(outcome, stream, limits) or _stale(stream, expected_build_id) or _fault(stream)
             or _no_begin(stream, outcome) or _ending(stream, outcome))

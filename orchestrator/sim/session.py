@@ -10,7 +10,7 @@ from orchestrator.parse.classify import make_classification
 from orchestrator.progress import step
 from orchestrator.protocol import ParsedStream, StreamParser
 from orchestrator.results import Kind, RunResult, Status, TargetInfo
-from orchestrator.sim.classify import Verdict, judge
+from orchestrator.sim.classify import Verdict, verdict_of
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.limits import RunLimits
 from orchestrator.sim.plan import RunPlan
@@ -71,4 +71,5 @@ def simulate(plan: RunPlan, elf: Path, run_dir: Path, *, data: Sequence[DataFile
         command, outcome = launch(plan, elf, run_dir, consumer=parser.feed, data=data)
     stream = parser.finish()
     return SimulationResult(plan.simulator, command, outcome, stream,
-                            judge(outcome, stream, expected_build_id, plan.limits), plan.limits)
+                            verdict_of(outcome, stream, expected_build_id, plan.limits),
+                            plan.limits)

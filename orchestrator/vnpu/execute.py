@@ -12,7 +12,7 @@ import numpy as np
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram
-from orchestrator.vnpu.hostlib import OBSERVER, NpuConfig, Operation, Status, load_library
+from orchestrator.vnpu.hostlib import OBSERVER, ModelStatus, NpuConfig, Operation, load_library
 
 # Sees each NPU operation just run and the regions (weights, scratch, fast scratch) after it.
 OperationObserver = Callable[[Operation, list[np.ndarray[Any, Any]]], None]
@@ -68,7 +68,7 @@ def _place(scratch: np.ndarray[Any, Any], io: VelaIO, array: np.ndarray[Any, Any
 
 
 def _invoke(library: Any, config: NpuConfig, command: np.ndarray[Any, Any],
-            regions: list[np.ndarray[Any, Any]], status: Status,
+            regions: list[np.ndarray[Any, Any]], status: ModelStatus,
             observe: OperationObserver | None) -> int:
     bases = (ctypes.c_uint64 * 3)(*(r.ctypes.data for r in regions))
     sizes = (ctypes.c_size_t * 3)(*(r.size for r in regions))
@@ -105,7 +105,7 @@ def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any,
     weights = np.frombuffer(program.weight_data or b"\0", dtype=np.uint8).copy()
     fast = np.zeros(FAST_SCRATCH_BYTES, dtype=np.uint8)
     command = np.frombuffer(program.cmd_data, dtype=np.uint8).copy()
-    status = Status()
+    status = ModelStatus()
     config = NpuConfig(npu.arch, npu.macs, npu.cores)
     code = _invoke(load_library(), config, command, [weights, scratch, fast], status, observe)
     if code != 0:

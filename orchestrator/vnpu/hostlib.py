@@ -29,7 +29,7 @@ class NpuConfig(ctypes.Structure):
     _fields_ = [("arch", ctypes.c_uint8), ("macs", ctypes.c_uint16), ("cores", ctypes.c_uint8)]
 
 
-class Status(ctypes.Structure):
+class ModelStatus(ctypes.Structure):
     """ethosu_model_status: a code and a one-line message."""
 
     _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * STATUS_MESSAGE_BYTES)]
@@ -112,7 +112,7 @@ def load_library() -> ctypes.CDLL:
     invoke.restype = ctypes.c_int
     invoke.argtypes = [ctypes.POINTER(NpuConfig), ctypes.c_void_p, ctypes.c_size_t,
                        ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
-                       ctypes.c_int, ctypes.POINTER(Status)]
+                       ctypes.c_int, ctypes.POINTER(ModelStatus)]
     library.ethosu_model_observe.restype = None
     library.ethosu_model_observe.argtypes = [OBSERVER, ctypes.c_void_p]
     return library

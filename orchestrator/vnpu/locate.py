@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from orchestrator.comparison.departure import departure
 from orchestrator.tosa.graph import operators_behind
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.binstream import VelaProgram
@@ -88,22 +89,6 @@ def _as_values(ofm: np.ndarray[Any, Any], like: np.ndarray[Any, Any]) -> np.ndar
     return values
 
 
-def _departure(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any]) -> dict[str, Any] | None:
-    difference = np.abs(got.astype(np.int64).reshape(-1) - want.astype(np.int64).reshape(-1))
-    differing = np.flatnonzero(difference)
-    if differing.size == 0:
-        return None
-    first, worst = int(differing[0]), int(np.argmax(difference))
-    flat_got, flat_want = got.reshape(-1), want.reshape(-1)
-
-    def element(position: int) -> dict[str, Any]:
-        return {"index": [int(i) for i in np.unravel_index(position, want.shape)],
-                "npu": int(flat_got[position]), "tosa": int(flat_want[position])}
-
-    return {"differing": int(differing.size), "elements": int(want.size),
-            "first": element(first), "worst": element(worst)}
-
-
 def _matching(op: ObservedOp, names: Sequence[str], start: int,
               reference: dict[str, np.ndarray[Any, Any]], stored: StoredAs = ANY_TENSOR
               ) -> tuple[int, dict[str, Any] | None]:
@@ -119,10 +104,10 @@ def _matching(op: ObservedOp, names: Sequence[str], start: int,
     departures = []
     for position in shaped:
         want = reference[names[position]]
-        found = _departure(_as_values(op.ofm, want).reshape(want.shape), want)
+        found = departure(_as_values(op.ofm, want).reshape(want.shape), want)
         if found is None:
             return position, None
-        departures.append(found)
+        departures.append(found.to_json())
     if shaped[0] >= start + DEPARTURE_WINDOW or not stored.may_depart:
         return -1, None
     return shaped[0], departures[0]
@@ -170,9 +155,9 @@ def _stripe_departure(stripes: Stripes, want: np.ndarray[Any, Any]
         if op.ofm is None:
             continue
         last = first + op.ofm.shape[2]
-        found = _departure(_as_values(op.ofm, want), channels[:, :, first:last])
+        found = departure(_as_values(op.ofm, want), channels[:, :, first:last])
         if found is not None:
-            return op, {**found, "channels": [first, last]}
+            return op, {**found.to_json(), "channels": [first, last]}
     return None
 
 
@@ -256,5 +241,5 @@ def describe_departure(found: dict[str, Any]) -> str:
             f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}"
             f"{_held(found)}: "
             f"{found['differing']}/{found['elements']} differ; first at {first['index']} "
-            f"NPU {first['npu']} vs TOSA {first['tosa']}, worst at {worst['index']} "
-            f"NPU {worst['npu']} vs TOSA {worst['tosa']}")
+            f"NPU {first['device']} vs TOSA {first['reference']}, worst at {worst['index']} "
+            f"NPU {worst['device']} vs TOSA {worst['reference']}")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from orchestrator.aot.products import VELA_REPORT, Product
+from orchestrator.comparison.departure import departure
 from orchestrator.errors import OrchestratorError
 from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
@@ -134,12 +135,6 @@ def model_inputs(product: Product, partition: Partition,
     return arrays
 
 
-def compare(expected: np.ndarray[Any, Any], got: np.ndarray[Any, Any]) -> tuple[int, int]:
-    """(elements that differ, largest absolute difference)."""
-    difference = np.abs(expected.astype(np.int64) - got.astype(np.int64))
-    return int(np.count_nonzero(difference)), int(difference.max(initial=0))
-
-
 def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
                     inputs: Sequence[np.ndarray[Any, Any]], label: str,
                     seconds: dict[str, float], references: TosaReferences | None = None
@@ -156,11 +151,11 @@ def check_partition(index: int, tosa: bytes, program: VelaProgram, npu: Npu,
     checks = []
     for position, (want, data, graph) in enumerate(zip(expected, raw, interface.outputs,
                                                        strict=True)):
-        got = np.frombuffer(data, dtype=graph.dtype).reshape(want.shape)
-        differing, largest = compare(want, got)
+        found = departure(np.frombuffer(data, dtype=graph.dtype).reshape(want.shape), want)
         checks.append(OutputCheck(partition=index, inputs=label, output=position,
-                                  elements=int(want.size), differing=differing,
-                                  max_difference=largest))
+                                  elements=int(want.size),
+                                  differing=found.differing if found else 0,
+                                  max_difference=int(found.gap) if found else 0))
     return checks
 
 

@@ -13,7 +13,7 @@ from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_many, compile_request, request_for
 from orchestrator.aot.tensors import load_array
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.departure import judge
 from orchestrator.options.compile import CompileChoices
 
 pytestmark = pytest.mark.slow
@@ -59,7 +59,7 @@ def test_exact_reference_differs_from_the_float_run_quantized_graph_for_mv2(buil
     product = builtin_products[("mv2", "cortex-m55")]
     exact = load_array(product.reference_exact[0])
     fake = load_array(product.reference_quantized[0])
-    assert not judge_exact([fake], [exact]).passed
+    assert not judge([fake], [exact]).passed
 
 
 def test_calibration_of_builtins_uses_several_samples(builtin_products):
@@ -131,5 +131,5 @@ def test_cpu_program_with_portable_kernels_equals_executorchs_host_runtime():
         loaded = Runtime.get().load_program(edge.to_executorch().buffer)
         (host,) = loaded.load_method("forward").execute([x])
     assert exact.dtype == host.dtype == torch.float32
-    verdict = judge_exact([host.numpy()], [exact.numpy()])
+    verdict = judge([host.numpy()], [exact.numpy()])
     assert verdict.passed, verdict.reason

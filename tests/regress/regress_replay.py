@@ -22,8 +22,8 @@ from regress_documents import (
 
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
 )
@@ -85,7 +85,7 @@ class ReplayStages:
     failing_compiles: dict[str, str] = field(default_factory=dict)
     failing_builds: dict[str, str] = field(default_factory=dict)
     builds: list[str] = field(default_factory=list)
-    batches: list[list[CompileRequest]] = field(default_factory=list)
+    batches: list[list[CompileJob]] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -103,8 +103,8 @@ class ReplayStages:
             return FirmwareOutcome(config, False, reason, log=f"/logs/{config.key}.log")
         return FirmwareOutcome(config, True, product=Path(f"/elf/{config.key}.elf"))
 
-    def compile_batch(self, requests: list[CompileRequest], log_dir: Path
-                      ) -> dict[CompileRequest, CompileOutcome]:
+    def compile_batch(self, requests: list[CompileJob], log_dir: Path
+                      ) -> dict[CompileJob, CompileOutcome]:
         self.batches.append(list(requests))
         outcomes = {}
         for request in requests:

@@ -15,7 +15,7 @@ from orchestrator.paths import scratch
 from orchestrator.regress.engine import planned
 from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.report_document import LAST_POINTER
-from orchestrator.regress.stages import CompileRequest
+from orchestrator.regress.stages import CompileJob
 
 U85 = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
 MATRIX = f"""
@@ -28,8 +28,8 @@ targets = {json.dumps(list(U85))}
 """
 
 
-def _request(model: str, target: str) -> CompileRequest:
-    return CompileRequest(model, model, target, ())
+def _request(model: str, target: str) -> CompileJob:
+    return CompileJob(model, model, target, ())
 
 
 def test_the_first_request_of_each_lowering_lowers_for_the_others() -> None:

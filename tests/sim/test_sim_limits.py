@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from orchestrator.protocol import StreamParser
-from orchestrator.sim.classify import judge
+from orchestrator.sim.classify import verdict_of
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.process import run_process
 from orchestrator.targets import load_catalogue
@@ -45,6 +45,6 @@ def test_a_host_stop_verdict_names_the_setting(tmp_path):
     outcome = run_process([sys.executable, "-c", "import time; time.sleep(30)"], cwd=tmp_path,
                           log_path=tmp_path / "log", deadline_s=limits.host_deadline_s,
                           idle_s=limits.idle_s)
-    verdict = judge(outcome, StreamParser().finish(), limits=limits)
+    verdict = verdict_of(outcome, StreamParser().finish(), limits=limits)
     assert verdict.cause == "hang"
     assert "raise --idle-timeout (now 0.5 s, from --idle-timeout" in verdict.summary

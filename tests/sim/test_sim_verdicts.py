@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.protocol import encode_frame, parse_text
-from orchestrator.sim.classify import judge
+from orchestrator.sim.classify import verdict_of
 from orchestrator.sim.process import ProcessOutcome
 
 BUILD = "ab" * 20
@@ -28,7 +28,7 @@ FAULT = ("fault", {"kind": "hard", "pc": "0x10000100", "lr": "0x10000001", "xpsr
 
 def verdict(text: str, **kwargs):
     expected = kwargs.pop("expected", BUILD)
-    return judge(outcome(text, **kwargs), parse_text(text), expected)
+    return verdict_of(outcome(text, **kwargs), parse_text(text), expected)
 
 
 def test_pass_needs_end_pass_exit_zero_and_every_record():

@@ -9,7 +9,7 @@ import pytest
 
 from orchestrator.vnpu import gen_regs
 from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
+from orchestrator.vnpu.hostlib import ModelStatus, NpuConfig, load_library
 from orchestrator.vnpu.listing import model_listing
 
 COP1 = 0x31504F43
@@ -26,7 +26,7 @@ def payload(config: int, *commands: int) -> bytes:
 
 
 def invoke(data: bytes, npu: Npu) -> tuple[int, str]:
-    status = Status()
+    status = ModelStatus()
     bases = (ctypes.c_uint64 * 1)(0)
     sizes = (ctypes.c_size_t * 1)(0)
     config = NpuConfig(npu.arch, npu.macs, npu.cores)

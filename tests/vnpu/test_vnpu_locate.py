@@ -97,7 +97,8 @@ def test_corrupted_scale_record_is_located_at_its_operation() -> None:
     assert found is not None, "a corrupted bias went unnoticed"
     assert found["operation"] == operation and found["command"] == "NPU_OP_CONV"
     assert found["tosa_operators"] == ["CONV2D", "RESCALE", "RESHAPE"]
-    assert found["first"]["index"][-1] == 0 and found["first"]["npu"] != found["first"]["tosa"]
+    first = found["first"]
+    assert first["index"][-1] == 0 and first["device"] != first["reference"]
     assert found["differing"] == 1
     assert f"NPU operation {operation} (NPU_OP_CONV" in describe_departure(found)
 
@@ -110,7 +111,7 @@ def test_wrong_weight_byte_is_located_at_its_operation() -> None:
                              Npu.for_target_name(TARGET), inputs, names)
     assert found is not None, "a wrong weight byte went unnoticed"
     assert found["operation"] == operation
-    assert found["worst"]["npu"] != found["worst"]["tosa"]
+    assert found["worst"]["device"] != found["worst"]["reference"]
 
 
 def test_departure_mid_stream_is_located_there_not_at_the_output() -> None:

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from vnpu_support import compiled, needs_toolchain
 
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.departure import judge
 from orchestrator.results import Classification, Kind, NpuPmu, RunResult, Status, validate
 from orchestrator.results.summary_table import summary_rows
-from orchestrator.runner.judge import apply_exact
+from orchestrator.runner.output_check import apply_exact
 from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL
 
@@ -46,7 +46,7 @@ def test_packed_attention_finding_is_recorded_said_and_named_as_the_likely_cause
     (line,) = [value for name, value in summary_rows(result) if name == "write checks"]
     assert line.count("next: ") == 1 and "split the packed projection" in line
     assert "host NPU model over the same command stream" in line
-    departed = judge_exact([np.ones(4, np.int8)], [np.zeros(4, np.int8)])
+    departed = judge([np.ones(4, np.int8)], [np.zeros(4, np.int8)])
     failed = apply_exact(result, departed, "invoke run --target ethos-u55-32 --model m")
     assert failed.status is Status.FAIL
     step = failed.classification.next_step

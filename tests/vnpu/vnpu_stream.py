@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.hostlib import NpuConfig, Status, load_library
+from orchestrator.vnpu.hostlib import ModelStatus, NpuConfig, load_library
 
 COP1 = 0x31504F43
 OPTIMIZER_CONFIG = 1
@@ -150,7 +150,7 @@ def run(payload: bytes, scratch: np.ndarray[Any, Any], npu: Npu = U55_128,
     regions = [weights, scratch]
     bases = (ctypes.c_uint64 * 2)(*(r.ctypes.data for r in regions))
     sizes = (ctypes.c_size_t * 2)(*(r.nbytes for r in regions))
-    status = Status()
+    status = ModelStatus()
     config = NpuConfig(npu.arch, npu.macs, npu.cores)
     code = load_library().ethosu_model_invoke(ctypes.byref(config), payload, len(payload), bases,
                                               sizes, 2, ctypes.byref(status))

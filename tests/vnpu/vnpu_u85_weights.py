@@ -21,7 +21,7 @@ import numpy as np
 from vnpu_tosa_graphs import compile_graph, vela_flags
 
 from orchestrator.vnpu.binstream import parse_blob
-from orchestrator.vnpu.hostlib import Status, build_library
+from orchestrator.vnpu.hostlib import ModelStatus, build_library
 from orchestrator.vnpu.listing import vela_listing_text
 
 FIELD = re.compile(r"(\w+) = (\w+)")
@@ -209,7 +209,7 @@ def decode_weights(encoded: Encoded, macs: int) -> tuple[int, str, np.ndarray[An
     lengths = (ctypes.c_uint32 * 4)(*(length for _, length in streams))
     fields = (ctypes.c_int * 16)(*kernel_fields(encoded))
     dense = np.zeros(encoded.weights.size, dtype=np.int16)
-    status = Status()
+    status = ModelStatus()
     code = probe().ethosu_model_probe_u85_weights(fields, macs, pointers, lengths,
                                                   dense.ctypes.data_as(ctypes.c_void_p),
                                                   ctypes.byref(status))
@@ -225,7 +225,7 @@ def decode_scales(encoded: Encoded) -> tuple[np.ndarray[Any, Any], ...]:
     bias = np.zeros(depth, dtype=np.int64)
     scale = np.zeros(depth, dtype=np.int32)
     shift = np.zeros(depth, dtype=np.uint8)
-    status = Status()
+    status = ModelStatus()
     code = probe().ethosu_model_probe_u85_scales(
         records, ctypes.c_uint64(len(records)), depth, acc48, bias.ctypes.data_as(ctypes.c_void_p),
         scale.ctypes.data_as(ctypes.c_void_p), shift.ctypes.data_as(ctypes.c_void_p),

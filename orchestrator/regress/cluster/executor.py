@@ -50,8 +50,8 @@ from orchestrator.regress.lowering_plan import lowering_leaders
 from orchestrator.regress.outcome import CellReport, Outcome
 from orchestrator.regress.progress import Progress
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -88,7 +88,7 @@ class _Graph:
     """The submitted futures and what each one stands for."""
 
     builds: dict[Any, FirmwareConfig] = field(default_factory=dict)
-    compiles: dict[Any, CompileRequest] = field(default_factory=dict)
+    compiles: dict[Any, CompileJob] = field(default_factory=dict)
     cells: dict[Any, Cell] = field(default_factory=dict)
 
     def pending(self) -> list[Any]:
@@ -109,7 +109,7 @@ class ClusterJob:
         self.reports: dict[str, CellReport] = {}
         self.placement: dict[str, dict[str, Any]] = {}
         self.builds: dict[str, FirmwareOutcome] = {}
-        self.compiles: dict[CompileRequest, CompileOutcome] = {}
+        self.compiles: dict[CompileJob, CompileOutcome] = {}
         self.starts: dict[str, list[str]] = {}
         self.checks: list[WorkerCheck] = []
         self.build_order: list[str] = []
@@ -211,8 +211,8 @@ class ClusterJob:
         graph = _Graph()
         everyone = [check.address for check in fit]
         builds: dict[str, Any] = {}
-        compiles: dict[CompileRequest, Any] = {}
-        leaders = lowering_leaders(CompileRequest.of(cell) for cell in active if cell.compiles)
+        compiles: dict[CompileJob, Any] = {}
+        leaders = lowering_leaders(CompileJob.of(cell) for cell in active if cell.compiles)
         for cell in active:
             if cell.simulates:
                 config = self.stages.firmware_config(cell)
@@ -223,7 +223,7 @@ class ClusterJob:
                     graph.builds[builds[config.key]] = config
                     self.build_order.append(config.key)
             if cell.compiles:
-                request = CompileRequest.of(cell)
+                request = CompileJob.of(cell)
                 if request not in compiles:   # after the compile that lowers for it
                     digest = hashlib.sha256(repr(request).encode()).hexdigest()[:12]
                     leader = leaders.get(request)
@@ -237,7 +237,7 @@ class ClusterJob:
         self.progress.phase("simulate", sum(1 for cell in active if cell.simulates))
         for cell in sorted(active, key=lambda one: (-one.weight, one.key)):
             built = builds[self.stages.firmware_config(cell).key] if cell.simulates else None
-            compiled = compiles[CompileRequest.of(cell)] if cell.compiles else None
+            compiled = compiles[CompileJob.of(cell)] if cell.compiles else None
             allowed = [check.address for check in fit if cell.key not in check.unavailable]
             future = self._task(client, cell_task, cell, built, compiled,
                                 key=f"cell-{cell.slug}", workers=allowed,
@@ -391,7 +391,7 @@ def _nowhere(cell: Cell, fit: list[WorkerCheck]) -> str | None:
     return reasons[0]
 
 
-def _request_order(request: CompileRequest) -> tuple[str, str, str]:
+def _request_order(request: CompileJob) -> tuple[str, str, str]:
     """The local engine's compile order: model, target, options."""
     return request.model, request.target, str(request.options)
 

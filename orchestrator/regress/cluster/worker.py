@@ -25,8 +25,8 @@ from orchestrator.regress.engine import EngineOptions, build_one, cell_dir, cell
 from orchestrator.regress.engine import compile_requests as engine_compile
 from orchestrator.regress.outcome import CellReport
 from orchestrator.regress.stages import (
+    CompileJob,
     CompileOutcome,
-    CompileRequest,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
@@ -133,7 +133,7 @@ def build_task(job: WorkerJob, config: FirmwareConfig) -> Shipped:
     return _ship(job, tree, outcome)
 
 
-def compile_task(job: WorkerJob, request: CompileRequest, lowered: Shipped | None = None
+def compile_task(job: WorkerJob, request: CompileJob, lowered: Shipped | None = None
                  ) -> Shipped:
     """Compile one (model, target, options); the product is content-keyed and cached. After
     `lowered` (the compile that lowered this model for the family) it is one Vela run on

@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 
-from orchestrator.exact.accuracy import Gates, gate_failures, output_accuracy, top_k_agree
-from orchestrator.exact.verdict import judge_exact
+from orchestrator.comparison.accuracy import gate_failures, output_accuracy, top_k_agree
+from orchestrator.comparison.departure import departure, judge
+from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.results import Classification, Kind, RunResult, Status, validate
 from orchestrator.results.summary_table import comparison_line
-from orchestrator.runner.judge import accuracy_of, apply_accuracy, apply_exact
+from orchestrator.runner.output_check import accuracy_of, apply_accuracy, apply_exact
 
 STEP = np.float32(0.0125)
 
@@ -27,7 +28,7 @@ def _passing() -> RunResult:
 
 def test_identical_outputs_are_exact() -> None:
     reference = _dequantized(np.arange(-8, 8).reshape(2, 8))
-    verdict = judge_exact([reference.copy()], [reference])
+    verdict = judge([reference.copy()], [reference])
     assert verdict.passed and verdict.mismatches == 0 and verdict.first is None
 
 
@@ -36,10 +37,10 @@ def test_one_element_off_by_one_step_fails_naming_its_index() -> None:
     reference = _dequantized(steps)
     corrupted = steps.copy()
     corrupted[0, 2, 7] += 1
-    verdict = judge_exact([_dequantized(corrupted)], [reference])
+    verdict = judge([_dequantized(corrupted)], [reference])
     assert not verdict.passed and verdict.mismatches == 1
     assert verdict.first == verdict.worst
-    assert verdict.first is not None and verdict.first.index == (0, 2, 7)
+    assert verdict.first is not None and verdict.first.index == [0, 2, 7]
     assert math.isclose(verdict.first.device - verdict.first.reference, STEP, rel_tol=1e-6)
     assert "output 0[0, 2, 7]" in verdict.reason
     result = apply_exact(_passing(), verdict, "invoke run --target cortex-m55 --model add")
@@ -54,20 +55,20 @@ def test_first_and_worst_differ_when_a_later_element_is_further_off() -> None:
     reference = np.zeros((3, 3), dtype=np.int8)
     device = reference.copy()
     device[0, 1], device[2, 2] = 1, -5
-    verdict = judge_exact([device], [reference])
-    assert verdict.first.index == (0, 1) and verdict.worst.index == (2, 2)
+    verdict = judge([device], [reference])
+    assert verdict.first.index == [0, 1] and verdict.worst.index == [2, 2]
     assert verdict.worst.device == -5 and verdict.worst.reference == 0
 
 
 def test_negative_zero_is_not_bit_exact() -> None:
-    verdict = judge_exact([np.array([-0.0], np.float32)], [np.array([0.0], np.float32)])
+    verdict = judge([np.array([-0.0], np.float32)], [np.array([0.0], np.float32)])
     assert not verdict.passed
 
 
 def test_dtype_or_count_differences_fail_with_a_reason() -> None:
     ref = np.zeros(4, np.float32)
-    assert "the exact reference has 1" in judge_exact([ref, ref], [ref]).reason
-    assert "float64" in judge_exact([ref.astype(np.float64)], [ref]).reason
+    assert "the exact reference has 1" in judge([ref, ref], [ref]).reason
+    assert "float64" in judge([ref.astype(np.float64)], [ref]).reason
 
 
 def test_accuracy_in_quantization_steps_and_top_k() -> None:
@@ -85,12 +86,34 @@ def test_accuracy_in_quantization_steps_and_top_k() -> None:
 def test_accuracy_is_reported_but_gates_only_when_asked() -> None:
     reference = [np.array([[0.9, 0.1]], np.float32)]
     device = [np.array([[0.1, 0.9]], np.float32)]
-    ungated = accuracy_of(device, reference, ({"scale": 0.1},), Gates())
+    ungated = accuracy_of(device, reference, ({"scale": 0.1},), Thresholds())
     assert ungated.passed is None and ungated.outputs[0].top1 is False
     assert apply_accuracy(_passing(), ungated).status is Status.PASS
-    gated = accuracy_of(device, reference, (None,), Gates(min_snr_db=30.0, require_top1=True))
+    gated = accuracy_of(device, reference, (None,),
+                        Thresholds(min_snr_db=30.0, require_top1=True))
     assert gated.passed is False and "SNR" in gated.reason and "top-1" in gated.reason
     failed = apply_accuracy(_passing(), gated)
     assert failed.status is Status.FAIL and "accuracy below the gate" in failed.reason
     assert validate(failed.to_dict()) is None
-    assert gate_failures([], Gates(min_snr_db=1.0)) == []
+    assert gate_failures([], Thresholds(min_snr_db=1.0)) == []
+
+
+def test_gates_name_the_worst_snr_and_count_top1_disagreements() -> None:
+    reference = np.array([[0.9, 0.1]], np.float32)
+    outputs = [output_accuracy(0, reference.copy(), reference, None),
+               output_accuracy(1, reference[:, ::-1].copy(), reference, None)]
+    assert gate_failures(outputs, Thresholds()) == []
+    reasons = gate_failures(outputs, Thresholds(min_snr_db=10.0, require_top1=True), "sample")
+    assert reasons[0].startswith("SNR ") and "on sample 1 < 10 dB" in reasons[0]
+    assert reasons[1] == "top-1 class differs from the float model on 1 of 2 samples"
+
+
+def test_departure_of_one_array_keeps_integer_values_and_counts() -> None:
+    reference = np.zeros((2, 3), np.int8)
+    device = reference.copy()
+    device[1, 0], device[1, 2] = 3, -7
+    found = departure(device, reference)
+    assert found is not None and (found.differing, found.elements, found.gap) == (2, 6, 7.0)
+    assert found.to_json()["first"] == {"index": [1, 0], "device": 3, "reference": 0}
+    assert found.to_json()["worst"] == {"index": [1, 2], "device": -7, "reference": 0}
+    assert departure(reference.copy(), reference) is None
