@@ -75,10 +75,11 @@ def test_mlperf_tiny_by_name_is_exact(model, target, monkeypatch, capsys):
 
 @pytest.mark.slow
 @pytest.mark.sweep
-def test_lstm_nested_inputs_by_name_are_exact_on_u85(monkeypatch, capsys):
+@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-128"])
+def test_lstm_nested_inputs_by_name_are_exact(target, monkeypatch, capsys):
     """The quantizable LSTM takes (x, (h0, c0)): flattened for the device in the program's
-    order. About 8 minutes of compile on the shared machine, so a sweep case."""
-    document = _verify("lstm", "ethos-u85-128", monkeypatch, capsys)
+    order. About 9 minutes of compile each on the shared machine, so a sweep case."""
+    document = _verify("lstm", target, monkeypatch, capsys)
     assert document["exact"] is True and document["departures"] == []
     assert document["write_findings"] == []
     source = document["model_source"]
