@@ -91,14 +91,16 @@ def gated(thresholds: Thresholds) -> bool:
 def gate_failures(measured: Sequence[Measured], thresholds: Thresholds,
                   what: str = "output") -> list[str]:
     """Why the accuracy gates fail over `measured` (a run's outputs, or the samples of a data
-    set, named `what`): the worst SNR below the minimum, top-1 classes that differ from the
-    float model's. Empty: passed, or no gate asked for."""
+    set, named `what`, or by an output's path where it has one): the worst SNR below the
+    minimum, top-1 classes that differ from the float model's. Empty: passed, or no gate
+    asked for."""
     reasons = []
-    snrs = [(item.snr_db, item.index) for item in measured if item.snr_db is not None]
+    snrs = [(item.snr_db, item.index, getattr(item, "name", None) or f"{what} {item.index}")
+            for item in measured if item.snr_db is not None]
     minimum = thresholds.min_snr_db
     if minimum is not None and snrs and min(snrs)[0] < minimum:
-        worst, where = min(snrs)
-        reasons.append(f"SNR {worst:.1f} dB on {what} {where} < {minimum:g} dB")
+        worst, _, where = min(snrs)
+        reasons.append(f"SNR {worst:.1f} dB on {where} < {minimum:g} dB")
     known = [item.top1 for item in measured if item.top1 is not None]
     if thresholds.require_top1 and False in known:
         reasons.append(f"top-1 class differs from the float model on {known.count(False)} of "

@@ -129,3 +129,10 @@ def test_a_named_output_is_named_in_the_verdict() -> None:
     assert "output['state'][1][1]: device 2" in verdict.reason
     shaped = judge([reference[:2]], [reference], ["output['y']"])
     assert shaped.reason.startswith("output['y'] is int32[2]")
+
+
+def test_a_gate_names_the_output_by_its_path() -> None:
+    reference = np.linspace(-1, 1, 16).astype(np.float32)
+    found = output_accuracy(1, reference + 0.5, reference, None, "output['state'][0]")
+    (reason,) = gate_failures([found], Thresholds(min_snr_db=60.0))
+    assert "on output['state'][0] <" in reason

@@ -128,3 +128,37 @@ def test_calibration_leaves_out_the_evaluated_files_unless_asked(folder):
     assert calibration_files(files, evaluated, overlap=True) == files
     with pytest.raises(OrchestratorError, match="nothing is left to calibrate on"):
         calibration_files(files, files, overlap=False)
+
+
+NESTED = [InputShape("float32", (1, 4), "inputs[0]"),
+          InputShape("float32", (1, 4), "inputs[1][0]"),
+          InputShape("int32", (2,), "inputs[1][1]")]
+
+
+def _nested_set() -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    return (np.ones((1, 4), np.float32),
+            (np.full((1, 4), 2, np.float32), np.array([5, 1], np.int32)))
+
+
+def test_nested_input_sets_flatten_in_the_programs_order(tmp_path: Path) -> None:
+    import torch
+
+    x, (h, lengths) = _nested_set()
+    torch.save((torch.from_numpy(x), (torch.from_numpy(h), torch.from_numpy(lengths))),
+               tmp_path / "a.pt")
+    # keys naming the leaf paths, stored out of order: read in the model's order
+    np.savez(tmp_path / "b.npz", **{"inputs[1][1]": lengths, "inputs[0]": x,
+                                    "inputs[1][0]": h})
+    for name in ("a.pt", "b.npz"):
+        (got,) = load_input_sets([tmp_path / name], NESTED, None, "rerun")
+        assert [a.dtype.name for a in got] == ["float32", "float32", "int32"]
+        assert got[1][0, 0] == 2 and got[2].tolist() == [5, 1]
+
+
+def test_a_nested_leaf_that_does_not_fit_is_named_by_its_path(tmp_path: Path) -> None:
+    x, (h, lengths) = _nested_set()
+    np.savez(tmp_path / "c.npz", **{"inputs[0]": x, "inputs[1][0]": h,
+                                    "inputs[1][1]": lengths.astype(np.int64)})
+    with pytest.raises(OrchestratorError, match=r"input inputs\[1\]\[1\] is int64\[2\], the "
+                                                r"model takes int32\[2\]"):
+        load_input_sets([tmp_path / "c.npz"], NESTED, None, "rerun")
