@@ -12,7 +12,7 @@ from orchestrator.aot.nesting import INPUTS_ROOT, named_leaves
 from orchestrator.aot.sources import TENSOR_SUFFIXES, ModelRef
 from orchestrator.errors import OrchestratorError
 
-ARRAY_SUFFIXES = (*TENSOR_SUFFIXES, ".npz")
+ARRAY_SUFFIXES = TENSOR_SUFFIXES
 PREPROCESS_ATTRIBUTE = "preprocess"
 LABEL_FILE_NAMES = ("labels.txt", "labels.csv", "labels.npy")
 

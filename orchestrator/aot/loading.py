@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.nesting import INPUTS_ROOT, check_leaves, named_leaves
+from orchestrator.aot.nesting import INPUTS_ROOT, check_leaves, from_paths, named_leaves
 from orchestrator.aot.sources import ModelRef, sha256_file
 from orchestrator.errors import OrchestratorError
 
@@ -37,8 +37,8 @@ def as_tuple(sample: Any, what: str) -> tuple[Any, ...]:
 
 
 def load_tensors(path: Path, what: str) -> tuple[Any, ...]:
-    """A .pt/.pth (torch.save, nesting kept), .npy or .npz (arrays in order) file -> tuple of
-    positional inputs."""
+    """A .pt/.pth (torch.save, nesting kept), .npy, or .npz (nested as its keys' leaf paths
+    say, `inputs[1][0]`; other keys in order) file -> tuple of positional inputs."""
     import numpy as np
     import torch
 
@@ -47,7 +47,8 @@ def load_tensors(path: Path, what: str) -> tuple[Any, ...]:
             return as_tuple(np.load(path, allow_pickle=False), what)
         if path.suffix == ".npz":
             with np.load(path, allow_pickle=False) as archive:
-                return as_tuple([archive[key] for key in archive.files], what)
+                arrays = {key: archive[key] for key in archive.files}
+            return as_tuple(from_paths(arrays) or list(arrays.values()), what)
         return as_tuple(torch.load(path, weights_only=True), what)
     except OrchestratorError:
         raise

@@ -8,7 +8,9 @@ that is not a tuple, list or dict."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import ast
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
@@ -16,6 +18,7 @@ from orchestrator.errors import OrchestratorError
 INPUTS_ROOT = "inputs"
 OUTPUT_ROOT = "output"
 LEAF: None = None   # a leaf in a structure record
+STEP = re.compile(r"\[(\d+|'[^']*'|\"[^\"]*\")\]")
 CONTAINERS = {"tuple": tuple, "list": list}
 
 
@@ -113,3 +116,41 @@ def check_leaves(value: Any, root: str, accept: Callable[[Any], Any], what: str,
                                     fix)
         converted.append(result)
     return rebuild(structure(value), converted)
+
+
+def _path_steps(name: str, root: str) -> list[Any] | None:
+    """`inputs[1]['h']` -> [1, 'h'] (None: not a path from `root`)."""
+    if not name.startswith(root):
+        return None
+    rest = name[len(root):]
+    steps = STEP.findall(rest)
+    if "".join(f"[{step}]" for step in steps) != rest or not steps:
+        return None
+    return [ast.literal_eval(step) for step in steps]
+
+
+def _as_containers(tree: dict[Any, Any]) -> Any:
+    """A tree of dicts: integer keys 0..n-1 become tuples, others stay dicts."""
+    items = {key: _as_containers(value) if isinstance(value, dict) else value
+             for key, value in tree.items()}
+    if all(isinstance(key, int) for key in items) and sorted(items) == list(range(len(items))):
+        return tuple(items[position] for position in range(len(items)))
+    return items
+
+
+def from_paths(named: Mapping[str, Any], root: str = INPUTS_ROOT) -> tuple[Any, ...] | None:
+    """Positional inputs nested as their leaf paths say (`inputs[0]`, `inputs[1][0]`, ...);
+    None when a name is not such a path or the positions leave gaps."""
+    tree: dict[Any, Any] = {}
+    for name, value in named.items():
+        steps = _path_steps(name, root)
+        if steps is None:
+            return None
+        node = tree
+        for step in steps[:-1]:
+            node = node.setdefault(step, {})
+            if not isinstance(node, dict):
+                return None
+        node[steps[-1]] = value
+    nested = _as_containers(tree)
+    return nested if isinstance(nested, tuple) else None

@@ -24,7 +24,7 @@ from orchestrator.targets.catalogue import unknown_name_error
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
 BUILTINS = ("add", "softmax", "convnet", "mv2")
 MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
-TENSOR_SUFFIXES = (".pt", ".pth", ".npy")
+TENSOR_SUFFIXES = (".pt", ".pth", ".npy", ".npz")
 
 SERIALIZED = "serialized"   # a model saved whole with torch.save (no example inputs)
 
@@ -152,13 +152,13 @@ def tensor_files(spec: str | None, what: str) -> tuple[Path, ...]:
     if path.is_dir():
         files = tuple(sorted(p for p in path.rglob("*") if p.suffix in TENSOR_SUFFIXES))
         if not files:
-            raise OrchestratorError(f"{what} directory {spec} holds no .pt or .npy files",
-                                    f"save {what} with torch.save or numpy.save")
+            raise OrchestratorError(f"{what} directory {spec} holds no .pt, .npy or .npz files",
+                                    f"save {what} with torch.save or numpy.save/savez")
         return files
     if not path.is_file():
         raise OrchestratorError(f"{what} file {spec} does not exist", "check the path")
     if path.suffix not in TENSOR_SUFFIXES:
-        raise OrchestratorError(f"{what} file {spec} is not .pt, .pth or .npy",
+        raise OrchestratorError(f"{what} file {spec} is not .pt, .pth, .npy or .npz",
                                 f"save {what} with torch.save or numpy.save")
     return (path,)
 

@@ -91,3 +91,20 @@ def test_calibration_must_nest_as_the_example(tmp_path: Any) -> None:
     with pytest.raises(OrchestratorError, match=r"bad.pt holds inputs\[0\] \[2, 3\], "
                                                 r"inputs\[1\] \[2, 3\]; the model takes"):
         load_calibration((bad,), example)
+
+
+def test_npz_keys_naming_leaf_paths_nest_the_inputs(tmp_path: Any) -> None:
+    import numpy as np
+
+    from orchestrator.aot.nesting import from_paths
+
+    assert from_paths({"inputs[1][0]": 2, "inputs[0]": 1, "inputs[1][1]": 3}) == (1, (2, 3))
+    assert from_paths({"inputs[0]['h']": 1}) == ({"h": 1},)
+    assert from_paths({"x": 1}) is None and from_paths({"inputs[1]": 1}) is None
+    path = tmp_path / "set.npz"
+    np.savez(path, **{"inputs[1][1]": np.array([4], np.int32), "inputs[0]": np.ones(2),
+                      "inputs[1][0]": np.zeros(3)})
+    x, (h, lengths) = load_tensors(path, "input")
+    assert (x.shape, h.shape, lengths.dtype) == ((2,), (3,), torch.int32)
+    np.savez(path, a=np.ones(2), b=np.zeros(3))          # other keys: the archive's order
+    assert [t.shape for t in load_tensors(path, "input")] == [(2,), (3,)]

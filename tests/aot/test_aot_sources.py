@@ -59,9 +59,9 @@ def test_tensor_files_accepts_files_and_directories(tmp_path) -> None:
     (tmp_path / "a.pt").write_bytes(b"")
     (tmp_path / "ignored.txt").write_text("")
     assert [p.name for p in tensor_files(str(tmp_path), "calibration")] == ["a.pt", "b.npy"]
-    with pytest.raises(OrchestratorError, match="is not .pt, .pth or .npy"):
+    with pytest.raises(OrchestratorError, match="is not .pt, .pth, .npy or .npz"):
         tensor_files(str(tmp_path / "ignored.txt"), "input")
-    with pytest.raises(OrchestratorError, match="holds no .pt or .npy"):
+    with pytest.raises(OrchestratorError, match="holds no .pt, .npy or .npz"):
         tensor_files(str((tmp_path / "empty").mkdir() or tmp_path / "empty"), "calibration")
 
 
