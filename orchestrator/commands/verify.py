@@ -4,7 +4,7 @@ the TOSA reference model, print the verdict; exit 0 only when every output is ex
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.api import compile_request, request_for
 from orchestrator.aot.key import CompileRequest
@@ -18,6 +18,10 @@ from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.locate import describe_departure
 from orchestrator.vnpu.verify import verify_product
+
+if TYPE_CHECKING:
+    from orchestrator.aot.products import Product
+    from orchestrator.aot.tensors import TensorFile
 
 EXIT_NOT_EXACT = 1
 
@@ -76,7 +80,19 @@ def verify_one(task: VerifyTask, target: str, references: TosaReferences) -> dic
                             references=references)
     report.seconds["compile"] = compiled - started
     report.seconds["total"] = time.perf_counter() - started
-    return {**report.to_json(), "model_source": product.manifest["model"]}
+    return {**report.to_json(), "model_source": product.manifest["model"],
+            "model_interface": model_interface(product)}
+
+
+def model_interface(product: Product) -> dict[str, list[dict[str, Any]]]:
+    """The compiled model's inputs and outputs as the device takes and gives them (flattened
+    in the program's order), each named by its path (`inputs[1][0]`, `output[0]`)."""
+    def leaves(records: list[TensorFile], side: str) -> list[dict[str, Any]]:
+        return [{"name": record.label(side, index), "dtype": record.dtype,
+                 "shape": list(record.shape)} for index, record in enumerate(records)]
+
+    return {"inputs": leaves(product.inputs, "input"),
+            "outputs": leaves(product.reference_float, "output")}
 
 
 def verify_command(task: VerifyTask, json: bool = False) -> int:

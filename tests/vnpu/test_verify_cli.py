@@ -42,6 +42,25 @@ def test_verify_a16w8_json_names_quantization_and_versions(
     assert document["departures"] == [] and document["write_findings"] == []
 
 
+@pytest.mark.slow
+def test_verify_names_nested_inputs_and_outputs_by_path() -> None:
+    """The verify document's model_interface, from the compiled product (a verify of this
+    model stops on the random int32 inputs: lengths * 2 overflows the NPU's accumulator)."""
+    from orchestrator.aot.api import compile_model
+    from orchestrator.commands.verify import model_interface
+
+    needs_toolchain()
+    model = ROOT / "tests" / "aot" / "models" / "nested_io.py"
+    product = compile_model(str(model), "ethos-u85-128", CompileChoices(),
+                            scratch_root=vnpu_support.test_scratch().root)
+    interface = model_interface(product)
+    assert [(leaf["name"], leaf["dtype"]) for leaf in interface["inputs"]] == [
+        ("inputs[0]", "float32"), ("inputs[1][0]", "float32"), ("inputs[1][1][0]", "float32"),
+        ("inputs[1][1][1]", "int32")]
+    assert [leaf["name"] for leaf in interface["outputs"]] == [
+        "output['y']", "output['state'][0][0]", "output['state'][0][1]", "output['state'][1]"]
+
+
 def test_the_write_finding_next_step_names_flags_verify_takes() -> None:
     flags = set(re.findall(r"invoke verify ((?:--[a-z-]+)(?: '[^']*')?)", NEXT_STEP))
     assert flags, NEXT_STEP
