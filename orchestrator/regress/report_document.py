@@ -37,7 +37,9 @@ def build_document(run: EngineRun, header: dict[str, Any]) -> dict[str, Any]:
                     "log": b.log} for b in run.builds],
         "compiles": [{"key": f"{r.model}@{r.target}", "options": dict(r.options), "ok": o.ok,
                       "cached": o.cached, "seconds": o.seconds, "reason": o.reason,
-                      "log": o.log} for r, o in run.compiles.items()],
+                      "log": o.log}
+                     for r, o in sorted(run.compiles.items(),
+                                        key=lambda item: item[0].report_order())],
         "cells": [report.to_dict() for report in run.cells],
         "phases_s": run.phases_s,
     }

@@ -28,6 +28,11 @@ class CompileJob:
     def of(cls, cell: Cell) -> CompileJob:
         return cls(cell.model, cell.model_spec, cell.target, cell.options)
 
+    def report_order(self) -> tuple[str, str, str]:
+        """Where the job stands in a report: by model, target, options (not by when it ran:
+        a configuration runs after its family's lowering, locally and on a cluster alike)."""
+        return self.model, self.target, str(self.options)
+
 
 @dataclass
 class CompileOutcome:

@@ -132,7 +132,7 @@ class ClusterJob:
         phases = {"cluster": time.monotonic() - started}
         builds = [self.builds[key] for key in self.build_order if key in self.builds]
         compiles = {request: self.compiles[request]
-                    for request in sorted(self.compiles, key=_request_order)}
+                    for request in sorted(self.compiles, key=CompileJob.report_order)}
         run = assemble(self.cells, self.reports, builds, compiles, phases, self.options)
         for report in run.cells:
             report.placement = self.placement.get(report.key)
@@ -389,11 +389,6 @@ def _nowhere(cell: Cell, fit: list[WorkerCheck]) -> str | None:
     if any(reason is None for reason in reasons):
         return None
     return reasons[0]
-
-
-def _request_order(request: CompileJob) -> tuple[str, str, str]:
-    """The local engine's compile order: model, target, options."""
-    return request.model, request.target, str(request.options)
 
 
 def _state(outcome: FirmwareOutcome | CompileOutcome) -> str:
