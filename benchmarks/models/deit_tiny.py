@@ -4,39 +4,23 @@ deit_tiny_patch16_224, input 1x3x224x224), with seeded random weights (no downlo
 Benchmark helper only: timm imports torchvision, whose C extension does not load with the CPU
 torch of this project's machines (operator torchvision::nms does not exist); its model code is
 pure Python, so torchvision is imported with `torch.library.register_fake` made a no-op
-decorator (torchvision_without_fake_kernels). The tool itself never does this.
+decorator (benchmarks/models/torchvision_shim.py). The tool itself never does this.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from typing import Any
+import sys
+from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).parent))   # loaded by path: its sibling helper
+from torchvision_shim import import_torchvision_without_fake_kernels  # noqa: E402
+
 SEED = 0
 
-
-@contextlib.contextmanager
-def torchvision_without_fake_kernels() -> Iterator[None]:
-    """While importing torchvision: register_fake returns its function unchanged, so the meta
-    kernels of the C ops that did not load are not registered (and do not fail)."""
-    original = torch.library.register_fake
-
-    def no_op(*_args: Any, **_kwargs: Any) -> Any:
-        return lambda function: function
-
-    torch.library.register_fake = no_op  # type: ignore[assignment]
-    try:
-        import torchvision  # noqa: F401
-    finally:
-        torch.library.register_fake = original
-    yield
-
-
-with torchvision_without_fake_kernels():
-    import timm  # type: ignore[import-untyped]
+import_torchvision_without_fake_kernels()
+import timm  # type: ignore[import-untyped]  # noqa: E402
 
 torch.manual_seed(SEED)
 ModelUnderTest = timm.models.deit.deit_tiny_patch16_224(pretrained=False).eval()

@@ -2,33 +2,19 @@
 
 torchvision's C extension cannot load with the CPU torch this project pins, and its Python
 package registers fake kernels for the extension's ops when imported, which then fails.
-`torchvision_without_fake_kernels` makes torch.library.register_fake a no-op decorator for
-the duration of the import only (no torchvision C op is used by this model)."""
+torchvision_shim.py imports it with torch.library.register_fake a no-op decorator (no
+torchvision C op is used by this model)."""
 
-import contextlib
-from collections.abc import Callable, Iterator
-from typing import Any
+import sys
+from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).parent))   # loaded by path: its sibling helper
+from torchvision_shim import import_torchvision_without_fake_kernels  # noqa: E402
 
-def _no_fake(_op: Any, func: Callable[..., Any] | None = None, /, *_args: Any,
-             **_kwargs: Any) -> Any:
-    return func if func is not None else (lambda decorated: decorated)
-
-
-@contextlib.contextmanager
-def torchvision_without_fake_kernels() -> Iterator[None]:
-    original = torch.library.register_fake
-    torch.library.register_fake = _no_fake  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        torch.library.register_fake = original
-
-
-with torchvision_without_fake_kernels():
-    from torchvision.models import mobilenet_v3_small
+import_torchvision_without_fake_kernels()
+from torchvision.models import mobilenet_v3_small  # noqa: E402
 
 torch.manual_seed(0)
 ModelUnderTest = mobilenet_v3_small(weights=None).eval()
