@@ -6,13 +6,15 @@ first departing operation), or stops (error: the model's one line naming what it
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from orchestrator.command_line import invoke_line
+from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
+from orchestrator.jsonfile import write_json_atomic
 from orchestrator.regress.cells import Cell
 from orchestrator.results import Classification, Kind, RunResult, Status, TargetInfo, Versions
 from orchestrator.tosa.shared_reference import TosaReferences
@@ -38,15 +40,11 @@ def verify_cell(cell: Cell, product: Any, out_dir: Path) -> RunResult:
         return _stopped(cell, error, time.perf_counter() - started)
     document = report.to_json()
     path = out_dir / VERIFY_JSON
-    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-    exact = document["exact"]
-    return RunResult(
-        status=Status.PASS if exact else Status.FAIL,
-        reason=verdict(document),
-        classification=Classification(Kind.SUCCESS if exact else Kind.OUTPUT_MISMATCH,
-                                      verdict(document), "none" if exact else
-                                      f"invoke verify --model {cell.model_spec} "
-                                      f"--target {cell.target}"),
+    write_json_atomic(path, document)
+    said = verdict(document)
+    passed = RunResult(
+        status=Status.PASS, reason=said,
+        classification=Classification(Kind.SUCCESS, said, "none"),
         model=cell.model,
         target=TargetInfo(cell.target, None, cell.option_dict),
         versions=Versions(executorch=document["versions"].get("executorch"),
@@ -56,6 +54,9 @@ def verify_cell(cell: Cell, product: Any, out_dir: Path) -> RunResult:
         timings_s={"simulate": round(time.perf_counter() - started, 3)},
         artifacts={"verify": str(path)},
     )
+    if document["exact"]:
+        return passed
+    return output_mismatch(passed, said, said, _rerun(cell))
 
 
 def verdict(document: dict[str, Any]) -> str:
@@ -83,10 +84,13 @@ def _stopped(cell: Cell, error: OrchestratorError, seconds: float) -> RunResult:
     return RunResult(
         status=Status.ERROR,
         reason=reason,
-        classification=Classification(Kind.EXECUTION_FAILURE, reason, error.next_step or
-                                      f"invoke verify --model {cell.model_spec} "
-                                      f"--target {cell.target}"),
+        classification=Classification(Kind.EXECUTION_FAILURE, reason,
+                                      error.next_step or _rerun(cell)),
         model=cell.model,
         target=TargetInfo(cell.target, None, cell.option_dict),
         timings_s={"simulate": round(seconds, 3)},
     )
+
+
+def _rerun(cell: Cell) -> str:
+    return invoke_line("verify", model=cell.model_spec, target=cell.target)
