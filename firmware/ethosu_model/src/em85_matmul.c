@@ -8,7 +8,6 @@
 #include "em_internal.h"
 
 #define INT32_LIMIT 2147483647
-#define MATMUL_COLUMNS 4 /* IFM2 columns per pass over an IFM row */
 
 static int16_t g_row[ETHOSU_MODEL_MAX_DEPTH];
 static int64_t g_values[ETHOSU_MODEL_MAX_DEPTH];
@@ -61,41 +60,18 @@ static void gather(const matmul *m, const em_fmap *f, int x, int16_t *to) {
     for (k = 0; k < m->depth; k++) to[k] = (int16_t)(g_values[k] - f->zero_point);
 }
 
-/* The dot products of row a with `count` (1 or MATMUL_COLUMNS) consecutive columns of cols. */
-static void dots(const matmul *m, const int16_t *a, const int16_t *cols, int count, int64_t *sums) {
-    const int n = m->depth;
-    int start, k, c;
-    for (c = 0; c < count; c++) sums[c] = 0;
-    for (start = 0; start < n; start += m->chunk) {
-        const int len = n - start < m->chunk ? n - start : m->chunk;
-        const int16_t *as = a + start, *b0 = cols + start;
-        if (count == MATMUL_COLUMNS) {
-            const int16_t *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (k = 0; k < len; k++) {
-                int32_t v = as[k];
-                s0 += v * b0[k]; s1 += v * b1[k]; s2 += v * b2[k]; s3 += v * b3[k];
-            }
-            sums[0] += s0; sums[1] += s1; sums[2] += s2; sums[3] += s3;
-        } else {
-            int32_t s0 = 0;
-            for (k = 0; k < len; k++) s0 += (int32_t)as[k] * b0[k];
-            sums[0] += s0;
-        }
-    }
-}
-
 static int dense(matmul *m) {
     int16_t *cols = em_dense_buffer();
     const int width = m->o.width, columns = m->o.depth, n = m->depth;
     int x, c, i, rc;
     for (c = 0; c < columns; c++) gather(m, &m->b, c, cols + (size_t)c * n);
     for (x = 0; x < width; x++) {
-        int64_t sums[MATMUL_COLUMNS];
+        int64_t sums[EM_DOT_ROWS];
         gather(m, &m->a, x, g_row);
         for (c = 0; c < columns;) {
-            int count = columns - c >= MATMUL_COLUMNS ? MATMUL_COLUMNS : 1;
-            dots(m, g_row, cols + (size_t)c * n, count, sums);
+            int count = columns - c >= EM_DOT_ROWS ? EM_DOT_ROWS : 1;
+            for (i = 0; i < count; i++) sums[i] = 0;
+            em_dot16(g_row, cols + (size_t)c * n, n, count, m->chunk, sums);
             for (i = 0; i < count; i++, c++)
                 if ((rc = finish(m, sums[i], &g_values[c]))) return rc;
         }

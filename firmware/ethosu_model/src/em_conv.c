@@ -17,7 +17,7 @@
 #ifndef ETHOSU_MODEL_PATCH_CAPACITY
 #define ETHOSU_MODEL_PATCH_CAPACITY 32768u /* int16 elements: IFM patches of the positions in flight */
 #endif
-#define CONV_POSITIONS 4
+#define CONV_POSITIONS EM_DOT_ROWS
 #define INT32_LIMIT 2147483647
 
 static int16_t g_weights[ETHOSU_MODEL_WEIGHT_CAPACITY];
@@ -124,32 +124,6 @@ static void gather_patch(const conv_job *j, int oy, int ox, int16_t *patch) {
     }
 }
 
-/* The int16 dot products of weight row w with `positions` patches (stride apart), each added
-   to its int64 sum in int32 chunks of j->chunk products. */
-static void dot_rows(const conv_job *j, const int16_t *w, const int16_t *patches, int positions, int64_t *sums) {
-    int n = j->patch, start, k, p;
-    for (start = 0; start < n; start += j->chunk) {
-        int len = n - start < j->chunk ? n - start : j->chunk;
-        const int16_t *ws = w + start, *p0 = patches + start;
-        if (positions == CONV_POSITIONS) {
-            const int16_t *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (k = 0; k < len; k++) {
-                int32_t x = ws[k];
-                s0 += x * p0[k]; s1 += x * p1[k]; s2 += x * p2[k]; s3 += x * p3[k];
-            }
-            sums[0] += s0; sums[1] += s1; sums[2] += s2; sums[3] += s3;
-        } else {
-            for (p = 0; p < positions; p++) {
-                const int16_t *pp = p0 + (size_t)p * n;
-                int32_t s0 = 0;
-                for (k = 0; k < len; k++) s0 += (int32_t)ws[k] * pp[k];
-                sums[p] += s0;
-            }
-        }
-    }
-}
-
 /* CONV: `positions` consecutive output columns from ox0 of row oy. */
 static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     int p, c;
@@ -157,7 +131,7 @@ static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     for (p = 0; p < positions; p++) gather_patch(j, oy, ox0 + p, g_patch + (size_t)p * j->patch);
     for (c = j->c0; c < j->c1; c++) {
         for (p = 0; p < positions; p++) sums[p] = acc_start(j, oy, ox0 + p, c);
-        dot_rows(j, g_weights + (size_t)(c - j->c0) * j->patch, g_patch, positions, sums);
+        em_dot16(g_weights + (size_t)(c - j->c0) * j->patch, g_patch, j->patch, positions, j->chunk, sums);
         for (p = 0; p < positions; p++) g_acc[p][c] = sums[p];
     }
     for (p = 0; p < positions; p++) {

@@ -488,6 +488,12 @@ void em_weights_decoded(const em_weight_key *key);
 /* The dense buffer is about to hold something else. */
 void em_weights_forget(void);
 
+/* Dot products (em_dot.c): row `a` with `count` (at most EM_DOT_ROWS) rows of `n` int16 each,
+   consecutive from `rows`, each added to its sums[r]; partial sums are int32 over `chunk`
+   products, which the caller sizes so that they cannot overflow. */
+#define EM_DOT_ROWS 4
+void em_dot16(const int16_t *a, const int16_t *rows, int n, int count, int chunk, int64_t *sums);
+
 /* The int16 buffer of one command's dense operand (em_conv.c: the decoded weights; a U85 MatMul's
    IFM2), ETHOSU_MODEL_WEIGHT_CAPACITY elements, valid until the next operation. */
 int16_t *em_dense_buffer(void);
