@@ -25,6 +25,8 @@ typedef struct operand {
     int64_t scale;
     int shift;
     unsigned round;
+    int tabled;         /* an 8-bit map: table[byte] is the operand value of each byte */
+    int64_t table[256];
 } operand;
 
 static unsigned ifm_round(unsigned field) {
@@ -68,8 +70,28 @@ static int operand_run(em_state *s, const operand *p, int y, int x, int c0, int 
         int64_t v = em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, 0);
         for (i = 0; i < n; i++) out[i] = v;
     } else em_fm_read_run(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, c0, n, out);
+    if (p->tabled) {
+        for (i = 0; i < n; i++) out[i] = p->table[(uint8_t)out[i]];
+        return 0;
+    }
     for (i = 0; i < n && !err; i++) out[i] = em_scale_inline(s, out[i] - p->fm.zero_point, p->scale, p->shift, p->round, &err);
     return err;
+}
+
+/* The operand value of every byte of an 8-bit map, once per operation (not for a failing
+   scale: the element loop then meets the failure where the operation does, and the run's status
+   is kept as it was). */
+static void tabulate(em_state *s, operand *p) {
+    const ethosu_model_status kept = *s->status;
+    int v, err = 0;
+    p->tabled = 0;
+    if (p->scalar || p->fm.bytes != 1) return;
+    for (v = 0; v < 256 && !err; v++) {
+        int64_t raw = p->fm.is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+        p->table[v] = em_scale_inline(s, raw - p->fm.zero_point, p->scale, p->shift, p->round, &err);
+    }
+    if (err) *s->status = kept;
+    else p->tabled = 1;
 }
 
 /* What a mode computes, by kind; 0: not modelled. */
@@ -194,6 +216,8 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
         (binary && (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
         (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift_)))
         return rc;
+    tabulate(s, &a);
+    if (binary) tabulate(s, &b);
     for (y = 0; y < o.height; y++)
         for (x = 0; x < o.width; x++)
             for (c = 0; c < o.depth; c += ROW)
