@@ -28,6 +28,7 @@ from orchestrator.aot.lowerings import Lowering, share
 from orchestrator.aot.program_info import program_facts
 from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.partitions import partitions_from_manifest
+from orchestrator.tosa.vela_result import external_block_count, stream_bytes
 
 
 def _vela(tosa: bytes, spec: Any) -> bytes:
@@ -35,7 +36,12 @@ def _vela(tosa: bytes, spec: Any) -> bytes:
     from executorch.backends.arm.ethosu.backend import EthosUBackend
 
     fresh = EthosUCompileSpec._from_list(spec._to_list())
-    return bytes(EthosUBackend._compile_tosa_flatbuffer(tosa, fresh))
+    result = EthosUBackend._compile_tosa_flatbuffer(tosa, fresh)
+    if external_block_count(result):
+        raise OrchestratorError(
+            "Vela placed payloads outside the delegate stream, which a configuration "
+            "assembled from a lowering cannot carry", "compile this target on its own")
+    return stream_bytes(result)
 
 
 def _configuration(spec: Any) -> dict[str, bytes]:
