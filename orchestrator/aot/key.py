@@ -22,6 +22,9 @@ VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torc
 # orchestrator/aot/configure.py): a configuration of a lowering. Every other option, and the
 # target's TOSA profile, shapes the lowered graphs.
 CONFIGURATION_OPTIONS = ("target", "system_config", "memory_mode", "vela_config", "vela_flags")
+# Vela runs only in a configuration: a toolset that changes Vela alone (vela-5.2.0 beside the
+# pinned stack) reuses the pinned stack's lowering, kept TOSA partitions and all.
+CONFIGURATION_PACKAGES = ("ethos-u-vela",)
 
 
 @lru_cache(maxsize=1)
@@ -80,12 +83,16 @@ class CompileRequest:
 
     def lowering_identity(self) -> dict[str, Any]:
         """Everything the lowering (export, quantization, partitioning, TOSA, the CPU part of
-        the program, the exact references) depends on: the identity without the options that
-        only reach Vela, with the target's TOSA profile instead of its name."""
+        the program, the exact references) depends on: the identity without the options and
+        the Vela version that only reach Vela, with the target's TOSA profile instead of its
+        name."""
         identity = self.identity()
         identity["options"] = {name: value for name, value in identity["options"].items()
                                if name not in CONFIGURATION_OPTIONS}
         identity.pop("vela_config_digest")
+        identity["versions"] = {package: version for package, version
+                                in identity["versions"].items()
+                                if package not in CONFIGURATION_PACKAGES}
         identity["lowering_target"] = self.lowering_target
         return identity
 

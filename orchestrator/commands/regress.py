@@ -45,6 +45,10 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
     tree = scratch(scratch_root).ensure()
     loaded = load_matrix(matrix)
     cells = select_cells(loaded, tree, filter, rerun_failed, shard)
+    if task.toolsets:
+        from orchestrator.commands.toolset_ab import toolset_ab_command
+
+        return toolset_ab_command(task.toolsets, loaded, cells, tree, json, quiet)
     spec = cluster_spec(task)
     journal = job_journal(task, tree, loaded, cells) if spec else None
     run_id = (journal.run_id() if journal else None) or new_run_id()
