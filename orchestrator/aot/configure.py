@@ -22,7 +22,7 @@ from orchestrator.aot.compiler import (
     write_log,
     write_vela_report,
 )
-from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.key import CompileRequest, active_toolset, tool_versions
 from orchestrator.aot.lowering import ethosu_compile_spec, lowering_error
 from orchestrator.aot.lowerings import Lowering, share
 from orchestrator.aot.program_info import program_facts
@@ -82,6 +82,7 @@ def configured_manifest(request: CompileRequest, template: dict[str, Any], progr
     manifest.update({
         "key": request.key(), "target": request.options.target,
         "options": request.options.to_json(), "identity": request.identity(),
+        "versions": tool_versions(), "toolset": active_toolset()["name"],
         "pte_bytes": pte_bytes, "program": program_facts(program),
         "vela": vela["totals"] if vela else None, "compile_seconds": round(seconds, 3),
         "lowering": {**template["lowering"], "configured_seconds": round(seconds, 3)},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +18,7 @@ from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
 RECIPE_VERSION = 7
+ACTIVE_TOOLSET_ENV = "ETHOSU_ORCH_TOOLSET"
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
 # The options that reach Vela only (EthosUCompileSpec's compile_flags and target entries, see
 # orchestrator/aot/configure.py): a configuration of a lowering. Every other option, and the
@@ -39,11 +41,22 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
-def version_mismatches() -> list[str]:
-    """Installed packages that differ from pins.toml (local tags like +cpu ignored)."""
+def active_toolset() -> dict[str, Any]:
+    """The toolset this process compiles under: {name, packages} as its worker was told
+    (ETHOSU_ORCH_TOOLSET, set by orchestrator/toolsets/compile.py), else the pins."""
     from orchestrator.pins import load_pins
 
-    pins = load_pins().get("python", {})
+    told = os.environ.get(ACTIVE_TOOLSET_ENV)
+    if told:
+        document: dict[str, Any] = json.loads(told)
+        return document
+    return {"name": "pinned", "packages": dict(load_pins().get("python", {}))}
+
+
+def version_mismatches() -> list[str]:
+    """Installed packages that differ from the active toolset's pins (local tags like +cpu
+    ignored)."""
+    pins = active_toolset()["packages"]
     return [f"{package} {installed} is installed but {pins[package]} is pinned"
             for package, installed in tool_versions().items()
             if package in pins and installed.split("+")[0] != pins[package]]

@@ -26,6 +26,7 @@ class Toolset:
     runtime_tag: str
     title: str = ""
     default: bool = False
+    vela_flags: tuple[str, ...] = ()   # given to Vela on every compile under this toolset
 
     @property
     def versions(self) -> dict[str, str]:
@@ -40,11 +41,12 @@ class Toolset:
         return self.versions["ethos-u-vela"]
 
     def describe(self) -> str:
-        return f"{self.name} (executorch {self.executorch}, Vela {self.vela})"
+        flags = f" {' '.join(self.vela_flags)}" if self.vela_flags else ""
+        return f"{self.name} (executorch {self.executorch}, Vela {self.vela}{flags})"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "packages": self.versions, "runtime_tag": self.runtime_tag,
-                "default": self.default}
+                "default": self.default, "vela_flags": list(self.vela_flags)}
 
 
 @lru_cache(maxsize=1)
@@ -60,7 +62,8 @@ def _from_table(name: str, table: dict[str, Any], default: str) -> Toolset:
                                 f"{', '.join(missing)}", "add them to its packages table")
     return Toolset(name=name, packages=tuple(sorted(packages.items())),
                    runtime_tag=str(table["runtime_tag"]), title=str(table.get("title", "")),
-                   default=name == default)
+                   default=name == default,
+                   vela_flags=tuple(str(flag) for flag in table.get("vela_flags", ())))
 
 
 def toolsets() -> dict[str, Toolset]:
@@ -93,7 +96,7 @@ def _from_requirements(spec: str) -> Toolset:
         packages[match.group(1)] = match.group(2)
     runtime = f"v{packages['executorch']}"
     for known in toolsets().values():   # the same stack as a named one: that one
-        if known.versions == packages:
+        if known.versions == packages and not known.vela_flags:
             return known
     name = "+".join(f"{package}=={packages[package]}" for package in PACKAGES
                     if packages[package] != base.versions[package]) or base.name

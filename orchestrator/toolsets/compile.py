@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orchestrator
+from orchestrator.aot.key import ACTIVE_TOOLSET_ENV
 from orchestrator.aot.products import Product, load_product
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
@@ -57,12 +59,14 @@ def _in_process(model: str, target: str, choices: CompileChoices, where: Scratch
     return WorkerOutcome(target, product=str(product.directory))
 
 
-def _worker_environment() -> dict[str, str]:
-    """This tool's code first on the worker's path (the same code in both environments)."""
+def _worker_environment(toolset: Toolset) -> dict[str, str]:
+    """This tool's code first on the worker's path (the same code in both environments), and
+    the toolset it compiles under (recorded in each product, its pins checked)."""
     package_parent = str(Path(orchestrator.__file__).resolve().parents[1])
     existing = os.environ.get("PYTHONPATH")
     return {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [package_parent, existing] if existing else [package_parent])}
+        [package_parent, existing] if existing else [package_parent]),
+        ACTIVE_TOOLSET_ENV: json.dumps({"name": toolset.name, "packages": toolset.versions})}
 
 
 def _in_worker(python: Path, request: WorkerRequest, toolset: Toolset) -> WorkerResult:
@@ -71,7 +75,7 @@ def _in_worker(python: Path, request: WorkerRequest, toolset: Toolset) -> Worker
         request_path.write_text(json.dumps(request.to_json()))
         done = subprocess.run([str(python), "-m", "orchestrator.toolsets.worker",
                                str(request_path), str(result_path)],
-                              env=_worker_environment(), check=False)
+                              env=_worker_environment(toolset), check=False)
         if done.returncode != 0 or not result_path.is_file():
             raise OrchestratorError(
                 f"the compile worker of toolset {toolset.name} exited with status "
@@ -92,10 +96,20 @@ def _outcome(toolset: Toolset, outcome: WorkerOutcome) -> ToolsetCompile:
     return ToolsetCompile(toolset, outcome.target, product=product)
 
 
+def with_toolset_flags(choices: CompileChoices, toolset: Toolset) -> CompileChoices:
+    """The choices with the toolset's own Vela flags after the user's."""
+    if not toolset.vela_flags:
+        return choices
+    given = choices.vela_flags
+    flags = tuple(shlex.split(given)) if isinstance(given, str) else tuple(given or ())
+    return replace(choices, vela_flags=(*flags, *toolset.vela_flags))
+
+
 def compile_under(toolset: Toolset, model: str, targets: tuple[str, ...],
                   choices: CompileChoices, where: Scratch) -> list[ToolsetCompile]:
     """Every target's compile of `model` under `toolset` (a toolset not installed is
     refused in one line naming the setup command)."""
+    choices = with_toolset_flags(choices, toolset)
     if runs_in_process(toolset):
         return [_outcome(toolset, _in_process(model, target, choices, where))
                 for target in targets]

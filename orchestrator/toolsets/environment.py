@@ -62,9 +62,9 @@ def own_versions() -> dict[str, str]:
 
 
 def runs_in_process(toolset: Toolset) -> bool:
-    """The default toolset compiles in the tool's own process when that process has its
-    versions; anything else runs in its own environment."""
-    return toolset.default and not version_differences(toolset.versions, own_versions())
+    """A toolset whose versions are the tool's own environment's (the default, or one that
+    only adds Vela flags to it) compiles in this process; any other in its own environment."""
+    return not version_differences(toolset.versions, own_versions())
 
 
 @dataclass(frozen=True)
