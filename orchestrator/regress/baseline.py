@@ -151,12 +151,9 @@ class Baselines:
         entry = self.entries.get(key)
         if entry is None:
             return BaselineCheck("no-baseline")
-        recorded_toolset = entry.get("toolset") or toolset_of(entry.get("versions", {}))
-        this_toolset = toolset_of(versions)
-        if recorded_toolset and this_toolset and recorded_toolset != this_toolset:
-            return BaselineCheck("toolset-changed",
-                                 version_changes=_version_changes(recorded_toolset,
-                                                                  this_toolset))
+        changed = _toolset_changes(entry, versions)
+        if changed:
+            return BaselineCheck("toolset-changed", version_changes=changed)
         patterns = {**DEFAULT_TOLERANCES, **tolerances, **entry.get("tolerances", {})}
         recorded = entry.get("metrics", {})
         deltas = [MetricDelta(name, recorded.get(name), metrics.get(name),
@@ -209,6 +206,15 @@ def tolerance_for(metric: str, patterns: dict[str, dict[str, float]]) -> Toleran
     if not matching:
         return Tolerance(0.0, 0.0)
     return Tolerance(**patterns[max(matching, key=len)])
+
+
+def _toolset_changes(entry: dict[str, Any], versions: dict[str, str]
+                     ) -> dict[str, tuple[str | None, str | None]]:
+    """The toolset versions known both to the entry and to this run that differ."""
+    recorded = entry.get("toolset") or toolset_of(entry.get("versions", {}))
+    current = toolset_of(versions)
+    return {name: (recorded[name], current[name]) for name in TOOLSET_FIELDS
+            if name in recorded and name in current and recorded[name] != current[name]}
 
 
 def _version_changes(old: dict[str, str], new: dict[str, str]

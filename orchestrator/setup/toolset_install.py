@@ -126,9 +126,8 @@ def _install_files(python: Path, toolset: Toolset, files: dict[str, Path],
               *flags, f"{path}{extra}"], log, f"installing {path.name}", toolset)
 
 
-def _build(toolset: Toolset, staging: Path, cache: Path, options: SetupOptions
+def _build(toolset: Toolset, staging: Path, log: Path, cache: Path, options: SetupOptions
            ) -> dict[str, Any]:
-    log = staging.parent / f"{staging.name}.{INSTALL_LOG}"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(staging)], log,
          "creating its virtual environment", toolset)
     python = python_of(staging)
@@ -168,11 +167,13 @@ def install_toolset(toolset: Toolset, options: SetupOptions, where: Scratch) -> 
     final.parent.mkdir(parents=True, exist_ok=True)
     staging = final.with_name(f".staging-{final.name}-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
+    log = final.with_name(f"{final.name}.{INSTALL_LOG}")   # kept beside it if the install fails
+    log.unlink(missing_ok=True)
     cache = options.download_cache(where) / "toolsets"
     cache.mkdir(parents=True, exist_ok=True)
     with step(f"toolset {toolset.describe()}"):
         try:
-            state = _build(toolset, staging, cache, options)
+            state = _build(toolset, staging, log, cache, options)
             (staging / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")
             _publish(staging, final)
         finally:
