@@ -50,6 +50,11 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
 
         return toolset_ab_command(task.toolsets, loaded, cells, tree, json, quiet)
     spec = cluster_spec(task)
+    if spec is not None and task.toolset:
+        raise OrchestratorError("--toolset runs the matrix on this machine (its compile "
+                                "worker needs the toolset's environment here)",
+                                f"drop --scheduler/--workers, or invoke regress --matrix "
+                                f"{matrix} --toolset {task.toolset}")
     journal = job_journal(task, tree, loaded, cells) if spec else None
     run_id = (journal.run_id() if journal else None) or new_run_id()
     book = load_baselines(baselines_path(loaded, task.baselines))
@@ -65,12 +70,13 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
             run, section = run_on_cluster(cells, stages, options, spec, tree, journal,
                                           progress)
         else:
-            run = execute(cells, stages or _real_stages(tree), options, progress)
+            run = execute(cells, stages or _real_stages(tree, task.toolset), options, progress)
     finally:
         progress.close()
     updates = _update_baselines(run, book) if task.update_baselines else None
     document = build_document(run, _header(loaded, options, shard, started, filter,
                                            rerun_failed, require))
+    document["toolset"] = _toolset_json(task.toolset)
     if updates is not None:
         document["baseline_updates"] = updates
     if section is not None:
@@ -78,10 +84,11 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
     return _publish(document, options.run_dir, tree, json, quiet)
 
 
-def _real_stages(tree: Scratch) -> Stages:
+def _real_stages(tree: Scratch, toolset: str | None = None) -> Stages:
     from orchestrator.regress.real_stages import RealStages
+    from orchestrator.toolsets.catalogue import find_toolset
 
-    return RealStages(tree)
+    return RealStages(tree, toolset=find_toolset(toolset) if toolset else None)
 
 
 def select_cells(loaded: Matrix, tree: Scratch, filter: str | None, rerun_failed: bool,
@@ -151,6 +158,13 @@ def _update_baselines(run: EngineRun, book: Baselines) -> list[str]:
                                  report.run_id)
     book.save()
     return lines
+
+
+def _toolset_json(name: str | None) -> dict[str, Any]:
+    """The toolset the matrix ran under (the pinned one unless --toolset)."""
+    from orchestrator.toolsets.catalogue import find_toolset
+
+    return find_toolset(name).to_json()
 
 
 def _header(loaded: Matrix, options: EngineOptions, shard: str | None, started: str,

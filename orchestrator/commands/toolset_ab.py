@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.matrix import Matrix
-from orchestrator.regress.toolset_ab import run_ab
+from orchestrator.regress.toolset_ab import run_ab, runtime_source_tag
 from orchestrator.regress.toolset_ab_report import rows, write_ab_reports
 from orchestrator.results.model import new_run_id
-from orchestrator.setup.lock import read_lock
 from orchestrator.toolsets.catalogue import parse_toolsets
-
-
-def runtime_source_tag(tree: Scratch) -> str | None:
-    """The tag of the ExecuTorch runtime sources set up here ('v1.4.1'), from version.txt."""
-    entry = read_lock(tree).get("executorch")
-    version = Path(entry["path"]) / "version.txt" if entry else None
-    if version is None or not version.is_file():
-        return None
-    return f"v{version.read_text().strip()}"
 
 
 def toolset_ab_command(value: str, matrix: Matrix, cells: list[Cell], tree: Scratch,

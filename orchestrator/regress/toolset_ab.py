@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import compile_choices
-from orchestrator.regress.cells import Cell
+from orchestrator.regress.cells import Cell, Mode
 from orchestrator.toolsets.catalogue import Toolset
 from orchestrator.toolsets.compile import ToolsetCompile, compile_under
 from orchestrator.toolsets.difference import (
@@ -133,13 +134,23 @@ def _compile_group(toolset: Toolset, group: Group, where: Scratch
     return {entry.target: entry for entry in compiled}
 
 
+def runtime_source_tag(tree: Scratch) -> str | None:
+    """The tag of the ExecuTorch runtime sources set up here ('v1.4.1'), from version.txt."""
+    from orchestrator.setup.lock import read_lock
+
+    entry = read_lock(tree).get("executorch")
+    version = Path(entry["path"]) / "version.txt" if entry else None
+    if version is None or not version.is_file():
+        return None
+    return f"v{version.read_text().strip()}"
+
+
 def runtime_lane_note(cell: Cell, toolset: Toolset, source_tag: str | None) -> str | None:
-    """Why a runtime (QEMU/FVP) cell does not run under `toolset`, or None when it may."""
-    if not cell.simulates:
+    """Why a model cell on a simulator (QEMU/FVP: the ExecuTorch runtime) does not run under
+    `toolset`, or None when it may (firmware apps do not use ExecuTorch)."""
+    if cell.mode is not Mode.RUN or source_tag == toolset.runtime_tag:
         return None
-    if source_tag == toolset.runtime_tag:
-        return None
-    return (f"{cell.key} not run under {toolset.name}: its runtime needs ExecuTorch sources "
+    return (f"not run under {toolset.name}: its runtime needs ExecuTorch sources "
             f"at {toolset.runtime_tag}, set up at {source_tag or 'none'} (invoke setup --only "
             f"sources --source executorch=DIR at {toolset.runtime_tag})")
 
@@ -163,7 +174,7 @@ def run_ab(cells: list[Cell], toolsets: tuple[Toolset, Toolset], where: Scratch,
         pair = compiled[f"{cell.model_spec}|{cell.options_name}|{cell.target}"]
         entries.append(compare_cell(cell, pair[toolsets[0].name], pair[toolsets[1].name]))
         progress(f"{cell.key}: {entries[-1]['summary']}")
-    notes = [note for cell in cells for toolset in toolsets
+    notes = [f"{cell.key} {note}" for cell in cells for toolset in toolsets
              if (note := runtime_lane_note(cell, toolset, source_tag)) is not None]
     return {"schema": AB_SCHEMA, "toolsets": [toolset.to_json() for toolset in toolsets],
             "cells": entries, "runtime_lanes": notes,

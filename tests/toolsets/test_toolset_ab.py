@@ -94,3 +94,24 @@ def test_a_vela_only_toolset_lowers_once(installed, tmp_path, toolset_cache):
     lowered = [path.name for path in (where.models / "lowered").iterdir()
                if path.name.startswith("convnet_")]
     assert len(lowered) == 2, lowered   # one per NPU family (U55's TOSA profile, U85's)
+
+
+def test_a_matrix_under_another_toolset_skips_its_runtime_lane_with_the_reason(
+        installed, ab_scratch, tmp_path, capsys):
+    installed("et-1.5.1")
+    matrix = tmp_path / "m.toml"
+    matrix.write_text('schema = 1\nname = "under-1.5.1"\n'
+                      '[[lanes]]\nname = "host"\nmode = "verify"\nmodels = ["add"]\n'
+                      'targets = ["ethos-u85-128"]\n'
+                      '[[lanes]]\nname = "qemu"\nmode = "run"\nsim = "qemu"\n'
+                      'models = ["add"]\ntargets = ["ethos-u55-128"]\n')
+    code = regress_command(RegressTask(matrix=str(matrix), toolset="et-1.5.1"), json=True,
+                           scratch_root=str(ab_scratch.root))
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0 and document["toolset"]["name"] == "et-1.5.1"
+    by_mode = {cell["mode"]: cell for cell in document["cells"]}
+    assert by_mode["verify"]["outcome"] == "pass"
+    assert by_mode["verify"]["result"]["versions"]["executorch"] == "1.5.1"
+    assert by_mode["run"]["outcome"] == "skipped"
+    assert "not run under et-1.5.1: its runtime needs ExecuTorch sources at v1.5.1" in \
+        by_mode["run"]["reason"]
