@@ -105,7 +105,7 @@ def test_a_matrix_under_another_toolset_skips_its_runtime_lane_with_the_reason(
                       'targets = ["ethos-u85-128"]\n'
                       '[[lanes]]\nname = "qemu"\nmode = "run"\nsim = "qemu"\n'
                       'models = ["add"]\ntargets = ["ethos-u55-128"]\n')
-    code = regress_command(RegressTask(matrix=str(matrix), toolset="et-1.5.1"), json=True,
+    code = regress_command(RegressTask(matrix=str(matrix), toolsets="et-1.5.1"), json=True,
                            scratch_root=str(ab_scratch.root))
     document = json.loads(capsys.readouterr().out)
     assert code == 0 and document["toolset"]["name"] == "et-1.5.1"
