@@ -25,6 +25,8 @@ typedef struct operand {
     int64_t scale;
     int shift;
     unsigned round;
+    int tabled;         /* an 8-bit map: table[byte] is the operand value of each byte */
+    int64_t table[256];
 } operand;
 
 static unsigned ifm_round(unsigned field) {
@@ -59,10 +61,37 @@ static int load_operand(em_state *s, int which, uint64_t broadcast, uint64_t sca
     return em_load_fmap(s, which, &p->fm);
 }
 
-/* The operand at (y, x, c) with its zero point removed and its scale applied. */
-static int64_t operand_value(em_state *s, const operand *p, int y, int x, int c, int *err) {
-    int64_t v = p->scalar ? p->scalar_value : em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, p->bc ? 0 : c);
-    return em_scale(s, v - p->fm.zero_point, p->scale, p->shift, p->round, err);
+/* Channels c0..c0+n-1 of the operand at (y, x) with its zero point removed and its scale
+   applied, into out. */
+static int operand_run(em_state *s, const operand *p, int y, int x, int c0, int n, int64_t *out) {
+    int i, err = 0;
+    if (p->scalar) for (i = 0; i < n; i++) out[i] = p->scalar_value;
+    else if (p->bc) {
+        int64_t v = em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, 0);
+        for (i = 0; i < n; i++) out[i] = v;
+    } else em_fm_read_run(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, c0, n, out);
+    if (p->tabled) {
+        for (i = 0; i < n; i++) out[i] = p->table[(uint8_t)out[i]];
+        return 0;
+    }
+    for (i = 0; i < n && !err; i++) out[i] = em_scale_inline(s, out[i] - p->fm.zero_point, p->scale, p->shift, p->round, &err);
+    return err;
+}
+
+/* The operand value of every byte of an 8-bit map, once per operation (not for a failing
+   scale: the element loop then meets the failure where the operation does, and the run's status
+   is kept as it was). */
+static void tabulate(em_state *s, operand *p) {
+    const ethosu_model_status kept = *s->status;
+    int v, err = 0;
+    p->tabled = 0;
+    if (p->scalar || p->fm.bytes != 1) return;
+    for (v = 0; v < 256 && !err; v++) {
+        int64_t raw = p->fm.is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+        p->table[v] = em_scale_inline(s, raw - p->fm.zero_point, p->scale, p->shift, p->round, &err);
+    }
+    if (err) *s->status = kept;
+    else p->tabled = 1;
 }
 
 /* What a mode computes, by kind; 0: not modelled. */
@@ -149,6 +178,29 @@ static int64_t element(em_state *s, unsigned mode, int64_t a, int64_t b, unsigne
     }
 }
 
+#define ROW 256 /* elements computed per pass */
+static int64_t g_a[ROW], g_b[ROW];
+
+/* Channels c0.. (at most ROW) of OFM position (y, x); b NULL for a unary mode. */
+static int row(em_state *s, unsigned mode, const em_out *o, const operand *a, const operand *b, const em85_acc *acc,
+               int64_t scale, int shift_, int y, int x, int c0) {
+    const int n = o->depth - c0 < ROW ? o->depth - c0 : ROW;
+    int i, rc, err = 0;
+    if ((rc = operand_run(s, a, y, x, c0, n, g_a))) return rc;
+    if (b != NULL && (rc = operand_run(s, b, y, x, c0, n, g_b))) return rc;
+    for (i = 0; i < n; i++) {
+        int64_t v = element(s, mode, g_a[i], b != NULL ? g_b[i] : 0, o->round_mode, &err);
+        if (err) return err;
+        if ((v < -((int64_t)1 << (acc->bits - 1)) || v >= ((int64_t)1 << (acc->bits - 1))) &&
+            (rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc->bits)))
+            return rc;
+        g_a[i] = em_scale_inline(s, v, scale, shift_, o->round_mode, &err);
+        if (err) return err;
+    }
+    em_store_run(o, y, x, c0, n, g_a);
+    return 0;
+}
+
 int em85_op_elementwise(em_state *s, unsigned mode) {
     em_out o;
     operand a, b;
@@ -164,21 +216,11 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
         (binary && (rc = load_operand(s, 1, EM85_R0(s, NPU_SET_IFM2_BROADCAST), EM85_R1(s, NPU_SET_IFM2_SCALE), &b))) ||
         (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift_)))
         return rc;
-    for (y = 0; y < o.height; y++) {
-        for (x = 0; x < o.width; x++) {
-            for (c = 0; c < o.depth; c++) {
-                int err = 0;
-                int64_t va = operand_value(s, &a, y, x, c, &err), v;
-                int64_t vb = binary ? operand_value(s, &b, y, x, c, &err) : 0;
-                if (err) return err;
-                v = element(s, mode, va, vb, o.round_mode, &err);
-                if (err) return err;
-                if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc.bits))) return rc;
-                v = em_scale(s, v, scale, shift_, o.round_mode, &err);
-                if (err) return err;
-                em_store(&o, y, x, c, v);
-            }
-        }
-    }
+    tabulate(s, &a);
+    if (binary) tabulate(s, &b);
+    for (y = 0; y < o.height; y++)
+        for (x = 0; x < o.width; x++)
+            for (c = 0; c < o.depth; c += ROW)
+                if ((rc = row(s, mode, &o, &a, binary ? &b : NULL, &acc, scale, shift_, y, x, c))) return rc;
     return 0;
 }

@@ -43,13 +43,6 @@ static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom
     return 0;
 }
 
-/* A loaded accumulator value, and with its record's bias, must fit the accumulator (where the
-   NPU adds the bias, and at what width, regor does not say). */
-static int check_loaded(em_state *s, int64_t acc, int64_t bias, int bits) {
-    int rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, bits);
-    return rc ? rc : em85_acc_check(s, "NPU_OP_POOL acc_input IFM2 plus bias", acc + bias, bits);
-}
-
 int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
@@ -57,6 +50,7 @@ int em85_op_pool(em_state *s, unsigned mode) {
     int64_t scale = 1;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
     em85_acc acc_format;
+    em_pool_scaling sc;
     int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
     int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
                       EM85_OFM_SCALE_MODE_PER_CHANNEL;
@@ -73,18 +67,22 @@ int em85_op_pool(em_state *s, unsigned mode) {
     if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
         return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
                                  "Ethos-U85-%d (not modelled)", s->macs);
+    /* per-channel records as the U55's pool applies them: bias, then scale */
+    sc.hw_average = mode == EM85_POOLING_MODE_AVERAGE;
+    sc.per_channel = per_channel;
+    sc.scale = scale;
+    sc.shift = shift;
+    sc.loaded_bits = from_ifm2 ? acc_bits : 0;
+    if (em_pool_is_pointwise(&g) && mode != EM85_POOLING_MODE_REDUCE_SUM)
+        return em_pool_pointwise(s, &o, from_ifm2 ? &acc_fm : &in, &sc);
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
-                int err = 0, count = 0;
+                int count = 0;
                 int64_t acc = from_ifm2 ? em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
                                         : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
-                if (from_ifm2 && (rc = check_loaded(s, acc, per_channel ? s->bias[c] : 0, acc_bits))) return rc;
-                /* per-channel records as the U55's pool applies them: bias, then scale */
-                int64_t v = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o.round_mode, &err)
-                            : per_channel ? em_scale(s, acc + s->bias[c], s->mult[c], s->shift[c], o.round_mode, &err)
-                                          : em_scale(s, acc, scale, shift, o.round_mode, &err);
-                if (err) return err;
+                int64_t v;
+                if ((rc = em_pool_scaled(s, &sc, o.round_mode, c, acc, count, &v))) return rc;
                 em_store(&o, oy, ox, c, v);
             }
         }
