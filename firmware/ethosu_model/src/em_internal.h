@@ -137,6 +137,14 @@ static inline int32_t em_sext(uint32_t v, int bits) {
     return (int32_t)((v ^ m) - m);
 }
 
+/* Leading zeros of a 32-bit value, 32 for 0 (regor data_type.hpp:148, TOSA CLZ). */
+static inline int em_clz32(uint32_t v) {
+    int n = 0;
+    if (v == 0) return 32;
+    while (!(v & 0x80000000u)) { v <<= 1; n++; }
+    return n;
+}
+
 /* Tile of (y, x) and the byte offset of its channel 0 within the tile. */
 static inline int em_fm_tile(const em_fmap *f, int y, int x, int64_t *off) {
     int t = 0;
