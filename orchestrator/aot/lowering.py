@@ -14,6 +14,7 @@ from typing import Any
 from orchestrator.aot.failures import describe
 from orchestrator.aot.nesting import map_leaves
 from orchestrator.aot.options import CompileOptions
+from orchestrator.aot.vela_refusal import vela_refusal
 from orchestrator.errors import OrchestratorError
 
 VELA_REPORT_FLAGS = ("--verbose-performance", "--verbose-cycle-estimate")
@@ -132,7 +133,11 @@ def quantize(exported: Any, quantizer: Any, samples: list[tuple[Any, ...]]) -> A
 
 def lowering_error(options: CompileOptions, name: str, error: BaseException,
                    next_step: str) -> OrchestratorError:
-    """One line for a failure after export (partitioning, TOSA, Vela, emitting)."""
+    """One line for a failure after export (partitioning, TOSA, Vela, emitting); Vela's own
+    refusal names Vela's message and the next command instead."""
+    refusal = vela_refusal(name, options.target, error)
+    if refusal is not None:
+        return refusal
     return OrchestratorError(describe(f"lowering to {options.target}", name, error), next_step)
 
 
