@@ -376,6 +376,9 @@ void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
 void em_out_values(const em_out *o, int64_t *values, int count);
 /* Kernel, stride, dilation, padding and upscale registers of the current command. */
 int em_load_geom(em_state *s, const em_out *o, em_geom *g);
+/* Stops when an IFM's tile 0 and tile 2 row bands overlap (em_fmap.c: a stream that reads one
+   byte as two rows). */
+int em_ifm_tiles_apart(em_state *s, const char *command, const em_fmap *f, const em_geom *g);
 /* The 10-byte scale records of `depth` output channels into s->bias/mult/shift. */
 int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */
