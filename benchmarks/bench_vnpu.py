@@ -1,19 +1,30 @@
-"""Host NPU model throughput on a compiled model (default mv2 on ethos-u55-128), the TOSA
-reference model's time for the same partitions beside it, and the MAC rate.
+"""Host NPU model time per inference beside the TOSA reference model's, per model and target,
+with the ratio and the MAC rate. The goal (issue 31): the host model at least 5x faster than the
+TOSA reference on every model of the suite, DeiT-tiny included.
 
-Run: python benchmarks/bench_vnpu.py [model] [target[,target...]] [repeats]
-(the U85 goal: python benchmarks/bench_vnpu.py mv2 ethos-u85-128,ethos-u85-2048)
-(compiles once, cached in scratch/; MACs are counted from the command stream's CONV and
-DEPTHWISE commands. On a shared machine compare the CPU-second figures: wall time varies with
-the load.)
+Run: python benchmarks/bench_vnpu.py [models] [targets] [repeats]
+  models, targets: comma-separated; a model is a built-in name or a model file
+  (default: mv2,benchmarks/models/ds_cnn.py,benchmarks/models/deit_tiny.py on ethos-u85-128;
+  `python benchmarks/bench_vnpu.py mv2 ethos-u85-128,ethos-u85-2048` for one model).
+Compiles once (cached in scratch/; DeiT-tiny takes minutes on U85-128 the first time). Both
+models run the same seeded random inputs, `repeats` times each after one warm-up run of the
+NPU model (loads the host library). MACs are counted from the command stream's CONV and
+DEPTHWISE commands. On a shared machine compare the CPU-second figures (one thread each): wall
+time varies with the load. The summary ends with the versions that produced it.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from orchestrator.aot import compile_model
+from orchestrator.aot.key import tool_versions
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
@@ -21,7 +32,11 @@ from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.listing import model_listing
 from orchestrator.vnpu.verify import random_inputs
+from orchestrator.vnpu.version import model_version
 
+DEFAULT_MODELS = "mv2,benchmarks/models/ds_cnn.py,benchmarks/models/deit_tiny.py"
+DEFAULT_TARGETS = "ethos-u85-128"
+GOAL_RATIO = 5.0   # the TOSA reference's CPU time over the host model's
 SIZE_REGISTERS = {"NPU_SET_OFM_HEIGHT_M1": "oh", "NPU_SET_OFM_WIDTH_M1": "ow",
                   "NPU_SET_OFM_DEPTH_M1": "od", "NPU_SET_IFM_DEPTH_M1": "id",
                   "NPU_SET_KERNEL_HEIGHT_M1": "kh", "NPU_SET_KERNEL_WIDTH_M1": "kw"}
@@ -40,37 +55,88 @@ def macs(program: VelaProgram) -> int:
     return total
 
 
-def main(model: str = "mv2", targets: str = "ethos-u55-128", repeats: int = 3) -> None:
-    for target in targets.split(","):
-        bench_target(model, target, repeats)
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per inference, wall clock and CPU (this process, one thread)."""
+
+    wall: float
+    cpu: float
 
 
-def bench_target(model: str, target: str, repeats: int) -> None:
-    """Times one target: the NPU model over `repeats` inferences, the TOSA reference once."""
+@dataclass(frozen=True)
+class Row:
+    """One model on one target."""
+
+    model: str
+    npu: str
+    macs: int
+    model_time: Timing
+    tosa_time: Timing
+
+    @property
+    def ratio(self) -> float:
+        """The TOSA reference's CPU time over the host model's."""
+        return self.tosa_time.cpu / self.model_time.cpu
+
+
+def timed(run: Callable[[], None], repeats: int) -> Timing:
+    """Mean seconds per call of `run` over `repeats` calls."""
+    started, cpu_started = time.perf_counter(), time.process_time()
+    for _ in range(repeats):
+        run()
+    return Timing((time.perf_counter() - started) / repeats,
+                  (time.process_time() - cpu_started) / repeats)
+
+
+def bench_target(model: str, target: str, repeats: int) -> Row:
+    """Times one model on one target: the NPU model and the TOSA reference on the same
+    inputs, `repeats` inferences each."""
     product = compile_model(model, target)
     npu = Npu.for_target_name(target)
     pairs = list(zip(product_partitions(product), programs_in_pte(product.pte), strict=True))
-    inputs = [random_inputs(graph_interface(p.tosa), 0) for p, _ in pairs]
-    total_macs = sum(macs(program) for _, program in pairs)
-    run_program(pairs[0][1], npu, inputs[0])  # build + load the library outside the timing
-    started, cpu_started = time.perf_counter(), time.process_time()
-    for _ in range(repeats):
+    inputs: list[list[np.ndarray[Any, Any]]] = [random_inputs(graph_interface(p.tosa), 0)
+                                                for p, _ in pairs]
+
+    def npu_model() -> None:
         for (_, program), arrays in zip(pairs, inputs, strict=True):
             run_program(program, npu, arrays)
-    model_seconds = (time.perf_counter() - started) / repeats
-    model_cpu = (time.process_time() - cpu_started) / repeats
-    started, cpu_started = time.perf_counter(), time.process_time()
-    for (partition, _), arrays in zip(pairs, inputs, strict=True):
-        run_tosa_flatbuffer(partition.tosa, arrays)
-    tosa_seconds = time.perf_counter() - started
-    tosa_cpu = time.process_time() - cpu_started
-    print(f"{model} on {npu.label()}: {total_macs / 1e6:.1f} M MACs")
-    print(f"  NPU model      {model_seconds:.3f} s/inference  "
-          f"{total_macs / model_seconds / 1e9:.2f} G MAC/s wall, "
-          f"{total_macs / model_cpu / 1e9:.2f} G MAC/s per CPU second (one thread)")
-    print(f"  TOSA reference {tosa_seconds:.3f} s/inference  "
-          f"(ratio {tosa_seconds / model_seconds:.1f}x the NPU model's time; CPU seconds "
-          f"{tosa_cpu:.3f} vs {model_cpu:.3f}: {tosa_cpu / model_cpu:.1f}x)")
+
+    def tosa_reference() -> None:
+        for (partition, _), arrays in zip(pairs, inputs, strict=True):
+            run_tosa_flatbuffer(partition.tosa, arrays)
+
+    npu_model()   # build + load the library outside the timing
+    return Row(model, npu.label(), sum(macs(program) for _, program in pairs),
+               timed(npu_model, repeats), timed(tosa_reference, repeats))
+
+
+def print_row(row: Row) -> None:
+    wall, cpu = row.model_time.wall, row.model_time.cpu
+    print(f"{row.model} on {row.npu}: {row.macs / 1e6:.1f} M MACs")
+    print(f"  NPU model      {wall:.4f} s/inference wall, {cpu:.4f} CPU s "
+          f"({row.macs / cpu / 1e9:.2f} G MAC per CPU second)")
+    print(f"  TOSA reference {row.tosa_time.wall:.4f} s/inference wall, "
+          f"{row.tosa_time.cpu:.4f} CPU s: {row.ratio:.1f}x the NPU model's CPU time")
+
+
+def print_summary(rows: list[Row]) -> None:
+    print(f"\n{'model':<34} {'NPU':<16} {'NPU model CPU s':>15} {'TOSA ref CPU s':>15} "
+          f"{'ratio':>7}  goal >= {GOAL_RATIO:.0f}x")
+    for row in rows:
+        verdict = "met" if row.ratio >= GOAL_RATIO else "MISSED"
+        print(f"{row.model:<34} {row.npu:<16} {row.model_time.cpu:>15.4f} "
+              f"{row.tosa_time.cpu:>15.4f} {row.ratio:>6.1f}x  {verdict}")
+    versions = ", ".join(f"{name} {version}" for name, version in tool_versions().items())
+    print(f"versions: {model_version()}; {versions}")
+
+
+def main(models: str = DEFAULT_MODELS, targets: str = DEFAULT_TARGETS, repeats: int = 3) -> None:
+    rows = []
+    for model in models.split(","):
+        for target in targets.split(","):
+            rows.append(bench_target(model, target, repeats))
+            print_row(rows[-1])
+    print_summary(rows)
 
 
 if __name__ == "__main__":

@@ -67,15 +67,38 @@ static int load_operand(em_state *s, int which, uint64_t broadcast, uint64_t sca
     return em_load_fmap(s, which, &p->fm);
 }
 
-/* The operand at (y, x, c) with its zero point removed. */
-static int64_t operand_raw(const operand *p, int y, int x, int c) {
-    int64_t v = p->scalar ? p->scalar_value : em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, p->bc ? 0 : c);
-    return v - p->fm.zero_point;
+/* Channels c0..c0+n-1 of the operand at (y, x) with its zero point removed, into out. */
+static void operand_raw_run(const operand *p, int y, int x, int c0, int n, int64_t *out) {
+    int i;
+    if (p->scalar) for (i = 0; i < n; i++) out[i] = p->scalar_value;
+    else if (p->bc) {
+        int64_t v = em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, 0);
+        for (i = 0; i < n; i++) out[i] = v;
+    } else em_fm_read_run(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, c0, n, out);
+    for (i = 0; i < n; i++) out[i] -= p->fm.zero_point;
 }
 
-/* The operand at (y, x, c) with its zero point removed and its scale applied. */
-static int64_t operand_value(em_state *s, const operand *p, int y, int x, int c, int *err) {
-    return em_scale(s, operand_raw(p, y, x, c), p->scale, p->shift, p->round, err);
+/* Channels c0..c0+n-1 of the operand at (y, x) with its zero point removed and its scale
+   applied, into out. */
+static int operand_run(em_state *s, const operand *p, int y, int x, int c0, int n, int64_t *out) {
+    int i, err = 0;
+    operand_raw_run(p, y, x, c0, n, out);
+    for (i = 0; i < n && !err; i++) out[i] = em_scale_inline(s, out[i], p->scale, p->shift, p->round, &err);
+    return err;
+}
+
+/* LRELU over channels c0..c0+n-1: the input less its zero point, scaled by IFM_SCALE where it is
+   not negative and by IFM2_SCALE (alpha folded in) where it is. */
+static int leaky_run(em_state *s, const operand *a, int y, int x, int c0, int n, int64_t *out) {
+    uint64_t alpha = EM85_R1(s, NPU_SET_IFM2_SCALE);
+    int64_t alpha_scale = (int64_t)EM85_F_NPU_SET_IFM_SCALE_SCALE(alpha);
+    int alpha_shift = (int)EM85_F_NPU_SET_IFM_SCALE_SHIFT(alpha), i, err = 0;
+    unsigned alpha_round = ifm_round(EM85_F_NPU_SET_IFM_SCALE_ROUND_MODE(alpha));
+    operand_raw_run(a, y, x, c0, n, out);
+    for (i = 0; i < n && !err; i++)
+        out[i] = out[i] >= 0 ? em_scale_inline(s, out[i], a->scale, a->shift, a->round, &err)
+                             : em_scale_inline(s, out[i], alpha_scale, alpha_shift, alpha_round, &err);
+    return err;
 }
 
 /* What a mode computes, by kind; 0: not modelled. */
@@ -158,13 +181,17 @@ static int64_t division(em_state *s, int64_t a, int64_t b, int *err) {
     return a / b;
 }
 
-/* LRELU: the input less its zero point, scaled by IFM_SCALE where it is not negative and by
-   IFM2_SCALE (alpha folded in) where it is. */
-static int64_t leaky(em_state *s, const operand *a, uint64_t alpha_word, int y, int x, int c, int *err) {
-    int64_t v = operand_raw(a, y, x, c);
-    if (v >= 0) return em_scale(s, v, a->scale, a->shift, a->round, err);
-    return em_scale(s, v, (int64_t)EM85_F_NPU_SET_IFM_SCALE_SCALE(alpha_word), (int)EM85_F_NPU_SET_IFM_SCALE_SHIFT(alpha_word),
-                    ifm_round(EM85_F_NPU_SET_IFM_SCALE_ROUND_MODE(alpha_word)), err);
+/* The accumulator value of one element (before OFM_SCALE). */
+static int64_t element(em_state *s, unsigned mode, int64_t a, int64_t b, unsigned round, int *err) {
+    switch (mode_kind(mode)) {
+    case ARITHMETIC: return arithmetic(mode, a, b);
+    case COMPARISON: return comparison(mode, a, b);
+    case BITWISE: return bitwise(mode, a, b);
+    case SHIFT: return shift(s, mode, a, b, round, err);
+    case LEADING_ZEROS: return em_clz32((uint32_t)a);
+    case LEAKY: return a; /* leaky_run scaled it already */
+    default: return division(s, a, b, err);
+    }
 }
 
 /* The modes that read a 32-bit IFM only (see the head of this file). */
@@ -175,34 +202,36 @@ static int needs_32bit_ifm(em_state *s, unsigned mode, const operand *a) {
                    mode == EM85_ELEMENTWISE_MODE_LSR ? "LSR" : "CLZ", 8 * a->fm.bytes, s->macs);
 }
 
-/* The accumulator value of one element (before OFM_SCALE). */
-static int64_t element(em_state *s, unsigned mode, int64_t a, int64_t b, unsigned round, int *err) {
-    switch (mode_kind(mode)) {
-    case ARITHMETIC: return arithmetic(mode, a, b);
-    case COMPARISON: return comparison(mode, a, b);
-    case BITWISE: return bitwise(mode, a, b);
-    case SHIFT: return shift(s, mode, a, b, round, err);
-    case LEADING_ZEROS: return em_clz32((uint32_t)a);
-    default: return division(s, a, b, err);
-    }
-}
-
-/* The accumulator value of the element at (y, x, c). */
-static int64_t value_at(em_state *s, unsigned mode, const operand *a, const operand *b, unsigned round, int y, int x,
-                        int c, int *err) {
-    int64_t va, vb;
-    if (mode == EM85_ELEMENTWISE_MODE_LRELU) return leaky(s, a, EM85_R1(s, NPU_SET_IFM2_SCALE), y, x, c, err);
-    va = operand_value(s, a, y, x, c, err);
-    vb = unary(mode) ? 0 : operand_value(s, b, y, x, c, err);
-    return *err ? 0 : element(s, mode, va, vb, round, err);
-}
-
 /* LRELU's alpha scale in IFM2_SCALE: the same refusal as an operand's scale (load_operand). */
 static int alpha_scale(em_state *s, unsigned mode) {
     uint64_t word = EM85_R1(s, NPU_SET_IFM2_SCALE);
     if (mode != EM85_ELEMENTWISE_MODE_LRELU || EM85_F_NPU_SET_IFM_SCALE_DBL_RND(word) == 0) return 0;
     return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE LRELU NPU_SET_IFM2_SCALE dbl_rnd value %u on "
                    "Ethos-U85-%d (not modelled)", EM85_F_NPU_SET_IFM_SCALE_DBL_RND(word), s->macs);
+}
+
+#define ROW 256 /* elements computed per pass */
+static int64_t g_a[ROW], g_b[ROW];
+
+/* Channels c0.. (at most ROW) of OFM position (y, x); b NULL for a unary mode. */
+static int row(em_state *s, unsigned mode, const em_out *o, const operand *a, const operand *b, const em85_acc *acc,
+               int64_t scale, int shift_, int y, int x, int c0) {
+    const int n = o->depth - c0 < ROW ? o->depth - c0 : ROW;
+    int i, rc, err = 0;
+    rc = mode == EM85_ELEMENTWISE_MODE_LRELU ? leaky_run(s, a, y, x, c0, n, g_a) : operand_run(s, a, y, x, c0, n, g_a);
+    if (rc) return rc;
+    if (b != NULL && (rc = operand_run(s, b, y, x, c0, n, g_b))) return rc;
+    for (i = 0; i < n; i++) {
+        int64_t v = element(s, mode, g_a[i], b != NULL ? g_b[i] : 0, o->round_mode, &err);
+        if (err) return err;
+        if ((v < -((int64_t)1 << (acc->bits - 1)) || v >= ((int64_t)1 << (acc->bits - 1))) &&
+            (rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc->bits)))
+            return rc;
+        g_a[i] = em_scale_inline(s, v, scale, shift_, o->round_mode, &err);
+        if (err) return err;
+    }
+    em_store_run(o, y, x, c0, n, g_a);
+    return 0;
 }
 
 int em85_op_elementwise(em_state *s, unsigned mode) {
@@ -221,18 +250,9 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
         (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift_)) || (rc = needs_32bit_ifm(s, mode, &a)) ||
         (rc = alpha_scale(s, mode)))
         return rc;
-    for (y = 0; y < o.height; y++) {
-        for (x = 0; x < o.width; x++) {
-            for (c = 0; c < o.depth; c++) {
-                int err = 0;
-                int64_t v = value_at(s, mode, &a, &b, o.round_mode, y, x, c, &err);
-                if (err) return err;
-                if ((rc = em85_acc_check(s, "NPU_OP_ELEMENTWISE", v, acc.bits))) return rc;
-                v = em_scale(s, v, scale, shift_, o.round_mode, &err);
-                if (err) return err;
-                em_store(&o, y, x, c, v);
-            }
-        }
-    }
+    for (y = 0; y < o.height; y++)
+        for (x = 0; x < o.width; x++)
+            for (c = 0; c < o.depth; c += ROW)
+                if ((rc = row(s, mode, &o, &a, binary ? &b : NULL, &acc, scale, shift_, y, x, c))) return rc;
     return 0;
 }

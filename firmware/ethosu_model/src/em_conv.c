@@ -17,7 +17,7 @@
 #ifndef ETHOSU_MODEL_PATCH_CAPACITY
 #define ETHOSU_MODEL_PATCH_CAPACITY 32768u /* int16 elements: IFM patches of the positions in flight */
 #endif
-#define CONV_POSITIONS 4
+#define CONV_POSITIONS EM_DOT_ROWS
 #define INT32_LIMIT 2147483647
 
 static int16_t g_weights[ETHOSU_MODEL_WEIGHT_CAPACITY];
@@ -39,7 +39,7 @@ typedef struct conv_job {
     int keep, output;        /* U85: start from the kept accumulator; write the OFM (else keep it) */
     int64_t acc_lo, acc_hi;  /* the accumulator's range (int64 where it is not checked) */
     em_kernel k;             /* the weights; k.ofm_lo/ofm_hi the channels decoded in g_weights */
-    em_weight_streams w;     /* U85: the weight decoders' streams */
+    em_weight_streams w;     /* the weight streams (U55/U65: of the cores; U85: of the decoders) */
     int c0, c1;              /* the output channels computed now: k.ofm_lo, k.ofm_hi */
     em85_acc acc;            /* U85: ACC_FORMAT (output 1 elsewhere) */
 } conv_job;
@@ -67,16 +67,12 @@ static int keep_position(conv_job *j, int oy, int ox, const int64_t *acc) {
 /* Channels j->c0..c1-1 of acc (indexed by channel). */
 static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
     const em_out *o = &j->o;
-    const em_fmap *f = &o->fm;
     const int32_t *mult = j->s->mult;
     const uint8_t *shift = j->s->shift;
     const int c0 = j->c0, c1 = j->c1;
     const unsigned mode = o->round_mode;
-    const int64_t stride_c = f->stride_c; /* locals: byte stores below may alias anything */
-    uint8_t *run;
     int c;
     if (!j->output) return keep_position(j, oy, ox, acc);
-    run = em_fm_run(f, oy, ox, c1);
     for (c = c0; c < c1; c++) {
         if (acc[c] < j->acc_lo || acc[c] > j->acc_hi)
             return em85_acc_check(j->s, j->depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV", acc[c], j->acc_bits);
@@ -86,17 +82,7 @@ static int store_position(conv_job *j, int oy, int ox, int64_t *acc) {
             if (err) return err;
         }
     }
-    em_out_values(o, acc + c0, c1 - c0);
-    if (run == NULL) {
-        for (c = c0; c < c1; c++) em_fm_write(f, oy, ox, c, acc[c]);
-    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) { /* NHWC: channels contiguous (not a U85
-                                                                   transposed OFM view) */
-        for (c = c0; c < c1; c++) run[c] = (uint8_t)acc[c];
-    } else if (f->bytes == 1 && f->nhcwb16) {
-        for (c = c0; c < c1; c++) run[(c >> 4) * stride_c + (c & 15)] = (uint8_t)acc[c];
-    } else {
-        for (c = c0; c < c1; c++) em_fm_put(f, run + em_fm_coff(f, c), acc[c]);
-    }
+    em_store_run(o, oy, ox, c0, c1 - c0, acc + c0);
     return 0;
 }
 
@@ -138,32 +124,6 @@ static void gather_patch(const conv_job *j, int oy, int ox, int16_t *patch) {
     }
 }
 
-/* The int16 dot products of weight row w with `positions` patches (stride apart), each added
-   to its int64 sum in int32 chunks of j->chunk products. */
-static void dot_rows(const conv_job *j, const int16_t *w, const int16_t *patches, int positions, int64_t *sums) {
-    int n = j->patch, start, k, p;
-    for (start = 0; start < n; start += j->chunk) {
-        int len = n - start < j->chunk ? n - start : j->chunk;
-        const int16_t *ws = w + start, *p0 = patches + start;
-        if (positions == CONV_POSITIONS) {
-            const int16_t *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (k = 0; k < len; k++) {
-                int32_t x = ws[k];
-                s0 += x * p0[k]; s1 += x * p1[k]; s2 += x * p2[k]; s3 += x * p3[k];
-            }
-            sums[0] += s0; sums[1] += s1; sums[2] += s2; sums[3] += s3;
-        } else {
-            for (p = 0; p < positions; p++) {
-                const int16_t *pp = p0 + (size_t)p * n;
-                int32_t s0 = 0;
-                for (k = 0; k < len; k++) s0 += (int32_t)ws[k] * pp[k];
-                sums[p] += s0;
-            }
-        }
-    }
-}
-
 /* CONV: `positions` consecutive output columns from ox0 of row oy. */
 static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     int p, c;
@@ -171,7 +131,7 @@ static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     for (p = 0; p < positions; p++) gather_patch(j, oy, ox0 + p, g_patch + (size_t)p * j->patch);
     for (c = j->c0; c < j->c1; c++) {
         for (p = 0; p < positions; p++) sums[p] = acc_start(j, oy, ox0 + p, c);
-        dot_rows(j, g_weights + (size_t)(c - j->c0) * j->patch, g_patch, positions, sums);
+        em_dot16(g_weights + (size_t)(c - j->c0) * j->patch, g_patch, j->patch, positions, j->chunk, sums);
         for (p = 0; p < positions; p++) g_acc[p][c] = sums[p];
     }
     for (p = 0; p < positions; p++) {
@@ -245,8 +205,7 @@ static int32_t max_abs_weight(size_t count) {
     return m;
 }
 
-/* The largest |IFM - zero point| of an 8-bit IFM; 0 when the IFM is not 8-bit. */
-static int32_t max_abs_input(const em_fmap *in) {
+int32_t em_max_abs_input(const em_fmap *in) {
     int32_t lo = in->is_signed ? -128 : 0, hi = in->is_signed ? 127 : 255;
     int32_t a = lo - in->zero_point, b = hi - in->zero_point;
     if (in->bytes != 1) return 0;
@@ -255,9 +214,14 @@ static int32_t max_abs_input(const em_fmap *in) {
     return a > b ? a : b;
 }
 
+int16_t *em_dense_buffer(void) {
+    em_weights_forget();
+    return g_weights;
+}
+
 /* 1 when the patch path applies; sets j->chunk. */
 static int patch_path(conv_job *j, int32_t max_w) {
-    int32_t max_in = max_abs_input(&j->in);
+    int32_t max_in = em_max_abs_input(&j->in);
     int64_t product = (int64_t)max_in * max_w;
     if (max_in == 0 || max_in > 32767 || (size_t)j->patch > ETHOSU_MODEL_PATCH_CAPACITY) return 0;
     j->chunk = product == 0 ? j->patch + 1 : (int)(INT32_LIMIT / product);
@@ -312,6 +276,7 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     k->ofm_depth = j->o.depth; k->ifm_depth = j->ifm_depth; k->depthwise = depthwise; k->part_kernel = j->g.part_kernel;
     k->ifm_bits = j->in.bytes * 8;
     k->ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
+    if ((rc = em_weight_streams_u55(s, j->o.depth, &j->w))) return rc;
     return em_load_scales(s, j->o.depth);
 }
 
@@ -329,12 +294,25 @@ static int channels_per_block(conv_job *j) {
     return (int)(fit > 16 ? fit - fit % 16 : fit);
 }
 
-/* The weights of channels [c0, c1) into g_weights. */
+/* The weights of channels [c0, c1) into g_weights (those already there when the last decode
+   was of the same weights, em_weight_reuse.c). */
 static int decode_block(conv_job *j, int c0, int c1) {
+    em_weight_key key;
+    int rc;
     j->c0 = j->k.ofm_lo = c0;
     j->c1 = j->k.ofm_hi = c1;
-    if (j->s->arch == 85) return em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, g_weights);
-    return em_decode_weights(j->s, &j->k, g_weights);
+    memset(&key, 0, sizeof(key));
+    key.arch = j->s->arch;
+    key.macs = j->s->macs;
+    key.cores = j->s->cores;
+    key.k = j->k;
+    key.w = j->w;
+    if (em_weights_reusable(&key)) return 0;
+    em_weights_forget();
+    if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, g_weights);
+    else rc = em_decode_weights(j->s, &j->k, &j->w, g_weights);
+    if (rc == 0) em_weights_decoded(&key);
+    return rc;
 }
 
 /* Every output position of channels [j->c0, j->c1). */

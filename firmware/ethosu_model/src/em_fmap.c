@@ -230,12 +230,51 @@ int em_load_fmap(em_state *s, int which, em_fmap *f) { return load_fmap(s, which
 
 int em85_load_fmap_b64(em_state *s, int which, em_fmap *f) { return load_fmap(s, which, f, 1); }
 
+/* The channel run at (y, x) when channels 0..c0+n-1 lie inside the region, else NULL. */
+static const uint8_t *run_of(const em_fmap *f, int y, int x, int c0, int n) { return em_fm_run(f, y, x, c0 + n); }
+
+void em_fm_read_run(const em_fmap *f, int y, int x, int c0, int n, int64_t *out) {
+    const uint8_t *run = run_of(f, y, x, c0, n);
+    int i;
+    if (run == NULL) {
+        for (i = 0; i < n; i++) out[i] = em_fm_read(f, y, x, c0 + i);
+    } else if (f->bytes == 1 && !f->nhcwb16 && f->stride_c == 1) { /* NHWC int8/uint8: contiguous */
+        run += c0;
+        if (f->is_signed) for (i = 0; i < n; i++) out[i] = (int8_t)run[i];
+        else for (i = 0; i < n; i++) out[i] = run[i];
+    } else if (f->bytes == 1 && f->nhcwb16) {
+        for (i = 0; i < n; i++) {
+            int c = c0 + i;
+            out[i] = f->is_signed ? (int8_t)run[(c >> 4) * f->stride_c + (c & 15)] : run[(c >> 4) * f->stride_c + (c & 15)];
+        }
+    } else {
+        for (i = 0; i < n; i++) out[i] = em_fm_get(f, run + em_fm_coff(f, c0 + i));
+    }
+}
+
+void em_fm_write_run(const em_fmap *f, int y, int x, int c0, int n, const int64_t *values) {
+    uint8_t *run = (uint8_t *)(uintptr_t)run_of(f, y, x, c0, n);
+    const int64_t stride_c = f->stride_c; /* a local: the byte stores below may alias anything */
+    int i;
+    if (run == NULL) {
+        for (i = 0; i < n; i++) em_fm_write(f, y, x, c0 + i, values[i]);
+    } else if (f->bytes == 1 && !f->nhcwb16 && stride_c == 1) {
+        run += c0;
+        for (i = 0; i < n; i++) run[i] = (uint8_t)values[i];
+    } else if (f->bytes == 1 && f->nhcwb16) {
+        for (i = 0; i < n; i++) run[((c0 + i) >> 4) * stride_c + ((c0 + i) & 15)] = (uint8_t)values[i];
+    } else {
+        for (i = 0; i < n; i++) em_fm_put(f, run + em_fm_coff(f, c0 + i), values[i]);
+    }
+}
+
 /* An IFM's rows past HEIGHT0 come from tile 2 (BASE2). In a rolling buffer tile 2 holds the rows
    that wrapped to the buffer's start, so the bands of rows of tile 0 and tile 2 lie apart. Bands
    that overlap read one byte as two rows. Vela 5.1.0 writes that for the first feed-forward
    layer of a Conformer on U55-128 (and for its feed-forward block alone on a 10 x 99 x 16
-   input, tests/vnpu/vnpu_cases_geometry.py feed_forward_990): regor's RewriteFullyConnected (graphir_optimiser.cpp:818-838) gives the batched
-   fully connected layer's IFM the shape 1 x 15 x 66 (990 rows: w = 66, the first divisor from
+   input, tests/vnpu/vnpu_cases_geometry.py feed_forward_990): regor's RewriteFullyConnected
+   (graphir_optimiser.cpp:818-838) gives the batched fully connected layer's IFM the shape
+   1 x 15 x 66 (990 rows: w = 66, the first divisor from
    max(990 / 16, sqrt(990))), while the command's OFM stays 990 x 1: its IFM registers say 15
    rows (HEIGHT0_M1 14, STRIDE_Y 66 rows, WIDTH0 1, PAD_BOTTOM 207), and rows 15..782 come from
    BASE2 0, over other tensors. What the NPU reads there is no value of the model's: it stops. */

@@ -222,6 +222,12 @@ static inline void em_fm_write(const em_fmap *f, int y, int x, int c, int64_t v)
     if (p != NULL) em_fm_put(f, p, v);
 }
 
+/* Runs of channels (em_fmap.c): channels c0..c0+n-1 of (y, x) read as em_fm_read reads each
+   (0, and the fault recorded, for one outside the region), or written as em_fm_write writes
+   each; one bounds check per run where the run lies inside the region. */
+void em_fm_read_run(const em_fmap *f, int y, int x, int c0, int n, int64_t *out);
+void em_fm_write_run(const em_fmap *f, int y, int x, int c0, int n, const int64_t *values);
+
 /* Feature maps from the registers (em_fmap.c): 0 = IFM, 1 = IFM2, 2 = OFM. Returns 0 or an
    error code. */
 int em_load_fmap(em_state *s, int which, em_fmap *f);
@@ -277,6 +283,13 @@ static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigne
     return 1;
 }
 
+/* em_scale with its int64 fast path inline (the common case of a per-element loop). */
+static inline int64_t em_scale_inline(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
+    int64_t out;
+    if (em_scale_fast(value, scale, shift, mode, &out)) return out;
+    return em_scale(s, value, scale, shift, mode, err);
+}
+
 /* Weights (em_weight_order.c: U55/U65; em85_weight_order.c: U85; the codecs behind them in
    em_weight_codecs.h). */
 typedef struct em_kernel {
@@ -305,18 +318,24 @@ static inline int64_t em_dense_at(const em_kernel *k, int o, int wy, int wx, int
     if (k->depthwise) return ((int64_t)wy * k->kw + wx) * (k->ofm_hi - k->ofm_lo) + o;
     return (((int64_t)o * k->kh + wy) * k->kw + wx) * k->ifm_depth + i;
 }
-/* Decodes the weight streams of the current command, channels [k->ofm_lo, k->ofm_hi), into
-   dense [o - ofm_lo][ky][kx][i], or [ky][kx][o - ofm_lo] for depthwise (channels contiguous per
-   tap); at most ETHOSU_MODEL_WEIGHT_CAPACITY weights. Returns 0 or an error code. */
-int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense);
-
-/* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
-   em_u85_weight_decoders(macs) of them; FWD: the first only) decoded into the same dense
-   layout as em_decode_weights. `macs` is the configuration's total (128..2048). */
+/* The weight streams of a command (U55/U65: one per core; U85: one per weight decoder, or one
+   FWD stream); NULL where a core or decoder has none. */
 typedef struct em_weight_streams {
     const uint8_t *data[4];
     uint32_t length[4];
 } em_weight_streams;
+/* U55/U65: the streams at WEIGHT_BASE/WEIGHT1_BASE of the cores that own one of `ofm_depth`
+   channels. Returns 0 or an error code. */
+int em_weight_streams_u55(em_state *s, int ofm_depth, em_weight_streams *w);
+/* Decodes the U55/U65 weight streams `w` of the current command, channels [k->ofm_lo,
+   k->ofm_hi), into dense [o - ofm_lo][ky][kx][i], or [ky][kx][o - ofm_lo] for depthwise
+   (channels contiguous per tap); at most ETHOSU_MODEL_WEIGHT_CAPACITY weights. Returns 0 or an
+   error code. */
+int em_decode_weights(em_state *s, const em_kernel *k, const em_weight_streams *w, int16_t *dense);
+
+/* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
+   em_u85_weight_decoders(macs) of them; FWD: the first only) decoded into the same dense
+   layout as em_decode_weights. `macs` is the configuration's total (128..2048). */
 int em_u85_weight_decoders(int macs);
 int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_weight_streams *w, int16_t *dense);
 /* Ethos-U85 scale records (one stream at SCALE_BASE, channel order): 10 bytes, Acc32 (int32
@@ -374,6 +393,8 @@ int64_t em_out_value(const em_out *o, int64_t scaled);
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
 /* em_out_value of each of `count` values, in place. */
 void em_out_values(const em_out *o, int64_t *values, int count);
+/* em_store of channels c0..c0+n-1 of (y, x) from scaled[0..n-1] (turned into OFM values in place). */
+void em_store_run(const em_out *o, int y, int x, int c0, int n, int64_t *scaled);
 /* Kernel, stride, dilation, padding and upscale registers of the current command. */
 int em_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* Stops when an IFM's tile 0 and tile 2 row bands overlap (em_fmap.c: a stream that reads one
@@ -458,6 +479,37 @@ int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int 
                        int *count);
 /* The average the NPU computes itself: sum / count as TOSA AVG_POOL2D (reciprocal_scale). */
 int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int *err);
+
+/* Reuse of decoded weights (em_weight_reuse.c): the dense weights a command decoded stay valid
+   for a later command with the same kernel, channels, configuration and weight streams, byte for
+   byte (Vela splits one operation into commands that share a stream). The streams are kept to
+   compare in ETHOSU_MODEL_WEIGHT_REUSE_BYTES (0: no reuse, the firmware default). */
+#ifndef ETHOSU_MODEL_WEIGHT_REUSE_BYTES
+#define ETHOSU_MODEL_WEIGHT_REUSE_BYTES 0u
+#endif
+typedef struct em_weight_key {
+    int arch, macs, cores;
+    em_kernel k;
+    em_weight_streams w;
+} em_weight_key;
+/* 1 when the dense buffer holds the weights `key` decodes to. */
+int em_weights_reusable(const em_weight_key *key);
+/* The dense buffer now holds the weights of `key` (forgotten when its streams do not fit). */
+void em_weights_decoded(const em_weight_key *key);
+/* The dense buffer is about to hold something else. */
+void em_weights_forget(void);
+
+/* Dot products (em_dot.c): row `a` with `count` (at most EM_DOT_ROWS) rows of `n` int16 each,
+   consecutive from `rows`, each added to its sums[r]; partial sums are int32 over `chunk`
+   products, which the caller sizes so that they cannot overflow. */
+#define EM_DOT_ROWS 4
+void em_dot16(const int16_t *a, const int16_t *rows, int n, int count, int chunk, int64_t *sums);
+
+/* The int16 buffer of one command's dense operand (em_conv.c: the decoded weights; a U85 MatMul's
+   IFM2), ETHOSU_MODEL_WEIGHT_CAPACITY elements, valid until the next operation. */
+int16_t *em_dense_buffer(void);
+/* The largest |value - zero point| an 8-bit feature map holds; 0 for wider maps. */
+int32_t em_max_abs_input(const em_fmap *in);
 
 /* Operations (em_conv.c, em_pool.c, em_elementwise.c). */
 int em_op_conv(em_state *s, int depthwise);

@@ -139,6 +139,11 @@ void em_out_values(const em_out *o, int64_t *values, int count) {
     for (i = 0; i < count; i++) values[i] = em_out_value(o, values[i]);
 }
 
+void em_store_run(const em_out *o, int y, int x, int c0, int n, int64_t *scaled) {
+    em_out_values(o, scaled, n);
+    em_fm_write_run(&o->fm, y, x, c0, n, scaled);
+}
+
 /* --- kernel geometry --- */
 
 int em_load_geom(em_state *s, const em_out *o, em_geom *g) {

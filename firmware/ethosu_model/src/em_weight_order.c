@@ -60,7 +60,21 @@ static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core
     return 0;
 }
 
-int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense) {
+int em_weight_streams_u55(em_state *s, int ofm_depth, em_weight_streams *w) {
+    unsigned region = EM_F_NPU_SET_WEIGHT_REGION_PARAM(EM_R0(s, NPU_SET_WEIGHT_REGION));
+    int core;
+    memset(w, 0, sizeof(*w));
+    for (core = 0; core < s->cores && core < ofm_depth; core++) {
+        uint64_t base = core ? EM_D1(s, NPU_SET_WEIGHT1_BASE) : EM_D1(s, NPU_SET_WEIGHT_BASE);
+        uint64_t length = core ? EM_D1(s, NPU_SET_WEIGHT1_LENGTH) : EM_D1(s, NPU_SET_WEIGHT_LENGTH);
+        w->data[core] = em_address(s, region, base, length, "weight stream");
+        if (w->data[core] == NULL) return s->status->code;
+        w->length[core] = (uint32_t)length;
+    }
+    return 0;
+}
+
+int em_decode_weights(em_state *s, const em_kernel *k, const em_weight_streams *w, int16_t *dense) {
     int core;
     size_t total = (size_t)(k->ofm_hi - k->ofm_lo) * em_weights_per_channel(k);
     if (total > ETHOSU_MODEL_WEIGHT_CAPACITY)
@@ -68,13 +82,7 @@ int em_decode_weights(em_state *s, const em_kernel *k, int16_t *dense) {
                        (unsigned)total, (unsigned)ETHOSU_MODEL_WEIGHT_CAPACITY);
     memset(dense, 0, total * sizeof(int16_t));
     for (core = 0; core < s->cores && core < k->ofm_depth; core++) {
-        unsigned region = EM_F_NPU_SET_WEIGHT_REGION_PARAM(EM_R0(s, NPU_SET_WEIGHT_REGION));
-        uint64_t base = core ? EM_D1(s, NPU_SET_WEIGHT1_BASE) : EM_D1(s, NPU_SET_WEIGHT_BASE);
-        uint64_t length = core ? EM_D1(s, NPU_SET_WEIGHT1_LENGTH) : EM_D1(s, NPU_SET_WEIGHT_LENGTH);
-        const uint8_t *stream = em_address(s, region, base, length, "weight stream");
-        int rc;
-        if (stream == NULL) return s->status->code;
-        rc = order_stream(s, k, em_mlw_open(stream, (uint32_t)length), core, dense);
+        int rc = order_stream(s, k, em_mlw_open(w->data[core], w->length[core]), core, dense);
         if (rc) return rc;
     }
     return 0;
