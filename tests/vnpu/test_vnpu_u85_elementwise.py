@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from vnpu_stream85 import Elementwise85, Stream85, enum, run85
-from vnpu_support import U85_TARGETS, needs_toolchain
+from vnpu_support import needs_toolchain, u85_cases
 from vnpu_tosa_graphs import U85_GRAPHS, assert_exact_and_listed, compile_graph, logical_right_shift
 
 from orchestrator.errors import OrchestratorError
@@ -28,9 +28,7 @@ from orchestrator.vnpu.execute import Npu, run_program
 DEFAULT_TARGET = "ethos-u85-128"
 MODE_OF = {"clz": "CLZ", "lsr_tensor": "LSR", "shl_tensor": "SHL", "asr_tensor": "SHR"}
 
-GRAPH_CASES = [pytest.param(name, target, id=f"{name}-{target}",
-                            marks=[] if target == DEFAULT_TARGET else [pytest.mark.sweep])
-               for name in U85_GRAPHS for target in U85_TARGETS]
+GRAPH_CASES = u85_cases(list(U85_GRAPHS), DEFAULT_TARGET)
 
 
 @pytest.mark.slow
