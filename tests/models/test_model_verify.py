@@ -1,13 +1,23 @@
-"""Upstream's MLPerf Tiny models by name through `invoke verify` (compile with ExecuTorch and
-Vela, every NPU partition on the functional model against the TOSA reference model): no
-sources and no extra packages needed. One model by default (CI), the four on U55-128 and
-U85-128 (and U65-256) with -m sweep."""
+"""Upstream's Ethos-U model suite through `invoke verify` (compile with ExecuTorch and Vela,
+every NPU partition on the functional model against the TOSA reference model): no sources
+needed. One MLPerf Tiny model by default (CI); with -m sweep the offline tier, every model of
+the peer matrix's host lanes (examples/regress/peers.toml: by upstream name, seeded random
+weights where upstream's have pretrained ones) plus the model files of upstream's tests that
+examples/models does not name (models.toml [model_files]), on U55-128 and U85-128 (the MLPerf
+Tiny four on U65-256 too). Each is expected exact unless models.toml's `known` says where it
+stops (a strict xfail: the day it passes, the data must say so).
+
+torchvision's and torchaudio's C extensions do not load with this machine's CPU torch: the
+models that import them are loaded through test helpers (torchvision_without_c_ops,
+torchaudio_models_by_path), never by the tool itself. Compiles are cached in
+$ETHOSU_ORCH_TEST_VNPU_SCRATCH when set (a fixed directory makes re-runs cheap)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,22 +25,34 @@ import pytest
 from orchestrator._toml import load_toml
 from orchestrator.aot.model_catalogue import MODELS_PATH
 from orchestrator.commands.verify import verify_command
+from orchestrator.options.compile import CompileChoices
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV, scratch
 
+sys.path.insert(0, str(Path(__file__).parent))   # this folder's test helpers
+from torchaudio_models_by_path import install_torchaudio_models_by_path  # noqa: E402
+from torchvision_without_c_ops import import_torchvision_models_without_c_ops  # noqa: E402
+
 MLPERF_TINY = ("deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "resnet8")
-SWEEP_TARGETS = ("ethos-u55-128", "ethos-u65-256", "ethos-u85-128")
+SWEEP_TARGETS = ("ethos-u55-128", "ethos-u85-128")
+MLPERF_TINY_TARGETS = ("ethos-u65-256",)     # the four also on U65 (upstream tests no U65)
+REPO = Path(__file__).resolve().parents[2]
+PEERS = REPO / "examples" / "regress" / "peers.toml"
+RANDOM_OPTION = "random"                     # peers.toml's option: seeded random weights
 SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"   # the NPU-model tests' compile cache
 
 
 def _verify(model: str, target: str, monkeypatch: pytest.MonkeyPatch,
-            capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+            capsys: pytest.CaptureFixture[str], random_weights: bool = False
+            ) -> dict[str, object]:
     for module in ("torch", "executorch.backends.arm", "tosa_reference_model"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{module} not installed (pip install -e '.[aot]')")
     root = os.environ.get(SCRATCH_VARIABLE)
     monkeypatch.setenv(SCRATCH_ENV, str(scratch(Path(root) if root else None).ensure().root))
-    code = verify_command(VerifyTask(model=model, target=target), json=True)
+    task = VerifyTask(model=model, target=target,
+                      choices=CompileChoices(random_weights=random_weights))
+    code = verify_command(task, json=True)
     document: dict[str, object] = json.loads(capsys.readouterr().out)
     assert code == 0, document
     return document
@@ -52,36 +74,69 @@ def test_mlperf_tiny_autoencoder_by_name_is_exact_on_u85(monkeypatch, capsys):
     _assert_exact_and_recorded(document, "deep_autoencoder")
 
 
+def _known(table: dict[str, object], target: str) -> str:
+    known = table.get("known", {})
+    assert isinstance(known, dict)
+    return str(known.get(target.rsplit("-", 1)[0], "not tried"))
+
+
+def _case(model: str, target: str, known: str, random_weights: bool) -> object:
+    marks = () if known.startswith("exact") else (
+        pytest.mark.xfail(reason=f"models.toml: {known}", strict=True),)
+    return pytest.param(model, target, random_weights, marks=marks,
+                        id=f"{Path(model).name}-{target}")
+
+
+def offline_tier() -> list[tuple[str, bool]]:
+    """(upstream name, random weights) of every model on the peer matrix's verify lanes; a
+    name a model file stands for (models.toml [model_files] stands_for: the same network as
+    upstream's test builds it) is swept through that file instead."""
+    lanes = load_toml(PEERS)["lanes"]
+    tier: dict[str, bool] = {}
+    for lane in lanes:
+        if lane.get("mode") == "verify":
+            for model in lane["models"]:
+                tier[model] = RANDOM_OPTION in lane.get("options", [])
+    return list(tier.items())
+
+
 def _cases() -> list[object]:
-    """Every (model, target), expected exact unless models.toml's `known` says where it
-    stops (then a strict xfail: the day it passes, the data must say so)."""
-    data = load_toml(MODELS_PATH)["upstream"]
+    data = load_toml(MODELS_PATH)
+    files = data.get("model_files", {})
+    stood_for = {entry["stands_for"] for entry in files.values() if "stands_for" in entry}
     cases: list[object] = []
-    for model in MLPERF_TINY:
-        for target in SWEEP_TARGETS:
-            known = data[model].get("known", {}).get(target.rsplit("-", 1)[0], "not tried")
-            marks = () if known.startswith("exact") else (
-                pytest.mark.xfail(reason=f"models.toml: {known}", strict=True),)
-            cases.append(pytest.param(model, target, marks=marks, id=f"{model}-{target}"))
+    for model, random_weights in offline_tier():
+        if model in stood_for:
+            continue
+        targets = SWEEP_TARGETS + (MLPERF_TINY_TARGETS if model in MLPERF_TINY else ())
+        cases += [_case(model, target, _known(data["upstream"][model], target), random_weights)
+                  for target in targets]
+    for entry in files.values():
+        cases += [_case(str(REPO / entry["file"]), target, _known(entry, target), False)
+                  for target in SWEEP_TARGETS]
     return cases
 
 
-@pytest.mark.slow
-@pytest.mark.sweep
-@pytest.mark.parametrize(("model", "target"), _cases())
-def test_mlperf_tiny_by_name_is_exact(model, target, monkeypatch, capsys):
-    _assert_exact_and_recorded(_verify(model, target, monkeypatch, capsys), model)
+def _imports_for(model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test helpers an upstream model's packages need on this machine (see the module
+    doc; the model files load theirs themselves)."""
+    packages = set(load_toml(MODELS_PATH)["upstream"].get(model, {}).get("packages", []))
+    if packages & {"torchvision", "timm"}:
+        import_torchvision_models_without_c_ops()
+    if "torchaudio" in packages:
+        install_torchaudio_models_by_path(monkeypatch)
 
 
 @pytest.mark.slow
 @pytest.mark.sweep
-@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-128"])
-def test_lstm_nested_inputs_by_name_are_exact(target, monkeypatch, capsys):
-    """The quantizable LSTM takes (x, (h0, c0)): flattened for the device in the program's
-    order. About 9 minutes of compile each on the shared machine, so a sweep case."""
-    document = _verify("lstm", target, monkeypatch, capsys)
+@pytest.mark.parametrize(("model", "target", "random_weights"), _cases())
+def test_offline_tier_is_exact(model, target, random_weights, monkeypatch, capsys):
+    _imports_for(model, monkeypatch)
+    document = _verify(model, target, monkeypatch, capsys, random_weights)
     assert document["exact"] is True and document["departures"] == []
     assert document["write_findings"] == []
     source = document["model_source"]
     assert isinstance(source, dict)
-    assert (source["name"], source["seed"], source["weights"]) == ("lstm", 0, "seeded")
+    if source["kind"] == "upstream":
+        assert (source["name"], source["seed"]) == (model, 0)
+        assert source["weights"] == ("random" if random_weights else "seeded")

@@ -33,6 +33,8 @@ typedef struct operand {
     int64_t scale;
     int shift;
     unsigned round;
+    int tabled;         /* an 8-bit map: table[byte] is the operand value of each byte */
+    int64_t table[256];
 } operand;
 
 static unsigned ifm_round(unsigned field) {
@@ -67,23 +69,26 @@ static int load_operand(em_state *s, int which, uint64_t broadcast, uint64_t sca
     return em_load_fmap(s, which, &p->fm);
 }
 
-/* Channels c0..c0+n-1 of the operand at (y, x) with its zero point removed, into out. */
-static void operand_raw_run(const operand *p, int y, int x, int c0, int n, int64_t *out) {
+/* Channels c0..c0+n-1 of the operand at (y, x) as stored, into out. */
+static void operand_read_run(const operand *p, int y, int x, int c0, int n, int64_t *out) {
     int i;
     if (p->scalar) for (i = 0; i < n; i++) out[i] = p->scalar_value;
     else if (p->bc) {
         int64_t v = em_fm_read(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, 0);
         for (i = 0; i < n; i++) out[i] = v;
     } else em_fm_read_run(&p->fm, p->bh ? 0 : y, p->bw ? 0 : x, c0, n, out);
-    for (i = 0; i < n; i++) out[i] -= p->fm.zero_point;
 }
 
 /* Channels c0..c0+n-1 of the operand at (y, x) with its zero point removed and its scale
    applied, into out. */
 static int operand_run(em_state *s, const operand *p, int y, int x, int c0, int n, int64_t *out) {
     int i, err = 0;
-    operand_raw_run(p, y, x, c0, n, out);
-    for (i = 0; i < n && !err; i++) out[i] = em_scale_inline(s, out[i], p->scale, p->shift, p->round, &err);
+    operand_read_run(p, y, x, c0, n, out);
+    if (p->tabled) {
+        for (i = 0; i < n; i++) out[i] = p->table[(uint8_t)out[i]];
+        return 0;
+    }
+    for (i = 0; i < n && !err; i++) out[i] = em_scale_inline(s, out[i] - p->fm.zero_point, p->scale, p->shift, p->round, &err);
     return err;
 }
 
@@ -94,11 +99,29 @@ static int leaky_run(em_state *s, const operand *a, int y, int x, int c0, int n,
     int64_t alpha_scale = (int64_t)EM85_F_NPU_SET_IFM_SCALE_SCALE(alpha);
     int alpha_shift = (int)EM85_F_NPU_SET_IFM_SCALE_SHIFT(alpha), i, err = 0;
     unsigned alpha_round = ifm_round(EM85_F_NPU_SET_IFM_SCALE_ROUND_MODE(alpha));
-    operand_raw_run(a, y, x, c0, n, out);
-    for (i = 0; i < n && !err; i++)
-        out[i] = out[i] >= 0 ? em_scale_inline(s, out[i], a->scale, a->shift, a->round, &err)
-                             : em_scale_inline(s, out[i], alpha_scale, alpha_shift, alpha_round, &err);
+    operand_read_run(a, y, x, c0, n, out);
+    for (i = 0; i < n && !err; i++) {
+        int64_t v = out[i] - a->fm.zero_point;
+        out[i] = v >= 0 ? em_scale_inline(s, v, a->scale, a->shift, a->round, &err)
+                        : em_scale_inline(s, v, alpha_scale, alpha_shift, alpha_round, &err);
+    }
     return err;
+}
+
+/* The operand value of every byte of an 8-bit map, once per operation (not for a failing
+   scale: the element loop then meets the failure where the operation does, and the run's status
+   is kept as it was). */
+static void tabulate(em_state *s, operand *p) {
+    const ethosu_model_status kept = *s->status;
+    int v, err = 0;
+    p->tabled = 0;
+    if (p->scalar || p->fm.bytes != 1) return;
+    for (v = 0; v < 256 && !err; v++) {
+        int64_t raw = p->fm.is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+        p->table[v] = em_scale_inline(s, raw - p->fm.zero_point, p->scale, p->shift, p->round, &err);
+    }
+    if (err) *s->status = kept;
+    else p->tabled = 1;
 }
 
 /* What a mode computes, by kind; 0: not modelled. */
@@ -250,6 +273,8 @@ int em85_op_elementwise(em_state *s, unsigned mode) {
         (rc = em85_global_scale(s, "NPU_OP_ELEMENTWISE", &scale, &shift_)) || (rc = needs_32bit_ifm(s, mode, &a)) ||
         (rc = alpha_scale(s, mode)))
         return rc;
+    tabulate(s, &a);
+    if (binary) tabulate(s, &b);
     for (y = 0; y < o.height; y++)
         for (x = 0; x < o.width; x++)
             for (c = 0; c < o.depth; c += ROW)

@@ -116,11 +116,45 @@ static int stage_transpose(em_state *s, em_out *o, unsigned transpose) {
     return 0;
 }
 
+/* The staged OFM stored without per-element checks when the stored map is NHWC in one tile and
+   every element lands inside the region: op element (y, x, c) then goes to tile 0 + y * d[H] +
+   x * d[W] + c * d[C], d being the stride of the stored axis that holds each op axis. 0 when
+   that does not hold (the checked loop below then stores it). */
+static int store_unchecked(const uint8_t *staging, const em85_staged *st) {
+    const em_fmap *f = &st->stored;
+    const int dims[3] = {st->height, st->width, st->depth}, bytes = f->bytes;
+    int64_t d[3], low = 0, high = bytes, at;
+    int axis, y, x, c;
+    if (f->nhcwb16 || dims[st->held[AXIS_H]] > f->height0 || dims[st->held[AXIS_W]] > f->width0) return 0;
+    d[st->held[AXIS_H]] = f->stride_y;
+    d[st->held[AXIS_W]] = f->stride_x;
+    d[st->held[AXIS_C]] = f->stride_c;
+    for (axis = 0; axis < 3; axis++) {
+        int64_t span = (int64_t)(dims[axis] - 1) * d[axis];
+        if (span < 0) low += span;
+        else high += span;
+    }
+    at = (int64_t)(f->tile[0] - f->lo);
+    if (at + low < 0 || at + high > (int64_t)(f->hi - f->lo)) return 0;
+    for (y = 0; y < dims[AXIS_H]; y++)
+        for (x = 0; x < dims[AXIS_W]; x++) {
+            uint8_t *to = f->tile[0] + y * d[AXIS_H] + x * d[AXIS_W];
+            if (bytes == 1) {
+                for (c = 0; c < dims[AXIS_C]; c++) to[c * d[AXIS_C]] = staging[c];
+            } else {
+                for (c = 0; c < dims[AXIS_C]; c++) memcpy(to + c * d[AXIS_C], staging + (size_t)c * bytes, (size_t)bytes);
+            }
+            staging += (size_t)dims[AXIS_C] * bytes;
+        }
+    return 1;
+}
+
 void em85_store_transposed(em_state *s) {
     em85_staged *st = &s->staged;
     int at[3], y, x, c;
     if (!st->active) return;
     st->active = 0;
+    if (store_unchecked(s->staging, st)) return;
     for (y = 0; y < st->height; y++)
         for (x = 0; x < st->width; x++)
             for (c = 0; c < st->depth; c++) {

@@ -43,67 +43,6 @@ static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom
     return 0;
 }
 
-/* A loaded accumulator value, and with its record's bias, must fit the accumulator (where the
-   NPU adds the bias, and at what width, regor does not say). */
-static int check_loaded(em_state *s, int64_t acc, int64_t bias, int bits) {
-    int rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, bits);
-    return rc ? rc : em85_acc_check(s, "NPU_OP_POOL acc_input IFM2 plus bias", acc + bias, bits);
-}
-
-/* The scaled value of channel c from its window's accumulator: per-channel records as the U55's
-   pool applies them (bias, then scale), the global OFM_SCALE, or the NPU's own average. */
-static int pooled(em_state *s, unsigned mode, const em_out *o, int per_channel, int64_t scale, int shift, int c,
-                  int64_t acc, int count, int64_t *value) {
-    int err = 0;
-    *value = mode == EM85_POOLING_MODE_AVERAGE ? em_pool_average(s, acc, count, o->round_mode, &err)
-             : per_channel ? em_scale_inline(s, acc + s->bias[c], s->mult[c], s->shift[c], o->round_mode, &err)
-                           : em_scale_inline(s, acc, scale, shift, o->round_mode, &err);
-    return err;
-}
-
-/* A 1x1 window at stride 1 without padding or upscaling: every window is one IFM element, the
-   output position's own (em_pool_window's taps reduce to it, with a count of 1). */
-static int pointwise(const em_geom *g) {
-    return g->kh == 1 && g->kw == 1 && g->stride_x == 1 && g->stride_y == 1 && g->pad_top == 0 && g->pad_left == 0 &&
-           g->pad_bottom == 0 && g->pad_right == 0 &&
-           g->upscale == EM_RESAMPLING_MODE_NONE;
-}
-
-#define ROW 256 /* channels per pass */
-static int64_t g_row[ROW];
-
-typedef struct pool_rows {
-    em_state *s;
-    const em_out *o;
-    const em_fmap *in; /* the IFM, or the IFM2 accumulator input */
-    unsigned mode;
-    int per_channel, from_ifm2, acc_bits;
-    int64_t scale;
-    int shift;
-} pool_rows;
-
-/* A pointwise pool a run of channels at a time (the element-wise loop below, per run). */
-static int pointwise_pool(const pool_rows *p) {
-    const em_out *o = p->o;
-    int oy, ox, c0, i, rc;
-    for (oy = 0; oy < o->height; oy++)
-        for (ox = 0; ox < o->width; ox++)
-            for (c0 = 0; c0 < o->depth; c0 += ROW) {
-                const int n = o->depth - c0 < ROW ? o->depth - c0 : ROW;
-                em_fm_read_run(p->in, oy, ox, c0, n, g_row);
-                for (i = 0; i < n; i++) {
-                    int64_t acc = g_row[i] - p->in->zero_point;
-                    if (p->from_ifm2 &&
-                        (rc = check_loaded(p->s, acc, p->per_channel ? p->s->bias[c0 + i] : 0, p->acc_bits)))
-                        return rc;
-                    if ((rc = pooled(p->s, p->mode, o, p->per_channel, p->scale, p->shift, c0 + i, acc, 1, &g_row[i])))
-                        return rc;
-                }
-                em_store_run(o, oy, ox, c0, n, g_row);
-            }
-    return 0;
-}
-
 int em85_op_pool(em_state *s, unsigned mode) {
     em_out o;
     em_fmap in, acc_fm;
@@ -111,6 +50,7 @@ int em85_op_pool(em_state *s, unsigned mode) {
     int64_t scale = 1;
     int ifm_depth = P0(s, IFM_DEPTH_M1, DEPTH_M1) + 1;
     em85_acc acc_format;
+    em_pool_scaling sc;
     int rc, oy, ox, c, shift = 0, acc_bits, from_ifm2;
     int per_channel = EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) ==
                       EM85_OFM_SCALE_MODE_PER_CHANNEL;
@@ -127,10 +67,14 @@ int em85_op_pool(em_state *s, unsigned mode) {
     if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
         return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
                                  "Ethos-U85-%d (not modelled)", s->macs);
-    if (pointwise(&g) && mode != EM85_POOLING_MODE_REDUCE_SUM) {
-        pool_rows p = {s, &o, from_ifm2 ? &acc_fm : &in, mode, per_channel, from_ifm2, acc_bits, scale, shift};
-        return pointwise_pool(&p);
-    }
+    /* per-channel records as the U55's pool applies them: bias, then scale */
+    sc.hw_average = mode == EM85_POOLING_MODE_AVERAGE;
+    sc.per_channel = per_channel;
+    sc.scale = scale;
+    sc.shift = shift;
+    sc.loaded_bits = from_ifm2 ? acc_bits : 0;
+    if (em_pool_is_pointwise(&g) && mode != EM85_POOLING_MODE_REDUCE_SUM)
+        return em_pool_pointwise(s, &o, from_ifm2 ? &acc_fm : &in, &sc);
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
@@ -138,8 +82,7 @@ int em85_op_pool(em_state *s, unsigned mode) {
                 int64_t acc = from_ifm2 ? em_fm_read(&acc_fm, oy, ox, c) - acc_fm.zero_point
                                         : em_pool_window(&in, &g, oy, ox, c, window_kind(mode), ifm_depth, &count);
                 int64_t v;
-                if (from_ifm2 && (rc = check_loaded(s, acc, per_channel ? s->bias[c] : 0, acc_bits))) return rc;
-                if ((rc = pooled(s, mode, &o, per_channel, scale, shift, c, acc, count, &v))) return rc;
+                if ((rc = em_pool_scaled(s, &sc, o.round_mode, c, acc, count, &v))) return rc;
                 em_store(&o, oy, ox, c, v);
             }
         }

@@ -103,10 +103,10 @@ static int64_t add_sub(em_state *s, const em_ew *e, int64_t a, int64_t b, unsign
            holds only the low 16 bits of the other scale: regor GenerateScalingForElementwise). */
         int64_t *scaled = e->scale_mode == EM_IFM_SCALE_MODE_SCALE_OPA_32BIT ? &a : &b;
         int64_t *unit = scaled == &a ? &b : &a;
-        *scaled = em_scale(s, *scaled, e->opa_scale, e->opa_shift, e->ifm_round, err);
+        *scaled = em_scale_inline(s, *scaled, e->opa_scale, e->opa_shift, e->ifm_round, err);
         *unit = *unit * ((int64_t)1 << e->unit_shift);
     }
-    return em_scale(s, e->mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b, e->ofm_scale, e->ofm_shift, round, err);
+    return em_scale_inline(s, e->mode == EM_ELEMENTWISE_MODE_ADD ? a + b : a - b, e->ofm_scale, e->ofm_shift, round, err);
 }
 
 /* SHL (TOSA LOGICAL_LEFT_SHIFT: regor graphir_optimiser.cpp:470 EwShl shifts as uint64, the
@@ -119,22 +119,52 @@ static int64_t shift(em_state *s, unsigned mode, int64_t a, int64_t b, int *err)
         return 0;
     }
     if (mode == EM_ELEMENTWISE_MODE_SHL) return (int64_t)em_sext((uint32_t)((uint64_t)a << b), 32);
-    return em_scale(s, a, 1, (int)b, EM_ROUNDING_NATURAL, err);
+    return em_scale_inline(s, a, 1, (int)b, EM_ROUNDING_NATURAL, err);
 }
 
 static int64_t ew_value(em_state *s, const em_ew *e, const em_out *o, int64_t a, int64_t b, int *err) {
     unsigned mode = e->mode;
     if (e->reversed) { int64_t t = a; a = b; b = t; } /* operand A is the IFM2 */
     if (is_mode(mode, EM_ELEMENTWISE_MODE_ADD, EM_ELEMENTWISE_MODE_SUB)) return add_sub(s, e, a, b, o->round_mode, err);
-    if (mode == EM_ELEMENTWISE_MODE_MUL) return em_scale(s, a * b, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+    if (mode == EM_ELEMENTWISE_MODE_MUL) return em_scale_inline(s, a * b, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     if (is_mode(mode, EM_ELEMENTWISE_MODE_MIN, EM_ELEMENTWISE_MODE_MAX)) {
         int64_t m = mode == EM_ELEMENTWISE_MODE_MIN ? (a < b ? a : b) : (a > b ? a : b);
-        return e->per_channel ? m : em_scale(s, m, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+        return e->per_channel ? m : em_scale_inline(s, m, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     }
-    if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
-    if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
+    if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale_inline(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
+    if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale_inline(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
     if (mode == EM_ELEMENTWISE_MODE_CLZ) return em_clz32((uint32_t)a);
     return shift(s, mode, a, b, err);
+}
+
+#define EW_ROW 256 /* elements per pass */
+static int64_t g_a[EW_ROW], g_b[EW_ROW];
+
+/* Channels c0..c0+n-1 of IFM2 at (y, x), zero point removed: the scalar, the one channel of a
+   depth broadcast, or a run. */
+static void ifm2_run(const em_ew *e, const em_fmap *b, int y, int x, int c0, int n, int64_t *out) {
+    int i;
+    if (e->scalar || e->bd) {
+        int64_t v = e->scalar ? e->scalar_value : em_fm_read(b, e->bh ? 0 : y, e->bw ? 0 : x, 0);
+        for (i = 0; i < n; i++) out[i] = v;
+    } else {
+        em_fm_read_run(b, e->bh ? 0 : y, e->bw ? 0 : x, c0, n, out);
+    }
+    for (i = 0; i < n; i++) out[i] -= b->zero_point;
+}
+
+/* Channels c0.. (at most EW_ROW) of OFM position (y, x). */
+static int row(em_state *s, const em_ew *e, const em_out *o, const em_fmap *a, const em_fmap *b, int y, int x, int c0) {
+    const int n = o->depth - c0 < EW_ROW ? o->depth - c0 : EW_ROW;
+    int i, err = 0;
+    em_fm_read_run(a, y, x, c0, n, g_a);
+    if (e->binary) ifm2_run(e, b, y, x, c0, n, g_b);
+    for (i = 0; i < n; i++) {
+        g_a[i] = ew_value(s, e, o, g_a[i] - a->zero_point, e->binary ? g_b[i] : 0, &err);
+        if (err) return err;
+    }
+    em_store_run(o, y, x, c0, n, g_a);
+    return 0;
 }
 
 int em_op_elementwise(em_state *s, unsigned mode) {
@@ -149,20 +179,9 @@ int em_op_elementwise(em_state *s, unsigned mode) {
         (rc = check_ew(s, &e, &a_fm, &o)))
         return rc;
     e.unit_shift = a_fm.bytes == 1 ? EM_ADVANCED_SCALE_SHIFT_8BIT : EM_ADVANCED_SCALE_SHIFT_16BIT;
-    for (y = 0; y < o.height; y++) {
-        for (x = 0; x < o.width; x++) {
-            for (c = 0; c < o.depth; c++) {
-                int64_t a = em_fm_read(&a_fm, y, x, c) - a_fm.zero_point, b = 0, v;
-                int err = 0;
-                if (e.binary) {
-                    b = e.scalar ? e.scalar_value : em_fm_read(&b_fm, e.bh ? 0 : y, e.bw ? 0 : x, e.bd ? 0 : c);
-                    b -= b_fm.zero_point;
-                }
-                v = ew_value(s, &e, &o, a, b, &err);
-                if (err) return err;
-                em_store(&o, y, x, c, v);
-            }
-        }
-    }
+    for (y = 0; y < o.height; y++)
+        for (x = 0; x < o.width; x++)
+            for (c = 0; c < o.depth; c += EW_ROW)
+                if ((rc = row(s, &e, &o, &a_fm, &b_fm, y, x, c))) return rc;
     return 0;
 }

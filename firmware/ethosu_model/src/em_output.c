@@ -135,8 +135,20 @@ void em_store(const em_out *o, int y, int x, int c, int64_t scaled) {
 }
 
 void em_out_values(const em_out *o, int64_t *values, int count) {
+    const int64_t zero_point = o->fm.zero_point, act_min = o->act_min, act_max = o->act_max;
+    const int64_t type_min = o->type_min, type_max = o->type_max;
     int i;
-    for (i = 0; i < count; i++) values[i] = em_out_value(o, values[i]);
+    if (o->lut != NULL) {
+        for (i = 0; i < count; i++) values[i] = em_out_value(o, values[i]);
+        return;
+    }
+    for (i = 0; i < count; i++) { /* em_out_value without a LUT, its bounds in registers */
+        int64_t v = values[i] + zero_point;
+        v = v < act_min ? act_min : v;
+        v = v > act_max ? act_max : v;
+        v = v < type_min ? type_min : v;
+        values[i] = v > type_max ? type_max : v;
+    }
 }
 
 void em_store_run(const em_out *o, int y, int x, int c0, int n, int64_t *scaled) {

@@ -48,6 +48,71 @@ int64_t em_pool_average(em_state *s, int64_t sum, int count, unsigned mode, int 
     return em_scale(s, sum, ((((int64_t)1 << 30) + 1) << k) / count, 30 + k, mode, err);
 }
 
+/* A loaded accumulator value, and with its record's bias, must fit the accumulator (where the
+   U85 adds the bias, and at what width, regor does not say). */
+static int check_loaded(em_state *s, int64_t acc, int64_t bias, int bits) {
+    int rc = em85_acc_check(s, "NPU_OP_POOL acc_input IFM2", acc, bits);
+    return rc ? rc : em85_acc_check(s, "NPU_OP_POOL acc_input IFM2 plus bias", acc + bias, bits);
+}
+
+int em_pool_scaled(em_state *s, const em_pool_scaling *sc, unsigned round, int c, int64_t acc, int count,
+                   int64_t *value) {
+    int err = 0;
+    if (sc->loaded_bits && (err = check_loaded(s, acc, sc->per_channel ? s->bias[c] : 0, sc->loaded_bits))) return err;
+    *value = sc->hw_average ? em_pool_average(s, acc, count, round, &err)
+             : sc->per_channel ? em_scale_inline(s, acc + s->bias[c], s->mult[c], s->shift[c], round, &err)
+                               : em_scale_inline(s, acc, sc->scale, sc->shift, round, &err);
+    return err;
+}
+
+int em_pool_is_pointwise(const em_geom *g) {
+    return g->kh == 1 && g->kw == 1 && g->stride_x == 1 && g->stride_y == 1 && g->pad_top == 0 && g->pad_left == 0 &&
+           g->pad_bottom == 0 && g->pad_right == 0 && g->upscale == EM_RESAMPLING_MODE_NONE;
+}
+
+#define POOL_ROW 256 /* channels per pass */
+static int64_t g_row[POOL_ROW];
+static int64_t g_table[256];
+
+/* The 256 OFM values of an 8-bit IFM's bytes into g_table when one scale serves every channel;
+   0 (and the run's status as it was) when one of them fails: the element loop then meets the
+   failure where the operation does. */
+static int byte_table(em_state *s, const em_out *o, const em_fmap *in, const em_pool_scaling *sc) {
+    const ethosu_model_status kept = *s->status;
+    int v;
+    if (in->bytes != 1 || sc->per_channel || sc->loaded_bits) return 0;
+    for (v = 0; v < 256; v++) {
+        int64_t raw = in->is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+        if (em_pool_scaled(s, sc, o->round_mode, 0, raw - in->zero_point, 1, &g_table[v])) {
+            *s->status = kept;
+            return 0;
+        }
+        g_table[v] = em_out_value(o, g_table[v]);
+    }
+    return 1;
+}
+
+int em_pool_pointwise(em_state *s, const em_out *o, const em_fmap *in, const em_pool_scaling *sc) {
+    const int tabled = byte_table(s, o, in, sc);
+    int oy, ox, c0, i, rc;
+    for (oy = 0; oy < o->height; oy++)
+        for (ox = 0; ox < o->width; ox++)
+            for (c0 = 0; c0 < o->depth; c0 += POOL_ROW) {
+                const int n = o->depth - c0 < POOL_ROW ? o->depth - c0 : POOL_ROW;
+                em_fm_read_run(in, oy, ox, c0, n, g_row);
+                if (tabled) {
+                    for (i = 0; i < n; i++) g_row[i] = g_table[(uint8_t)g_row[i]];
+                    em_fm_write_run(&o->fm, oy, ox, c0, n, g_row);
+                    continue;
+                }
+                for (i = 0; i < n; i++)
+                    if ((rc = em_pool_scaled(s, sc, o->round_mode, c0 + i, g_row[i] - in->zero_point, 1, &g_row[i])))
+                        return rc;
+                em_store_run(o, oy, ox, c0, n, g_row);
+            }
+    return 0;
+}
+
 static int check_hw_average(em_state *s, const em_out *o, int64_t scale, int shift, int per_ch) {
     if (per_ch || scale != 1 || shift != 0)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED,
@@ -80,6 +145,10 @@ int em_op_pool(em_state *s, unsigned mode) {
     if (g.upscale != EM_RESAMPLING_MODE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with NPU_SET_IFM_UPSCALE mode %u", (unsigned)g.upscale);
     if (per_ch && (rc = em_load_scales(s, o.depth))) return rc;
+    if (em_pool_is_pointwise(&g) && mode != EM_POOLING_MODE_REDUCE_SUM) {
+        em_pool_scaling sc = {0, per_ch, scale, shift, 0}; /* no padding: never the NPU's own average */
+        return em_pool_pointwise(s, &o, &in, &sc);
+    }
     for (oy = 0; oy < o.height; oy++) {
         for (ox = 0; ox < o.width; ox++) {
             for (c = 0; c < o.depth; c++) {
