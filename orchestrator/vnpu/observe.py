@@ -20,7 +20,7 @@ import numpy as np
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import FAST_SCRATCH_REGION, SCRATCH_REGION, Npu, run_program
 from orchestrator.vnpu.hostlib import FeatureMap, Operation
-from orchestrator.vnpu.spans import NO_SPANS, Spans, spans_of
+from orchestrator.vnpu.spans import NO_SPANS, Spans, repeated_spans, spans_of
 
 WATCHED_REGIONS = (SCRATCH_REGION, FAST_SCRATCH_REGION)   # where tensors live
 
@@ -113,13 +113,6 @@ class ObservedRun:
     outputs: list[bytes]
 
 
-def _addressed_twice(address: np.ndarray[Any, Any]) -> Spans:
-    """Bytes an OFM's registers address for more than one element (its rows overlap)."""
-    flat = np.sort(address.reshape(-1))
-    twice = np.unique(flat[1:][flat[1:] == flat[:-1]])
-    return spans_of(twice)
-
-
 class _Regions:
     """The watched regions as they were before the operation that just ran."""
 
@@ -183,7 +176,7 @@ def _observed(op: Operation, regions: list[np.ndarray[Any, Any]],
     overlapping = NO_SPANS
     if ofm_at is not None and region in changed:
         changed = {**changed, region: np.concatenate([changed[region], ofm_at.reshape(-1)])}
-        overlapping = _addressed_twice(ofm_at)
+        overlapping = repeated_spans(ofm_at)   # rows that overlap
     ofm = regions[region][ofm_at] if ofm_at is not None and keep_ofm else None
     return ObservedOp(op.index, name, op.word, ofm, region,
                       {r: spans_of(c) for r, c in changed.items()},

@@ -14,12 +14,47 @@ Spans = np.ndarray[Any, Any]
 NO_SPANS: Spans = np.zeros((0, 2), dtype=np.int64)
 
 
+DENSE_FACTOR = 8   # marking a byte range costs less than sorting while it is at most this many
+DENSE_SLACK = 4096  # times (plus this many bytes) the addresses given
+
+
 def spans_of(*addresses: np.ndarray[Any, Any]) -> Spans:
-    """The distinct byte offsets among `addresses` as spans (sorted: the cost is the
-    addresses', not the region's)."""
+    """The distinct byte offsets among `addresses` as spans: marked in a mask of the range they
+    span when that range is not much larger than they are (a feature map, the bytes an
+    operation changed), else sorted (the cost is the addresses', never the region's)."""
     if not any(address.size for address in addresses):
         return NO_SPANS
-    offsets = np.unique(np.concatenate([address.reshape(-1) for address in addresses]))
+    flat = np.concatenate([address.reshape(-1) for address in addresses])
+    low, high = int(flat.min()), int(flat.max())
+    if high - low < DENSE_FACTOR * flat.size + DENSE_SLACK:
+        return _marked_spans(flat, low, high)
+    return _sorted_spans(np.unique(flat))
+
+
+def repeated_spans(addresses: np.ndarray[Any, Any]) -> Spans:
+    """The offsets that occur more than once in `addresses`, as spans (counted over their
+    range when it is not much larger than they are, else sorted)."""
+    flat = addresses.reshape(-1)
+    if not flat.size:
+        return NO_SPANS
+    low, high = int(flat.min()), int(flat.max())
+    if high - low < DENSE_FACTOR * flat.size + DENSE_SLACK:
+        return spans_of(np.flatnonzero(np.bincount(flat - low) > 1) + low)
+    ordered = np.sort(flat)
+    return spans_of(ordered[1:][ordered[1:] == ordered[:-1]])
+
+
+def _marked_spans(flat: np.ndarray[Any, Any], low: int, high: int) -> Spans:
+    """Spans of the offsets in [low, high], through a mask with a clear byte on either side."""
+    mark = np.zeros(high - low + 3, dtype=np.bool_)
+    mark[flat - (low - 1)] = True
+    edges = np.flatnonzero(mark[1:] != mark[:-1]) + low   # a span's start, then its end
+    spans: Spans = edges.reshape(-1, 2).astype(np.int64)
+    return spans
+
+
+def _sorted_spans(offsets: np.ndarray[Any, Any]) -> Spans:
+    """Spans of ascending distinct offsets."""
     breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
     starts = offsets[np.concatenate([[0], breaks])]
     ends = offsets[np.concatenate([breaks - 1, [offsets.size - 1]])] + 1
