@@ -7,7 +7,13 @@ from orchestrator.options import RunRequest
 from orchestrator.options.build import BuildTask
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.options.inspect import DoctorCheck, ModelsListing, TargetsListing, VerifyTask
+from orchestrator.options.inspect import (
+    DoctorCheck,
+    ModelsListing,
+    TargetsListing,
+    ToolsetsListing,
+    VerifyTask,
+)
 from orchestrator.options.parse import ParseTask
 from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
@@ -28,6 +34,13 @@ models = options_task(
     "orchestrator.commands.models:models_command", ModelsListing, name="models",
     doc="List every model --model accepts by name: source, packages, weights, known results.",
     flags={"json": (False, "print the listing as JSON instead of a table")}, short_flags=True,
+)
+
+
+toolsets = options_task(
+    "orchestrator.commands.toolsets:toolsets_command", ToolsetsListing, name="toolsets",
+    doc="List the toolsets (pinned AOT stacks): packages, runtime tag, installed or not.",
+    flags={"json": (False, "print the listing as JSON")}, short_flags=True,
 )
 
 

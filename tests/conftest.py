@@ -1,7 +1,15 @@
-"""The `sweep` marker, suite-wide: exhaustive sweeps and large data sets run only when asked
-for (-m sweep); a representative slice runs by default."""
+"""Suite-wide: the `sweep` marker (exhaustive sweeps and large data sets run only when asked
+for, -m sweep; a representative slice runs by default), and a real HTTP server on 127.0.0.1
+serving a folder (the mirror of the weights and toolset tests)."""
 
 from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -13,3 +21,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "sweep" in item.keywords:
             item.add_marker(skip)
+
+
+@dataclass
+class FolderServer:
+    """The served folder, its base URL, and the paths asked for (in order)."""
+
+    directory: Path
+    url: str
+    requested: list[str] = field(default_factory=list)
+
+
+def _handler(server: FolderServer) -> type[SimpleHTTPRequestHandler]:
+    class QuietRecordingHandler(SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            server.requested.append(self.path)
+            super().do_GET()
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    return QuietRecordingHandler
+
+
+@pytest.fixture
+def file_server(tmp_path) -> Iterator[FolderServer]:
+    """A threaded HTTP server on 127.0.0.1 serving tmp_path/served (a mirror; stopped
+    afterwards)."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    served = FolderServer(folder, "")
+    handler = functools.partial(_handler(served), directory=str(folder))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    served.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield served
+    httpd.shutdown()
+    httpd.server_close()

@@ -18,7 +18,12 @@ from orchestrator.aot.assemble import delegate_partitions
 from orchestrator.aot.delegation import delegation_report
 from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
 from orchestrator.aot.kernels import missing_kernels
-from orchestrator.aot.key import CompileRequest, tool_versions, version_mismatches
+from orchestrator.aot.key import (
+    CompileRequest,
+    active_toolset,
+    tool_versions,
+    version_mismatches,
+)
 from orchestrator.aot.loading import load_calibration, load_model
 from orchestrator.aot.lowering import Lowered, emit, lower
 from orchestrator.aot.nesting import OUTPUT_ROOT, input_names, leaves, named_leaves
@@ -276,6 +281,7 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         + ([saved.etrecord_problem] if saved.etrecord_problem else []),
         "etrecord": None if saved.etrecord_problem else ETRECORD,
         "versions": tool_versions(),
+        "toolset": active_toolset()["name"],
         "identity": request.identity(),
         "pte_bytes": (staging / layout.PTE).stat().st_size,
         "program": facts,

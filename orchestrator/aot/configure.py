@@ -22,12 +22,13 @@ from orchestrator.aot.compiler import (
     write_log,
     write_vela_report,
 )
-from orchestrator.aot.key import CompileRequest
+from orchestrator.aot.key import CompileRequest, active_toolset, tool_versions
 from orchestrator.aot.lowering import ethosu_compile_spec, lowering_error
 from orchestrator.aot.lowerings import Lowering, share
 from orchestrator.aot.program_info import program_facts
 from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.partitions import partitions_from_manifest
+from orchestrator.tosa.vela_result import external_block_count, stream_bytes
 
 
 def _vela(tosa: bytes, spec: Any) -> bytes:
@@ -35,7 +36,12 @@ def _vela(tosa: bytes, spec: Any) -> bytes:
     from executorch.backends.arm.ethosu.backend import EthosUBackend
 
     fresh = EthosUCompileSpec._from_list(spec._to_list())
-    return bytes(EthosUBackend._compile_tosa_flatbuffer(tosa, fresh))
+    result = EthosUBackend._compile_tosa_flatbuffer(tosa, fresh)
+    if external_block_count(result):
+        raise OrchestratorError(
+            "Vela placed payloads outside the delegate stream, which a configuration "
+            "assembled from a lowering cannot carry", "compile this target on its own")
+    return stream_bytes(result)
 
 
 def _configuration(spec: Any) -> dict[str, bytes]:
@@ -76,6 +82,7 @@ def configured_manifest(request: CompileRequest, template: dict[str, Any], progr
     manifest.update({
         "key": request.key(), "target": request.options.target,
         "options": request.options.to_json(), "identity": request.identity(),
+        "versions": tool_versions(), "toolset": active_toolset()["name"],
         "pte_bytes": pte_bytes, "program": program_facts(program),
         "vela": vela["totals"] if vela else None, "compile_seconds": round(seconds, 3),
         "lowering": {**template["lowering"], "configured_seconds": round(seconds, 3)},

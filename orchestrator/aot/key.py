@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,11 +18,15 @@ from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
 RECIPE_VERSION = 7
+ACTIVE_TOOLSET_ENV = "ETHOSU_ORCH_TOOLSET"
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
 # The options that reach Vela only (EthosUCompileSpec's compile_flags and target entries, see
 # orchestrator/aot/configure.py): a configuration of a lowering. Every other option, and the
 # target's TOSA profile, shapes the lowered graphs.
 CONFIGURATION_OPTIONS = ("target", "system_config", "memory_mode", "vela_config", "vela_flags")
+# Vela runs only in a configuration: a toolset that changes Vela alone (vela-5.2.0 beside the
+# pinned stack) reuses the pinned stack's lowering, kept TOSA partitions and all.
+CONFIGURATION_PACKAGES = ("ethos-u-vela",)
 
 
 @lru_cache(maxsize=1)
@@ -36,11 +41,22 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
-def version_mismatches() -> list[str]:
-    """Installed packages that differ from pins.toml (local tags like +cpu ignored)."""
+def active_toolset() -> dict[str, Any]:
+    """The toolset this process compiles under: {name, packages} as its worker was told
+    (ETHOSU_ORCH_TOOLSET, set by orchestrator/toolsets/compile.py), else the pins."""
     from orchestrator.pins import load_pins
 
-    pins = load_pins().get("python", {})
+    told = os.environ.get(ACTIVE_TOOLSET_ENV)
+    if told:
+        document: dict[str, Any] = json.loads(told)
+        return document
+    return {"name": "pinned", "packages": dict(load_pins().get("python", {}))}
+
+
+def version_mismatches() -> list[str]:
+    """Installed packages that differ from the active toolset's pins (local tags like +cpu
+    ignored)."""
+    pins = active_toolset()["packages"]
     return [f"{package} {installed} is installed but {pins[package]} is pinned"
             for package, installed in tool_versions().items()
             if package in pins and installed.split("+")[0] != pins[package]]
@@ -80,12 +96,16 @@ class CompileRequest:
 
     def lowering_identity(self) -> dict[str, Any]:
         """Everything the lowering (export, quantization, partitioning, TOSA, the CPU part of
-        the program, the exact references) depends on: the identity without the options that
-        only reach Vela, with the target's TOSA profile instead of its name."""
+        the program, the exact references) depends on: the identity without the options and
+        the Vela version that only reach Vela, with the target's TOSA profile instead of its
+        name."""
         identity = self.identity()
         identity["options"] = {name: value for name, value in identity["options"].items()
                                if name not in CONFIGURATION_OPTIONS}
         identity.pop("vela_config_digest")
+        identity["versions"] = {package: version for package, version
+                                in identity["versions"].items()
+                                if package not in CONFIGURATION_PACKAGES}
         identity["lowering_target"] = self.lowering_target
         return identity
 

@@ -4,23 +4,44 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-VELA_BLOCK_HEADER = 32   # 16-byte name + int32 length + 12 bytes padding
+# A block's header: a 16-byte name, its length (int32), then 12 bytes: zero padding up to
+# executorch 1.4; from 1.5 (arm_vela.py _BLOCK_HEADER "<16sIB11s") the first of them is an
+# external flag (1: the data is the sha256 key of a named-data payload kept outside the
+# stream) and 11 reserved bytes. The layout is the same size, so one reader serves both.
+VELA_BLOCK_HEADER = 32
+EXTERNAL_FLAG_OFFSET = 20
 ETHOSU_BACKEND = "EthosUBackend"
 
 
-def iter_vela_blocks(blob: bytes) -> Iterator[tuple[str, bytes]]:
-    """(name, data) blocks of an Ethos-U delegate blob (format written by arm_vela.py)."""
+@dataclass(frozen=True)
+class VelaBlock:
+    """One block of a delegate stream; `external`: `data` is the key of a named-data
+    payload kept outside the stream (executorch 1.5 external Vela blocks)."""
+
+    name: str
+    data: bytes
+    external: bool = False
+
+
+def vela_blocks(blob: bytes) -> Iterator[VelaBlock]:
+    """The blocks of an Ethos-U delegate blob (format written by arm_vela.py)."""
     offset = 0
     while offset + VELA_BLOCK_HEADER <= len(blob):
         name = blob[offset:offset + 16].split(b"\0", 1)[0].decode("ascii", "replace")
         (size,) = struct.unpack_from("<i", blob, offset + 16)
         start = offset + VELA_BLOCK_HEADER
-        yield name, blob[start:start + size]
+        yield VelaBlock(name, blob[start:start + size], blob[offset + EXTERNAL_FLAG_OFFSET] == 1)
         offset = start + (size + 15) // 16 * 16
         if name == "vela_end_stream":
             return
+
+
+def iter_vela_blocks(blob: bytes) -> Iterator[tuple[str, bytes]]:
+    """(name, data) of every block kept inside the stream."""
+    return ((block.name, block.data) for block in vela_blocks(blob) if not block.external)
 
 
 def vela_scratch_size(blob: bytes) -> int | None:

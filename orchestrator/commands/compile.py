@@ -107,6 +107,11 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"  lowering: {lowering['key']} (lowered for {lowering['lowered_for']} in "
                      f"{lowering['lowering_seconds']} s; this configuration: Vela and the .pte "
                      f"in {lowering['configuration_seconds']} s)")
+    if "toolset" in result:
+        toolset = result["toolset"]
+        lines.append(f"  toolset: {toolset['name']} (executorch "
+                     f"{toolset['packages']['executorch']}, Vela "
+                     f"{toolset['packages']['ethos-u-vela']})")
     lines.append(f"  product: {paths['directory']}")
     lines.append(f"  pte: {paths['pte']}")
     for name in ("delegation_report", "vela_report"):
@@ -130,10 +135,28 @@ def compile_one(model: str, target: str, task: CompileTask) -> dict[str, Any]:
     return summary(product, time.perf_counter() - started)
 
 
+def compile_in_toolset(task: CompileTask, targets: list[str]) -> list[dict[str, Any]]:
+    """Every target compiled under the task's toolset (its environment's worker unless it
+    is this one); the summaries name the toolset."""
+    from orchestrator.toolsets.catalogue import find_toolset
+    from orchestrator.toolsets.compile import compile_under
+
+    toolset = find_toolset(task.toolset)
+    results = []
+    for compiled in compile_under(toolset, task.model, tuple(targets), task.choices, scratch()):
+        if compiled.error is not None:
+            raise compiled.error
+        assert compiled.product is not None
+        results.append({**summary(compiled.product), "toolset": toolset.to_json()})
+    return results
+
+
 def compile_command(task: CompileTask, json: bool = False) -> int:
     """Compile (or fetch from cache) for every target the task names and print the
     summaries: the first configuration of a family lowers the model, the others run Vela."""
-    results = [compile_one(task.model, target, task) for target in expand_targets(task.target)]
+    targets = expand_targets(task.target)
+    results = (compile_in_toolset(task, targets) if task.toolset else
+               [compile_one(task.model, target, task) for target in targets])
     if json:
         print_json(results[0] if len(results) == 1 else results)
     else:

@@ -45,7 +45,17 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
     tree = scratch(scratch_root).ensure()
     loaded = load_matrix(matrix)
     cells = select_cells(loaded, tree, filter, rerun_failed, shard)
+    toolset = _single_toolset(task.toolsets)
+    if task.toolsets and toolset is None:
+        from orchestrator.commands.toolset_ab import toolset_ab_command
+
+        return toolset_ab_command(task.toolsets, loaded, cells, tree, json, quiet)
     spec = cluster_spec(task)
+    if spec is not None and toolset is not None:
+        raise OrchestratorError("--toolsets runs the matrix on this machine (its compile "
+                                "worker needs the toolset's environment here)",
+                                f"drop --scheduler/--workers, or invoke regress --matrix "
+                                f"{matrix} --toolsets {toolset}")
     journal = job_journal(task, tree, loaded, cells) if spec else None
     run_id = (journal.run_id() if journal else None) or new_run_id()
     book = load_baselines(baselines_path(loaded, task.baselines))
@@ -61,12 +71,13 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
             run, section = run_on_cluster(cells, stages, options, spec, tree, journal,
                                           progress)
         else:
-            run = execute(cells, stages or _real_stages(tree), options, progress)
+            run = execute(cells, stages or _real_stages(tree, toolset), options, progress)
     finally:
         progress.close()
     updates = _update_baselines(run, book) if task.update_baselines else None
     document = build_document(run, _header(loaded, options, shard, started, filter,
                                            rerun_failed, require))
+    document["toolset"] = _toolset_json(toolset)
     if updates is not None:
         document["baseline_updates"] = updates
     if section is not None:
@@ -74,10 +85,11 @@ def regress_command(task: RegressTask, json: bool = False, scratch_root: str | N
     return _publish(document, options.run_dir, tree, json, quiet)
 
 
-def _real_stages(tree: Scratch) -> Stages:
+def _real_stages(tree: Scratch, toolset: str | None = None) -> Stages:
     from orchestrator.regress.real_stages import RealStages
+    from orchestrator.toolsets.catalogue import find_toolset
 
-    return RealStages(tree)
+    return RealStages(tree, toolset=find_toolset(toolset) if toolset else None)
 
 
 def select_cells(loaded: Matrix, tree: Scratch, filter: str | None, rerun_failed: bool,
@@ -147,6 +159,23 @@ def _update_baselines(run: EngineRun, book: Baselines) -> list[str]:
                                  report.run_id)
     book.save()
     return lines
+
+
+def _single_toolset(value: str | None) -> str | None:
+    """The one toolset of `--toolsets A` (None: none given, or two for an A/B)."""
+    if not value:
+        return None
+    from orchestrator.toolsets.catalogue import parse_toolsets
+
+    chosen = parse_toolsets(value)
+    return chosen[0].name if len(chosen) == 1 else None
+
+
+def _toolset_json(name: str | None) -> dict[str, Any]:
+    """The toolset the matrix ran under (the pinned one unless --toolsets names one)."""
+    from orchestrator.toolsets.catalogue import find_toolset
+
+    return find_toolset(name).to_json()
 
 
 def _header(loaded: Matrix, options: EngineOptions, shard: str | None, started: str,

@@ -73,4 +73,8 @@ class CompileTask:
                          "at once: ethos-u85-128,ethos-u85-2048 or a wildcard ethos-u85-* (one "
                          "lowering per NPU family, then Vela per configuration)",
                          parse=text, matrix=False)
+    toolset: str | None = option(None, "compile under this toolset (a name, or requirements "
+                                 "like executorch==1.5.1; invoke toolsets lists them; "
+                                 "default: the pinned one, in this process)", parse=text,
+                                 matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

@@ -20,6 +20,11 @@ class ModelsListing:
 
 
 @dataclass(frozen=True)
+class ToolsetsListing:
+    """`invoke toolsets`: every toolset, its pins and whether it is installed."""
+
+
+@dataclass(frozen=True)
 class DoctorCheck:
     """`invoke doctor`: which target's needs decide the verdict."""
 

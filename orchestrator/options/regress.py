@@ -36,6 +36,13 @@ class RegressTask:
                                 "(e.g. 'mv2,*u85*')", parse=text, matrix=False)
     rerun_failed: bool = option(False, "run only the cells that failed in the last report",
                                 parse=switch, matrix=False)
+    toolsets: str | None = option(None, "A: the matrix under toolset A (compiles in its "
+                                  "environment; model cells on a simulator only where the "
+                                  "runtime sources match its tag); A,B: the compile and host "
+                                  "lanes under both and one comparison report "
+                                  "(toolsets.json/.md/.html). Names or requirements like "
+                                  "executorch==1.5.1 (invoke toolsets lists them)",
+                                  parse=text, matrix=False)
     update_baselines: bool = option(False, "record this run's metrics as the baselines and "
                                     "print the diff", parse=switch, matrix=False)
     baselines: str | None = option(None, "baselines JSON (default: the matrix's `baselines` key, "

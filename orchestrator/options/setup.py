@@ -21,6 +21,10 @@ class SetupFlags:
     models: str | None = option(None, "install the pretrained weights of these models "
                                 "(comma-separated names, invoke models lists them); alone it "
                                 "installs only those weights", parse=text, matrix=False)
+    toolsets: str | None = option(None, "install these toolsets' environments under "
+                                  "scratch/toolsets (comma-separated names or requirements "
+                                  "like executorch==1.5.1; invoke toolsets lists them); alone "
+                                  "it installs only those", parse=text, matrix=False)
     force: str | bool | None = option(None, "reinstall: bare --force = everything selected, or "
                                       "--force=NAME[,NAME]", parse=names_or_all, bare=True,
                                       matrix=False)

@@ -3,6 +3,11 @@
 Every metric is compared with a relative and an absolute tolerance that fail in BOTH
 directions (an unexplained improvement is also a change to look at); a version change
 is reported beside any metric that moved.
+
+An entry is keyed by its toolset too (the AOT stack that compiled it: executorch, Vela,
+tosa-tools, torch). A run under another toolset is not compared metric by metric (a toolset
+bump would otherwise show up as a regression of every cell): its check says "toolset
+changed", names the versions, and --update-baselines records the new toolset's numbers.
 """
 
 from __future__ import annotations
@@ -24,6 +29,15 @@ DEFAULT_TOLERANCES: dict[str, dict[str, float]] = {
     "accuracy.*": {"rel": 0.0, "abs": 1e-6},
     "*": {"rel": 0.03, "abs": 0.0},
 }
+
+
+# The version fields (orchestrator/regress/metrics.py extract_versions) that name a toolset.
+TOOLSET_FIELDS = ("executorch", "vela", "extra.tosa-tools", "extra.torch")
+
+
+def toolset_of(versions: dict[str, str]) -> dict[str, str]:
+    """The toolset part of a cell's versions."""
+    return {name: versions[name] for name in TOOLSET_FIELDS if name in versions}
 
 
 @dataclass(frozen=True)
@@ -92,7 +106,7 @@ class MetricDelta:
 class BaselineCheck:
     """A cell's metrics compared with its baseline entry."""
 
-    status: str  # "ok" | "regressed" | "no-baseline"
+    status: str  # "ok" | "regressed" | "no-baseline" | "toolset-changed"
     deltas: list[MetricDelta] = field(default_factory=list)
     version_changes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
 
@@ -104,6 +118,11 @@ class BaselineCheck:
         """One line: which metrics moved out of tolerance and by how much, plus version changes."""
         if self.status == "no-baseline":
             return "no baseline entry (run with --update-baselines to record one)"
+        if self.status == "toolset-changed":
+            return ("toolset changed (" + ", ".join(
+                f"{name.removeprefix('extra.')} {old} -> {new}"
+                for name, (old, new) in self.version_changes.items()) +
+                "): metrics not compared; record this toolset's with --update-baselines")
         moved = self.regressions or [delta for delta in self.deltas if delta.moved]
         text = "; ".join(delta.describe() for delta in moved) or "all metrics equal"
         if self.version_changes and moved:
@@ -132,6 +151,9 @@ class Baselines:
         entry = self.entries.get(key)
         if entry is None:
             return BaselineCheck("no-baseline")
+        changed = _toolset_changes(entry, versions)
+        if changed:
+            return BaselineCheck("toolset-changed", version_changes=changed)
         patterns = {**DEFAULT_TOLERANCES, **tolerances, **entry.get("tolerances", {})}
         recorded = entry.get("metrics", {})
         deltas = [MetricDelta(name, recorded.get(name), metrics.get(name),
@@ -148,7 +170,8 @@ class Baselines:
         """Replace one entry's metrics and versions (its tolerances stay); return the diff."""
         old = self.entries.get(key, {})
         self.entries[key] = {**identity, "metrics": dict(sorted(metrics.items())),
-                             "versions": versions, "run_id": run_id,
+                             "versions": versions, "toolset": toolset_of(versions),
+                             "run_id": run_id,
                              **({"tolerances": old["tolerances"]} if "tolerances" in old else {})}
         return diff_lines(key, old.get("metrics"), metrics)
 
@@ -183,6 +206,15 @@ def tolerance_for(metric: str, patterns: dict[str, dict[str, float]]) -> Toleran
     if not matching:
         return Tolerance(0.0, 0.0)
     return Tolerance(**patterns[max(matching, key=len)])
+
+
+def _toolset_changes(entry: dict[str, Any], versions: dict[str, str]
+                     ) -> dict[str, tuple[str | None, str | None]]:
+    """The toolset versions known both to the entry and to this run that differ."""
+    recorded = entry.get("toolset") or toolset_of(entry.get("versions", {}))
+    current = toolset_of(versions)
+    return {name: (recorded[name], current[name]) for name in TOOLSET_FIELDS
+            if name in recorded and name in current and recorded[name] != current[name]}
 
 
 def _version_changes(old: dict[str, str], new: dict[str, str]

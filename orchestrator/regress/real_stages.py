@@ -12,6 +12,7 @@ from orchestrator.aot.vela_report import vela_estimate
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.regress import app_lane, model_lane
+from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.lowering_plan import library_request
 from orchestrator.regress.stages import (
@@ -21,22 +22,35 @@ from orchestrator.regress.stages import (
     FirmwareOutcome,
 )
 from orchestrator.results import MemoryUse, RunResult
+from orchestrator.runner.model_run import model_choices
 from orchestrator.targets import load_catalogue
+from orchestrator.toolsets.catalogue import Toolset
 
 BATCH_LOG = "compile-batch.json"
 
 
 class RealStages:
-    """Stages backed by the tool's own build, compile and simulation code."""
+    """Stages backed by the tool's own build, compile and simulation code; under a toolset
+    (`invoke regress --toolset`), its compiles run in that toolset's environment and its
+    runtime lanes only where the runtime sources match the toolset's tag."""
 
-    def __init__(self, tree: Scratch, build_jobs: int = 2) -> None:
+    def __init__(self, tree: Scratch, build_jobs: int = 2, toolset: Toolset | None = None
+                 ) -> None:
         self.tree = tree
         self.build_jobs = build_jobs
         self.catalogue = load_catalogue()
+        self.toolset = toolset
 
     def unavailable(self, cell: Cell) -> str | None:
         """Why the cell's simulator (or the model runner) cannot be used here."""
         from orchestrator.sim.plan import simulator_binary
+
+        if self.toolset is not None:
+            from orchestrator.regress.toolset_ab import runtime_lane_note, runtime_source_tag
+
+            note = runtime_lane_note(cell, self.toolset, runtime_source_tag(self.tree))
+            if note is not None:
+                return note
 
         try:
             simulator_binary(self.tree, self.catalogue.simulators[cell.simulator])
@@ -61,11 +75,16 @@ class RealStages:
 
     def compile_batch(self, requests: list[CompileJob], log_dir: Path
                       ) -> dict[CompileJob, CompileOutcome]:
-        """Every request through the compile stage's batch function, in this one process."""
+        """Every request through the compile stage's batch function, in this one process
+        (under a toolset: through its environment, one worker call per model and options)."""
         from orchestrator.aot.api import compile_many
 
         log = log_dir / BATCH_LOG
         outcomes: dict[CompileJob, CompileOutcome] = {}
+        if self.toolset is not None:
+            outcomes = self._compile_under_toolset(self.toolset, requests, log)
+            log.write_text(json.dumps(_batch_log(outcomes), indent=2, sort_keys=True) + "\n")
+            return outcomes
         prepared = {}
         for request in requests:
             try:
@@ -78,6 +97,30 @@ class RealStages:
                                  CompileOutcome(False, item.error or "compile failed",
                                                 log=str(log)))
         log.write_text(json.dumps(_batch_log(outcomes), indent=2, sort_keys=True) + "\n")
+        return outcomes
+
+    def _compile_under_toolset(self, toolset: Toolset, requests: list[CompileJob], log: Path
+                               ) -> dict[CompileJob, CompileOutcome]:
+        from orchestrator.toolsets.compile import compile_under
+
+        grouped: dict[tuple[str, tuple[tuple[str, Any], ...]], list[CompileJob]] = {}
+        for request in requests:
+            grouped.setdefault((request.model_spec, request.options), []).append(request)
+        outcomes: dict[CompileJob, CompileOutcome] = {}
+        for (spec, options), jobs in grouped.items():
+            try:
+                choices = model_choices(compile_choices(dict(options)))
+                done = compile_under(toolset, spec, tuple(job.target for job in jobs), choices,
+                                     self.tree)
+            except OrchestratorError as error:
+                outcomes.update({job: CompileOutcome(False, error.message, log=str(log))
+                                 for job in jobs})
+                continue
+            for job, compiled in zip(jobs, done, strict=True):
+                outcomes[job] = (_compiled(compiled.product) if compiled.product is not None
+                                 else CompileOutcome(False, compiled.error.message
+                                                     if compiled.error else "compile failed",
+                                                     log=str(log)))
         return outcomes
 
     def run_cell(self, cell: Cell, firmware: FirmwareOutcome, compiled: CompileOutcome | None,

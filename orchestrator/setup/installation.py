@@ -176,7 +176,8 @@ def is_current(item: Item, lock: dict[str, dict[str, Any]], options: SetupOption
 def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
               host: str | None = None, as_json: bool = False) -> int:
     """Install every selected item that is not current; return 0, or raise the first failure."""
-    items = [] if options.models and not options.only else plan(catalogue, options)
+    alone = (options.models or options.toolsets) and not options.only
+    items = [] if alone else plan(catalogue, options)
     todo = [item for item in items if not is_current(item, read_lock(root), options)]
     failures: dict[str, OrchestratorError] = {}
     if todo:
@@ -186,12 +187,42 @@ def run_setup(root: Scratch, options: SetupOptions, catalogue: SetupCatalogue,
     elif items and not as_json:
         print(f"setup: all {len(items)} selected item(s) are installed and current; "
               "nothing to do")
-    _report(items, read_lock(root), failures, as_json and not options.models)
+    _report(items, read_lock(root), failures,
+            as_json and not options.models and not options.toolsets)
     if failures:
         raise next(iter(failures.values()))
     if options.models:
         _install_weights(root, options, as_json)
+    if options.toolsets:
+        _install_toolsets(root, options, as_json)
     return 0
+
+
+def _install_toolsets(root: Scratch, options: SetupOptions, as_json: bool) -> None:
+    """`--toolsets`: each toolset's environment, one line (or JSON entry) each."""
+    from orchestrator.setup.toolset_install import install_toolset
+    from orchestrator.toolsets.catalogue import find_toolset
+    from orchestrator.toolsets.environment import runs_in_process
+
+    installed: dict[str, dict[str, Any]] = {}
+    with install_lock(root.ensure()):
+        for name in options.toolsets:
+            toolset = find_toolset(name)
+            if runs_in_process(toolset):
+                installed[toolset.name] = {"path": sys.executable, "versions": toolset.versions,
+                                           "verified": "the tool's own environment"}
+                continue
+            done = install_toolset(toolset, options, root)
+            installed[toolset.name] = {"path": str(done.directory), "versions": done.versions,
+                                       "verified": ", ".join(sorted({entry["verified"] for entry
+                                                                     in done.state["files"]
+                                                                     .values()})) or
+                                       "versions checked"}
+    if as_json:
+        print_json(installed)
+        return
+    for name, entry in installed.items():
+        print(f"  {name:<24} {entry['verified']:<28} {entry['path']}")
 
 
 def _install_weights(root: Scratch, options: SetupOptions, as_json: bool) -> None:

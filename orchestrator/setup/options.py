@@ -48,6 +48,7 @@ class SetupOptions:
     only: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
+    toolsets: tuple[str, ...] = ()
     force: frozenset[str] | bool = False
     offline: bool = False
     mirror: str = ""
@@ -160,6 +161,7 @@ def build_options(flags: SetupFlags = NO_FLAGS, environ: Mapping[str, str] | Non
     return SetupOptions(
         only=tuple(split_list(flags.only)), targets=tuple(split_list(flags.targets)),
         models=tuple(split_list(flags.models)),
+        toolsets=tuple(split_list(flags.toolsets)),
         force=_names_or_all(flags.force),
         offline=flags.offline or bool(cfg.get("offline", False)),
         mirror=mirror,

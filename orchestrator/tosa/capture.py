@@ -22,6 +22,7 @@ from orchestrator.tosa.partitions import (
     Quantization,
     partition_path,
 )
+from orchestrator.tosa.vela_result import stream_bytes
 
 DELEGATE_CALL = "executorch_call_delegate"
 ETHOSU_BACKEND = "EthosUBackend"
@@ -43,10 +44,10 @@ def recording_flatbuffers() -> Iterator[list[Compiled]]:
     original = EthosUBackend.__dict__["_compile_tosa_flatbuffer"]
     recorded: list[Compiled] = []
 
-    def recording(tosa_flatbuffer: bytes, compile_spec: Any) -> bytes:
-        binary = bytes(original.__func__(tosa_flatbuffer, compile_spec))
-        recorded.append(Compiled(bytes(tosa_flatbuffer), binary))
-        return binary
+    def recording(tosa_flatbuffer: bytes, compile_spec: Any) -> Any:
+        result = original.__func__(tosa_flatbuffer, compile_spec)
+        recorded.append(Compiled(bytes(tosa_flatbuffer), stream_bytes(result)))
+        return result   # as the release returns it (bytes, or a VelaCompileResult)
 
     EthosUBackend._compile_tosa_flatbuffer = staticmethod(recording)
     try:

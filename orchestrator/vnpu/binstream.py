@@ -3,16 +3,20 @@
 Format (executorch backends/arm/arm_vela.py, runtime VelaBinStream.cpp): blocks of a 16-byte
 name, an int32 length padded to 16 bytes, and the data padded to 16 bytes, from
 "vela_bin_stream" to "vela_end_stream"; the "inputs"/"outputs" blocks hold an int32 count
-and per tensor a 6-D shape, element size, offset and region (all int32).
+and per tensor a 6-D shape, element size, offset and region (all int32). From executorch 1.5
+a block may be external: its header's flag byte is 1 and its data is the sha256 key of a
+named-data payload (orchestrator/aot/program_info.py VelaBlock); such a block is read from
+the named data given, or refused in one line.
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.aot.program_info import VELA_BLOCK_HEADER, iter_vela_blocks
+from orchestrator.aot.program_info import VELA_BLOCK_HEADER, VelaBlock, vela_blocks
 from orchestrator.errors import OrchestratorError
 
 START_BLOCK = b"vela_bin_stream".ljust(16, b"\0")
@@ -57,9 +61,22 @@ def _ios(data: bytes) -> tuple[VelaIO, ...]:
     return tuple(records)
 
 
-def parse_blob(blob: bytes) -> VelaProgram:
-    """One VelaBinStream (starting at its "vela_bin_stream" block)."""
-    blocks = dict(iter_vela_blocks(blob))
+def _block_data(block: VelaBlock, named_data: Mapping[str, bytes]) -> bytes:
+    if not block.external:
+        return block.data
+    key = block.data.decode("ascii", "replace")
+    if key not in named_data:
+        raise OrchestratorError(
+            f"the Ethos-U delegate's {block.name} block is kept outside the stream as named "
+            f"data {key[:16]}..., which was not given", "compile without external Vela block "
+            "placements (executorch 1.5 EthosUCompileSpec), or pass the .ptd that holds it")
+    return named_data[key]
+
+
+def parse_blob(blob: bytes, named_data: Mapping[str, bytes] | None = None) -> VelaProgram:
+    """One VelaBinStream (starting at its "vela_bin_stream" block); external blocks are
+    read from `named_data` (key -> payload)."""
+    blocks = {block.name: _block_data(block, named_data or {}) for block in vela_blocks(blob)}
     missing = [name for name in REQUIRED_BLOCKS if name not in blocks]
     if missing:
         raise OrchestratorError(f"an Ethos-U delegate blob lacks the {', '.join(missing)} block",

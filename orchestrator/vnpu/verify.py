@@ -1,8 +1,12 @@
 """`invoke verify`: every NPU partition on the host NPU model and on the TOSA reference model.
 
 Both get the same inputs: the model's own inputs quantized when a partition reads them
-directly, and seeded random tensors over the whole dtype range (which exercise saturation
-and rounding far more than real data). Exact means every element of every output is equal.
+directly, and seeded random tensors (which exercise saturation and rounding far more than real
+data): 8- and 16-bit inputs (quantized activations) over the whole dtype range, 32-bit and wider
+integers (lengths, indices, counts beside the features) over WIDE_INPUT_RANGE, the int16 range,
+because TOSA leaves int32 overflow undefined and a model computing `lengths * 2` or a sum of
+such inputs overflows on full-range values (the JSON records the ranges drawn). Exact means every
+element of every output is equal.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from orchestrator.vnpu.transposes import vela_transposes
 from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
+# Random 32-bit (and wider) integer inputs: a product of two or a sum of 2^16 stays in int32.
+WIDE_INPUT_RANGE = (-(1 << 15), (1 << 15) - 1)
 ETHOSU_BACKEND = "EthosUBackend"
 OBSERVED_ARCHS = (55, 65, 85)   # the observer reports what their operations store (em_observe.c)
 
@@ -71,6 +77,7 @@ class VerifyReport:
     departures: list[dict[str, Any]] = field(default_factory=list)
     write_findings: list[dict[str, Any]] = field(default_factory=list)
     observation_refused: str | None = None
+    input_ranges: dict[str, list[int]] = field(default_factory=dict)   # dtype: [min, max] drawn
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -87,11 +94,21 @@ class VerifyReport:
                 "departures": self.departures,
                 "write_findings": self.write_findings,
                 "observation_refused": self.observation_refused,
+                "random_input_ranges": dict(sorted(self.input_ranges.items())),
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
+def random_range(dtype: str) -> tuple[int, int]:
+    """The range random inputs of an integer dtype are drawn from: the whole range up to 16
+    bits, WIDE_INPUT_RANGE (clipped to the dtype) beyond."""
+    info = np.iinfo(np.dtype(dtype))
+    if info.bits <= 16:
+        return int(info.min), int(info.max)
+    return max(int(info.min), WIDE_INPUT_RANGE[0]), min(int(info.max), WIDE_INPUT_RANGE[1])
+
+
 def random_inputs(interface: GraphInterface, seed: int) -> list[np.ndarray[Any, Any]]:
-    """Seeded tensors over the whole range of each input's integer dtype."""
+    """Seeded tensors of each input's integer dtype over its random_range."""
     generator = np.random.default_rng(seed)
     arrays = []
     for tensor in interface.inputs:
@@ -99,9 +116,9 @@ def random_inputs(interface: GraphInterface, seed: int) -> list[np.ndarray[Any, 
         if dtype.kind not in "iu":
             raise OrchestratorError(f"partition input {tensor.name} is {tensor.dtype}; the NPU "
                                     "model runs integer graphs", "compile with --quantize int8")
-        info = np.iinfo(dtype)
-        arrays.append(generator.integers(info.min, info.max, size=tensor.shape,
-                                         endpoint=True, dtype=dtype))
+        low, high = random_range(tensor.dtype)
+        arrays.append(generator.integers(low, high, size=tensor.shape, endpoint=True,
+                                         dtype=dtype))
     return arrays
 
 
@@ -318,6 +335,8 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
     for partition, program in delegates:
         ensure_fits(program, partition.tosa, partition.index, locate)
         labelled = input_sets(product, partition, seeds)
+        report.input_ranges.update({tensor.dtype: list(random_range(tensor.dtype))
+                                    for tensor in graph_interface(partition.tosa).inputs})
         if locate:
             report.write_findings += write_findings(partition.index, program, npu,
                                                     labelled[0][1], report.seconds)

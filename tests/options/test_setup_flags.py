@@ -22,7 +22,7 @@ def setup_flags(*argv: str) -> SetupFlags:
 
 def test_every_setup_flag_reaches_setup_options(tmp_path):
     flags = setup_flags("--only", "toolchain,fvp", "--targets", "cortex-m55", "--models",
-                        "mv3,ic3", "--force",
+                        "mv3,ic3", "--toolsets", "et-1.5.1,vela-5.2.0", "--force",
                         "--offline", "--mirror", "http://127.0.0.1:1/", "--cache-dir",
                         str(tmp_path), "--archive", "a=/x.tgz", "--source", "executorch=/et",
                         "--fvp-dir", "fvp-corstone-300=/fvp", "--accept-eula",
@@ -31,6 +31,7 @@ def test_every_setup_flag_reaches_setup_options(tmp_path):
     options = build_options(flags, environ={})
     assert options.only == ("toolchain", "fvp") and options.targets == ("cortex-m55",)
     assert options.models == ("mv3", "ic3")
+    assert options.toolsets == ("et-1.5.1", "vela-5.2.0")
     assert options.forced("anything") and options.offline and options.accept_eula
     assert options.mirror == "http://127.0.0.1:1/" and options.cache_dir == tmp_path.resolve()
     assert options.archives == {"a": Path("/x.tgz")}
@@ -39,8 +40,8 @@ def test_every_setup_flag_reaches_setup_options(tmp_path):
     assert options.toolchain_provider == "system"
     assert options.toolchain_dir == Path("/tc/bin") and options.allow_dirty
     assert options.unpinned_ok("executorch") and not options.unpinned_ok("cmsis-nn")
-    given = {"only", "targets", "models", "force", "offline", "mirror", "cache_dir", "archive",
-             "source", "fvp_dir", "accept_eula", "toolchain_provider", "toolchain_dir",
+    given = {"only", "targets", "models", "toolsets", "force", "offline", "mirror", "cache_dir",
+             "archive", "source", "fvp_dir", "accept_eula", "toolchain_provider", "toolchain_dir",
              "allow_dirty", "allow_unpinned"}
     assert given | {"config"} == {spec.name for spec in specs(SetupFlags)}
 

@@ -135,3 +135,20 @@ def test_bad_baselines_file_is_one_line(tmp_path):
     with pytest.raises(OrchestratorError, match="--update-baselines"):
         load_baselines(path)
     assert load_baselines(tmp_path / "absent.json").entries == {}
+
+
+def test_a_run_under_another_toolset_is_not_compared_metric_by_metric(tmp_path):
+    result = mv2_u85_128()
+    versions = {**extract_versions(result), "executorch": "1.4.1", "vela": "5.1.0",
+                "extra.tosa-tools": "2026.5.0"}
+    book = Baselines(tmp_path / "b.json")
+    book.update(KEY, {"model": "mv2"}, extract_metrics(result), versions, "run-1")
+    assert book.entries[KEY]["toolset"] == {"executorch": "1.4.1", "vela": "5.1.0",
+                                            "extra.tosa-tools": "2026.5.0"}
+    moved = dict(extract_metrics(result), **{"npu.cycles": 1})
+    check = book.check(KEY, moved, dict(versions, executorch="1.5.1", vela="5.2.0"), {})
+    assert check.status == "toolset-changed" and check.regressions == []
+    assert check.summary() == ("toolset changed (executorch 1.4.1 -> 1.5.1, vela 5.1.0 -> "
+                               "5.2.0): metrics not compared; record this toolset's with "
+                               "--update-baselines")
+    assert book.check(KEY, moved, versions, {}).status == "regressed"

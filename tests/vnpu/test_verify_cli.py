@@ -21,6 +21,8 @@ from orchestrator.options.fields import cli_specs
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV
 from orchestrator.vnpu.clobber import NEXT_STEP
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.verify import WIDE_INPUT_RANGE, random_range, verify_product
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,8 +46,9 @@ def test_verify_a16w8_json_names_quantization_and_versions(
 
 @pytest.mark.slow
 def test_verify_names_nested_inputs_and_outputs_by_path() -> None:
-    """The verify document's model_interface, from the compiled product (a verify of this
-    model stops on the random int32 inputs: lengths * 2 overflows the NPU's accumulator)."""
+    """The verify document's model_interface, from the compiled product; the model computes
+    `lengths * 2` on an int32 input, exact on random inputs drawn from the int16 range (over the
+    whole int32 range it overflows, which TOSA leaves undefined), and the JSON says so."""
     from orchestrator.aot.api import compile_model
     from orchestrator.commands.verify import model_interface
 
@@ -53,12 +56,24 @@ def test_verify_names_nested_inputs_and_outputs_by_path() -> None:
     model = ROOT / "tests" / "aot" / "models" / "nested_io.py"
     product = compile_model(str(model), "ethos-u85-128", CompileChoices(),
                             scratch_root=vnpu_support.test_scratch().root)
+    report = verify_product(product, Npu.for_target_name("ethos-u85-128"), str(model),
+                            "ethos-u85-128")
+    assert report.exact, report.to_json()["checks"]
+    assert report.to_json()["random_input_ranges"] == {"int32": [-32768, 32767],
+                                                       "int8": [-128, 127]}
     interface = model_interface(product)
     assert [(leaf["name"], leaf["dtype"]) for leaf in interface["inputs"]] == [
         ("inputs[0]", "float32"), ("inputs[1][0]", "float32"), ("inputs[1][1][0]", "float32"),
         ("inputs[1][1][1]", "int32")]
     assert [leaf["name"] for leaf in interface["outputs"]] == [
         "output['y']", "output['state'][0][0]", "output['state'][0][1]", "output['state'][1]"]
+
+
+def test_random_inputs_keep_8_and_16_bit_ranges_and_narrow_wider_integers() -> None:
+    assert random_range("int8") == (-128, 127) and random_range("uint8") == (0, 255)
+    assert random_range("int16") == (-32768, 32767)
+    assert random_range("int32") == WIDE_INPUT_RANGE == (-32768, 32767)
+    assert random_range("uint32") == (0, 32767) and random_range("int64") == WIDE_INPUT_RANGE
 
 
 def test_the_write_finding_next_step_names_flags_verify_takes() -> None:

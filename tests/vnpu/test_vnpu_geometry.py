@@ -7,6 +7,7 @@ Cases: vnpu_cases_geometry.py. The full sweep runs with -m sweep; a slice runs b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,27 @@ def test_packed_qkv_attention_is_a_vela_miscompile_the_model_refuses() -> None:
     assert last_byte > program.scratch_size
     with pytest.raises(OrchestratorError, match="OFM registers address bytes beyond region 1"):
         verified(f"{MODULE}:attention_packed_qkv", "ethos-u55-128")
+
+
+@pytest.mark.slow
+def test_a_fully_connected_ifm_reshaped_apart_from_its_ofm_is_refused() -> None:
+    """Vela 5.1.0 gives the first Linear of a Conformer feed-forward block on 990 positions the
+    IFM shape 1 x 15 x 66 (regor graphir_optimiser.cpp RewriteFullyConnected: 990 = 15 x 66)
+    but keeps its OFM at 990 x 1: the command's IFM registers say 15 rows, 66 rows apart, and
+    rows 15 and on come from BASE2 over other tensors (the whole Conformer departs there on
+    U55-128). The model stops naming the overlapping IFM tiles."""
+    needs_toolchain()
+    product = compiled(f"{MODULE}:feed_forward_990", "ethos-u55-128")
+    (program,) = programs_in_pte(product.pte)
+    convs = [state for name, state in operations(model_listing(program.cmd_data))
+             if name == "NPU_OP_CONV"]
+    first = next(state for state in convs if param(state, "NPU_SET_OFM_HEIGHT_M1") == 989)
+    assert param(first, "NPU_SET_IFM_HEIGHT0_M1") == 14
+    assert data(first, "NPU_SET_IFM_STRIDE_Y") == 66 * 16
+    with pytest.raises(OrchestratorError, match=re.escape(
+            "NPU_OP_CONV IFM rows 15..782 from NPU_SET_IFM_BASE2 overlap rows 0..14 from "
+            "NPU_SET_IFM_BASE0 (IFM_HEIGHT0_M1 14): one byte read as two rows")):
+        verified(f"{MODULE}:feed_forward_990", "ethos-u55-128")
 
 
 # --- hand-built streams (no compile): what Vela 5.1.0 never emits for U55/U65 stops by name ---

@@ -5,6 +5,8 @@ by the U85 sweep (test_vnpu_u85.py) and `invoke verify`."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from test_vnpu_rounding import INT32_MAX, INT32_MIN, probe_values
@@ -22,11 +24,12 @@ from vnpu_stream85 import (
 from vnpu_support import check_case, compiled, needs_toolchain
 from vnpu_u85_block import BLOCKS
 
+from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.graph import main_operators
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.observe import observe_program
-from orchestrator.vnpu.verify import input_sets, npu_delegates
+from orchestrator.vnpu.verify import input_sets, npu_delegates, verify_product
 
 ROUND_MODES = ("DOUBLE_SYMMETRIC", "NATURAL", "DOUBLE_ASYMMETRIC", "SYMMETRIC",
                "TRUNCATE_TO_ZERO", "TRUNCATE_TO_LOWER")
@@ -111,10 +114,10 @@ def test_a_chained_ifm_nothing_wrote_is_refused() -> None:
 def test_an_unmodelled_elementwise_mode_names_command_field_value_and_target() -> None:
     scratch = np.zeros(2048, dtype=np.int8)
     stream = Elementwise85("ADD", (1, 1, 4), scalar=1).emit(Stream85())
-    stream.cmd0("NPU_OP_ELEMENTWISE", elementwise_mode=enum("elementwise_mode", "CLZ"))
+    stream.cmd0("NPU_OP_ELEMENTWISE", elementwise_mode=12)   # a value regor's header leaves out
     code, message = run85(stream, scratch)
     assert code != 0
-    assert message == ("NPU_OP_ELEMENTWISE elementwise_mode value 7 on Ethos-U85-128 "
+    assert message == ("NPU_OP_ELEMENTWISE elementwise_mode value 12 on Ethos-U85-128 "
                        "(not modelled)")
 
 
@@ -142,6 +145,21 @@ def test_a_kept_accumulator_outside_a_convolution_stops_naming_field_and_value()
     assert code != 0
     assert message == ("NPU_OP_ELEMENTWISE NPU_SET_ACC_FORMAT acc_output value 1 on "
                        "Ethos-U85-128 (not modelled)")
+
+
+@pytest.mark.slow
+def test_a_kept_accumulator_cut_into_depth_slices_stops_as_undefined() -> None:
+    """Vela 5.1.0 splits a tap of Wav2Letter's 250-channel stem into 128 + 122 channel commands
+    (weight buffering) that keep accumulators in the same places of one OFM block; the next
+    KEEP over 250 channels reads 128 that nothing accumulated: undefined, so the model stops."""
+    needs_toolchain()
+    model, target = "vnpu_cases_u85:conv1d_w2l_stem_250", "ethos-u85-128"
+    product = compiled(model, target)
+    with pytest.raises(OrchestratorError, match=re.escape(
+            "NPU_OP_CONV NPU_SET_ACC_FORMAT acc_input KEEP with an OFM of 1x2x250 after a kept "
+            "accumulator of 1x2x122 on Ethos-U85-128 (undefined: the NPU keeps one OFM block by "
+            "place)")):
+        verify_product(product, Npu.for_target_name(target), model, target)
 
 
 def test_a_branch_stops_naming_it() -> None:

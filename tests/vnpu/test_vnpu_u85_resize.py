@@ -24,16 +24,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from vnpu_stream85 import Resize85, Stream85, run85
-from vnpu_support import U85_TARGETS, needs_toolchain
+from vnpu_support import needs_toolchain, u85_cases
 from vnpu_tosa_graphs import RESIZE_GRAPHS, assert_exact_and_listed
 
 DEFAULT_TARGET = "ethos-u85-256"
 
 
-# every graph on one configuration by default, on the other four with -m sweep
-GRAPH_CASES = [pytest.param(name, target, id=f"{name}-{target}",
-                            marks=[] if target == DEFAULT_TARGET else [pytest.mark.sweep])
-               for name in RESIZE_GRAPHS for target in U85_TARGETS]
+GRAPH_CASES = u85_cases(list(RESIZE_GRAPHS), DEFAULT_TARGET)
 
 
 @pytest.mark.slow

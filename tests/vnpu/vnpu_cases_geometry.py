@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 from vnpu_archs import AttentionBlock, attention_input, seeded
-from vnpu_opcases import SEED, module, unary
+from vnpu_opcases import SEED, _input, module, unary
 
 Case = Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]
 
@@ -100,6 +100,26 @@ CASES: dict[str, Case] = {
     "attention_packed_qkv": lambda: (seeded(PackedQkvAttention), (attention_input(),)),
 }
 
+
+
+class FeedForward990(nn.Module):
+    """A Conformer's feed-forward block on time-major 99 x 10 x 16 (990 positions): Vela 5.1.0
+    gives its first Linear an IFM of 15 rows of 66 for an OFM of 990 rows (see the test)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(16)
+        self.up = nn.Linear(16, 64)
+        self.down = nn.Linear(64, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.transpose(0, 1)
+        y = self.down(nn.functional.silu(self.up(self.norm(x))))
+        return (x + 0.5 * y).transpose(0, 1)
+
+
+CASES["feed_forward_990"] = lambda: (seeded(FeedForward990), (_input(10, 99, 16),))
+
 # Cases that also run with 16-bit activations (quantize a16w8).
 # (Vela 5.1.0 refuses a16w8 transposed convolutions: "Conv2D could not run on NPU".)
 INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_excl",
@@ -107,7 +127,7 @@ INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_
 # Cases compiled with other Vela flags or with a test of their own (not in the plain sweep).
 ROLLING_BUFFER_CASES = ("conv_stack_96",)
 ROLLING_BUFFER_FLAGS = ("--optimise=Size",)
-OWN_TESTS = ("attention_packed_qkv", *ROLLING_BUFFER_CASES)
+OWN_TESTS = ("attention_packed_qkv", "feed_forward_990", *ROLLING_BUFFER_CASES)
 
 
 def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:

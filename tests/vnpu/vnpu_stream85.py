@@ -119,7 +119,8 @@ class Elementwise85:
     """One ELEMENTWISE `mode` of an NHWC IFM (offset 0, shape `shape`) and a scalar IFM2 into
     the OFM at `ofm_offset`: OFM_SCALE (scale, shift, round mode), the OFM stored with
     `transpose` (its strides are those of the stored layout), `ofm_storage`/`ifm_storage`
-    for chaining (the REGION then names chain buffer 0)."""
+    for chaining (the REGION then names chain buffer 0); IFM_SCALE and IFM2_SCALE (NATURAL)
+    and the IFM zero point as given."""
 
     mode: str
     shape: tuple[int, int, int]
@@ -135,6 +136,9 @@ class Elementwise85:
     ofm_tiles: tuple[int, int, int] | None = None
     ifm_storage: str = "TILE2X2"
     ofm_storage: str = "TILE2X2"
+    ifm_scale: tuple[int, int] = (1, 0)      # IFM_SCALE (scale, shift), NATURAL
+    ifm2_scale: tuple[int, int] = (1, 0)     # IFM2_SCALE (scale, shift), NATURAL
+    ifm_zero_point: int = 0
 
     def emit(self, stream: Stream85) -> Stream85:
         height, width, depth = self.shape
@@ -146,14 +150,15 @@ class Elementwise85:
             stream.feature_map("IFM", 0, nhwc_strides(self.shape, ifm_bytes),
                                (height, height, width))
         stream.cmd0("NPU_SET_IFM_DEPTH_M1", depth_m1=depth - 1)
-        stream.cmd0("NPU_SET_IFM_ZERO_POINT", zero_point=0)
+        stream.cmd0("NPU_SET_IFM_ZERO_POINT", zero_point=self.ifm_zero_point & 0xFFFF)
         stream.cmd0("NPU_SET_IFM_BROADCAST", broadcast_mode=enum("broadcast_mode", "NONE"))
         stream.precision("IFM2", self.ifm, "NONE")
         stream.cmd1("NPU_SET_OP_SCALAR", scalar=self.scalar & 0xFFFFFFFF)
         stream.cmd0("NPU_SET_IFM2_ZERO_POINT", zero_point=0)
         stream.cmd0("NPU_SET_IFM2_BROADCAST", broadcast_mode=enum("broadcast_mode", "SCALAR"))
-        unit = dict(shift=0, round_mode=enum("round_mode_ifm", "NATURAL"), scale=1)
-        stream.cmd1("NPU_SET_IFM_SCALE", **unit).cmd1("NPU_SET_IFM2_SCALE", **unit)
+        natural = enum("round_mode_ifm", "NATURAL")
+        for which, (scale, shift) in (("IFM", self.ifm_scale), ("IFM2", self.ifm2_scale)):
+            stream.cmd1(f"NPU_SET_{which}_SCALE", shift=shift, round_mode=natural, scale=scale)
         stream.precision("OFM", self.ofm, self.ofm_storage,
                          scale_mode=enum("ofm_scale_mode", "GLOBAL"),
                          activation_transpose=enum("activation_transpose", self.transpose))

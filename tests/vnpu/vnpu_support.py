@@ -24,6 +24,14 @@ U85_TARGETS = ("ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-102
 SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"
 
 
+def u85_cases(names: list[str], default_target: str) -> list[object]:
+    """(name, target) params of every name on every U85 configuration: `default_target` by
+    default, the other four with -m sweep."""
+    return [pytest.param(name, target, id=f"{name}-{target}",
+                         marks=[] if target == default_target else [pytest.mark.sweep])
+            for name in names for target in U85_TARGETS]
+
+
 def needs_toolchain() -> None:
     """Skip (one line) without torch/executorch or the TOSA reference model."""
     for module in ("torch", "executorch.backends.arm", "tosa_reference_model"):

@@ -138,6 +138,19 @@ def shift_tensor(op: str) -> Graph:
     return Graph(op.lower(), builder.finish(out), sets)
 
 
+def logical_right_shift(dtype: str = "int32") -> Graph:
+    """LOGICAL_RIGHT_SHIFT with a feature map of amounts in 0..31: regor maps it to OpType::SHR
+    (compiler/graph_builder.cpp:64), which the U85 writes as elementwise mode LSR
+    (ethos_u85_register_cs_generator.cpp:172); U55/U65 have no such mode."""
+    builder = _Builder()
+    value, amount = builder.input(dtype), builder.input(dtype)
+    out = builder.op("LOGICAL_RIGHT_SHIFT", [value, amount], dtype, "LogicalRightShiftAttribute")
+    bits = np.iinfo(np.dtype(dtype)).bits
+    sets = tuple((_full_range(dtype, SEED + seed),
+                  _shift_amounts(SEED + 30 + seed).astype(dtype) % bits) for seed in range(2))
+    return Graph(f"lsr_{dtype}", builder.finish(out), sets)
+
+
 def right_shift_to_int8() -> Graph:
     """ARITHMETIC_RIGHT_SHIFT then a unit RESCALE to int8: Vela fuses the rescale into the
     SHR command (regor s_validAsrOfmTypes: int8/int16/int32 OFM), which saturates."""
@@ -181,6 +194,16 @@ GRAPHS: dict[str, Callable[[], Graph]] = {
     "add_int16_advanced": lambda: add_sub_advanced("ADD", "int16"),
     "sub_int16_advanced": lambda: add_sub_advanced("SUB", "int16"),
     "sub_int16_advanced_swapped": lambda: add_sub_advanced("SUB", "int16", swap=True),
+}
+
+
+# The U85's integer elementwise modes from TOSA operators ExecuTorch does not emit (or not
+# with a feature map of amounts): CLZ, LSR, SHL, SHR (regor's kElementwiseMap).
+U85_GRAPHS: dict[str, Callable[[], Graph]] = {
+    "clz": clz,
+    "lsr_tensor": logical_right_shift,
+    "shl_tensor": GRAPHS["shl_tensor"],
+    "asr_tensor": GRAPHS["asr_tensor"],
 }
 
 

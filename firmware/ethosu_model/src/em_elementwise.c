@@ -22,13 +22,6 @@ typedef struct em_ew {
     int32_t opa_scale, opb_scale, scalar_value;
 } em_ew;
 
-static int clz32(uint32_t v) {
-    int n = 0;
-    if (v == 0) return 32;
-    while (!(v & 0x80000000u)) { v <<= 1; n++; }
-    return n;
-}
-
 static int is_mode(unsigned mode, unsigned a, unsigned b) { return mode == a || mode == b; }
 
 static int is_bit_op(unsigned mode) {
@@ -140,7 +133,7 @@ static int64_t ew_value(em_state *s, const em_ew *e, const em_out *o, int64_t a,
     }
     if (mode == EM_ELEMENTWISE_MODE_ABS) return em_scale_inline(s, a < 0 ? -a : a, e->ofm_scale, e->ofm_shift, o->round_mode, err);
     if (mode == EM_ELEMENTWISE_MODE_LRELU) return a < 0 ? em_scale_inline(s, a, e->ofm_scale, e->ofm_shift, o->round_mode, err) : a;
-    if (mode == EM_ELEMENTWISE_MODE_CLZ) return clz32((uint32_t)a); /* regor data_type.hpp:148: CLZ(0) = 32 */
+    if (mode == EM_ELEMENTWISE_MODE_CLZ) return em_clz32((uint32_t)a);
     return shift(s, mode, a, b, err);
 }
 

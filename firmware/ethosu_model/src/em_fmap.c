@@ -280,3 +280,24 @@ void em_fm_write_run(const em_fmap *f, int y, int x, int c0, int n, const int64_
         for (i = 0; i < n; i++) em_fm_put(f, run + em_fm_coff(f, c0 + i), values[i]);
     }
 }
+
+/* An IFM's rows past HEIGHT0 come from tile 2 (BASE2). In a rolling buffer tile 2 holds the rows
+   that wrapped to the buffer's start, so the bands of rows of tile 0 and tile 2 lie apart. Bands
+   that overlap read one byte as two rows. Vela 5.1.0 writes that for the first feed-forward
+   layer of a Conformer on U55-128 (and for its feed-forward block alone on a 10 x 99 x 16
+   input, tests/vnpu/vnpu_cases_geometry.py feed_forward_990): regor's RewriteFullyConnected
+   (graphir_optimiser.cpp:818-838) gives the batched fully connected layer's IFM the shape
+   1 x 15 x 66 (990 rows: w = 66, the first divisor from
+   max(990 / 16, sqrt(990))), while the command's OFM stays 990 x 1: its IFM registers say 15
+   rows (HEIGHT0_M1 14, STRIDE_Y 66 rows, WIDTH0 1, PAD_BOTTOM 207), and rows 15..782 come from
+   BASE2 0, over other tensors. What the NPU reads there is no value of the model's: it stops. */
+int em_ifm_tiles_apart(em_state *s, const char *command, const em_fmap *f, const em_geom *g) {
+    int64_t rows2 = (int64_t)g->ifm_h - f->height0, at0, at2;
+    if (g->upscale != EM_RESAMPLING_MODE_NONE || rows2 <= 0 || f->stride_y <= 0) return 0;
+    at0 = (int64_t)(f->tile[0] - f->lo);
+    at2 = (int64_t)(f->tile[2] - f->lo);
+    if (at2 >= at0 + (int64_t)f->height0 * f->stride_y || at0 >= at2 + rows2 * f->stride_y) return 0;
+    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s IFM rows %d..%d from NPU_SET_IFM_BASE2 overlap rows 0..%d from "
+                   "NPU_SET_IFM_BASE0 (IFM_HEIGHT0_M1 %d): one byte read as two rows (not modelled)", command,
+                   f->height0, g->ifm_h - 1, f->height0 - 1, f->height0 - 1);
+}

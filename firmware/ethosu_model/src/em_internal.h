@@ -137,6 +137,14 @@ static inline int32_t em_sext(uint32_t v, int bits) {
     return (int32_t)((v ^ m) - m);
 }
 
+/* Leading zeros of a 32-bit value, 32 for 0 (regor data_type.hpp:148, TOSA CLZ). */
+static inline int em_clz32(uint32_t v) {
+    int n = 0;
+    if (v == 0) return 32;
+    while (!(v & 0x80000000u)) { v <<= 1; n++; }
+    return n;
+}
+
 /* Tile of (y, x) and the byte offset of its channel 0 within the tile. */
 static inline int em_fm_tile(const em_fmap *f, int y, int x, int64_t *off) {
     int t = 0;
@@ -396,6 +404,9 @@ void em_out_values(const em_out *o, int64_t *values, int count);
 void em_store_run(const em_out *o, int y, int x, int c0, int n, int64_t *scaled);
 /* Kernel, stride, dilation, padding and upscale registers of the current command. */
 int em_load_geom(em_state *s, const em_out *o, em_geom *g);
+/* Stops when an IFM's tile 0 and tile 2 row bands overlap (em_fmap.c: a stream that reads one
+   byte as two rows). */
+int em_ifm_tiles_apart(em_state *s, const char *command, const em_fmap *f, const em_geom *g);
 /* The 10-byte scale records of `depth` output channels into s->bias/mult/shift. */
 int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */

@@ -147,7 +147,9 @@ int em_op_pool(em_state *s, unsigned mode) {
     int per_ch = em_per_channel(s);
     int ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
     int hw_scaled;
-    if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = em_load_geom(s, &o, &g))) return rc;
+    if ((rc = em_load_out(s, &o)) || (rc = em_load_fmap(s, 0, &in)) || (rc = em_load_geom(s, &o, &g)) ||
+        (rc = em_ifm_tiles_apart(s, "NPU_OP_POOL", &in, &g)))
+        return rc;
     if (mode == EM_POOLING_MODE_REDUCE_SUM && o.depth != 1)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL REDUCE_SUM with OFM depth %d (not 1)", o.depth);
     if (mode > EM_POOLING_MODE_REDUCE_SUM) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL mode %u", mode);

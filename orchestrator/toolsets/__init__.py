@@ -1,0 +1,1 @@
+"""Toolsets: named, pinned Python AOT stacks, each compiling in its own environment."""

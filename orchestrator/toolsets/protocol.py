@@ -1,0 +1,67 @@
+"""The typed request and result between the tool and a toolset's compile worker (JSON over
+files; no torch)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WorkerRequest:
+    """Compile `model` for each of `targets` with `choices` into the scratch at `scratch`."""
+
+    model: str
+    targets: tuple[str, ...]
+    choices: dict[str, Any] = field(default_factory=dict)
+    scratch: str = ""
+    toolset: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "targets": list(self.targets), "choices": self.choices,
+                "scratch": self.scratch, "toolset": self.toolset}
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> WorkerRequest:
+        return cls(model=str(document["model"]), targets=tuple(document["targets"]),
+                   choices=dict(document["choices"]), scratch=str(document["scratch"]),
+                   toolset=str(document["toolset"]))
+
+
+@dataclass(frozen=True)
+class WorkerOutcome:
+    """One target's outcome: the product directory, or the one-line error (cause, next)."""
+
+    target: str
+    product: str | None = None
+    cause: str | None = None
+    next_step: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "product": self.product, "cause": self.cause,
+                "next_step": self.next_step}
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    """Every target's outcome, and the versions the worker's environment imported."""
+
+    outcomes: tuple[WorkerOutcome, ...]
+    versions: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcomes": [outcome.to_json() for outcome in self.outcomes],
+                "versions": self.versions}
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> WorkerResult:
+        return cls(outcomes=tuple(WorkerOutcome(**entry) for entry in document["outcomes"]),
+                   versions={str(k): str(v) for k, v in document["versions"].items()})
+
+
+def write_document(path: Path, document: dict[str, Any]) -> None:
+    partial = path.with_name(f"{path.name}.partial")
+    partial.write_text(json.dumps(document, indent=1) + "\n")
+    partial.replace(path)
