@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +51,9 @@ def version_differences(pinned: dict[str, str], installed: dict[str, str]) -> li
 
 def own_versions() -> dict[str, str]:
     """The tool's own environment's versions of the toolset packages."""
-    found = {}
-    for package in PACKAGES:
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            found[package] = "missing"
-    return found
+    from orchestrator.aot.key import tool_versions
+
+    return {package: tool_versions()[package] for package in PACKAGES}
 
 
 def runs_in_process(toolset: Toolset) -> bool:
