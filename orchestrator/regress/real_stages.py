@@ -101,26 +101,31 @@ class RealStages:
 
     def _compile_under_toolset(self, toolset: Toolset, requests: list[CompileJob], log: Path
                                ) -> dict[CompileJob, CompileOutcome]:
-        from orchestrator.toolsets.compile import compile_under
+        """Every request under `toolset`, one job per model and options, in one process."""
+        from orchestrator.toolsets.compile import ToolsetJob, compile_jobs
 
         grouped: dict[tuple[str, tuple[tuple[str, Any], ...]], list[CompileJob]] = {}
         for request in requests:
             grouped.setdefault((request.model_spec, request.options), []).append(request)
         outcomes: dict[CompileJob, CompileOutcome] = {}
-        for (spec, options), jobs in grouped.items():
+        jobs = []
+        for (spec, options), members in grouped.items():
             try:
-                choices = model_choices(compile_choices(dict(options)))
-                done = compile_under(toolset, spec, tuple(job.target for job in jobs), choices,
-                                     self.tree)
+                jobs.append((members, ToolsetJob(spec, tuple(job.target for job in members),
+                                                 model_choices(compile_choices(dict(options))))))
             except OrchestratorError as error:
                 outcomes.update({job: CompileOutcome(False, error.message, log=str(log))
-                                 for job in jobs})
-                continue
-            for job, compiled in zip(jobs, done, strict=True):
-                outcomes[job] = (_compiled(compiled.product) if compiled.product is not None
-                                 else CompileOutcome(False, compiled.error.message
-                                                     if compiled.error else "compile failed",
-                                                     log=str(log)))
+                                 for job in members})
+        try:
+            done = compile_jobs(toolset, [job for _, job in jobs], self.tree)
+        except OrchestratorError as error:
+            return {**outcomes, **{member: CompileOutcome(False, error.message, log=str(log))
+                                   for members, _ in jobs for member in members}}
+        for (members, _), compiled in zip(jobs, done, strict=True):
+            for member, entry in zip(members, compiled, strict=True):
+                outcomes[member] = _compiled(entry.product) if entry.product is not None else \
+                    CompileOutcome(False, entry.error.message if entry.error else
+                                   "compile failed", log=str(log))
         return outcomes
 
     def run_cell(self, cell: Cell, firmware: FirmwareOutcome, compiled: CompileOutcome | None,

@@ -17,7 +17,7 @@ from orchestrator.paths import Scratch
 from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.toolsets.catalogue import Toolset
-from orchestrator.toolsets.compile import ToolsetCompile, compile_under
+from orchestrator.toolsets.compile import ToolsetCompile, ToolsetJob, compile_jobs
 from orchestrator.toolsets.difference import (
     delegation_changes,
     first_tosa_difference,
@@ -123,15 +123,26 @@ def summarize(entry: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _compile_group(toolset: Toolset, group: Group, where: Scratch
-                   ) -> dict[str, ToolsetCompile]:
-    choices = compile_choices(dict(group.cells[0].options), f"option set {group.options_name}")
+def _compile_groups(toolset: Toolset, groups: list[Group], where: Scratch
+                    ) -> dict[str, ToolsetCompile]:
+    """Every group's targets under `toolset` in one process (one worker for another
+    toolset's environment); keyed as `_slot` says."""
+    jobs = [ToolsetJob(group.model_spec, group.targets,
+                       compile_choices(dict(group.cells[0].options),
+                                       f"option set {group.options_name}"))
+            for group in groups]
     try:
-        compiled = compile_under(toolset, group.model_spec, group.targets, choices, where)
+        done = compile_jobs(toolset, jobs, where)
     except OrchestratorError as error:
-        return {target: ToolsetCompile(toolset, target, error=error)
-                for target in group.targets}
-    return {entry.target: entry for entry in compiled}
+        return {_slot(group.model_spec, group.options_name, target):
+                ToolsetCompile(toolset, target, error=error)
+                for group in groups for target in group.targets}
+    return {_slot(group.model_spec, group.options_name, entry.target): entry
+            for group, compiled in zip(groups, done, strict=True) for entry in compiled}
+
+
+def _slot(model_spec: str, options_name: str, target: str) -> str:
+    return f"{model_spec}|{options_name}|{target}"
 
 
 def runtime_source_tag(tree: Scratch) -> str | None:
@@ -161,18 +172,17 @@ def run_ab(cells: list[Cell], toolsets: tuple[Toolset, Toolset], where: Scratch,
     """Compile every NPU cell under both toolsets, verify, compare; the report document."""
     started = time.perf_counter()
     compiling = compile_cells(cells)
-    compiled: dict[str, dict[str, ToolsetCompile]] = {}
+    groups = groups_of(compiling)
+    compiled = {}
     for toolset in toolsets:
-        for group in groups_of(compiling):
-            progress(f"{toolset.name}: compile {group.model_spec} for "
-                     f"{', '.join(group.targets)}")
-            for target, entry in _compile_group(toolset, group, where).items():
-                compiled.setdefault(f"{group.model_spec}|{group.options_name}|{target}",
-                                    {})[toolset.name] = entry
+        progress(f"{toolset.name}: compile {len(compiling)} cell(s) of {len(groups)} "
+                 "model(s) in one process")
+        compiled[toolset.name] = _compile_groups(toolset, groups, where)
     entries = []
     for cell in compiling:
-        pair = compiled[f"{cell.model_spec}|{cell.options_name}|{cell.target}"]
-        entries.append(compare_cell(cell, pair[toolsets[0].name], pair[toolsets[1].name]))
+        slot = _slot(cell.model_spec, cell.options_name, cell.target)
+        entries.append(compare_cell(cell, compiled[toolsets[0].name][slot],
+                                    compiled[toolsets[1].name][slot]))
         progress(f"{cell.key}: {entries[-1]['summary']}")
     notes = [f"{cell.key} {note}" for cell in cells for toolset in toolsets
              if (note := runtime_lane_note(cell, toolset, source_tag)) is not None]

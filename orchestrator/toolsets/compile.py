@@ -9,8 +9,10 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import orchestrator
 from orchestrator.aot.key import ACTIVE_TOOLSET_ENV
@@ -20,9 +22,23 @@ from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch
 from orchestrator.toolsets.catalogue import Toolset
 from orchestrator.toolsets.environment import installed_toolset, runs_in_process
-from orchestrator.toolsets.protocol import WorkerOutcome, WorkerRequest, WorkerResult
+from orchestrator.toolsets.protocol import (
+    WorkerJob,
+    WorkerOutcome,
+    WorkerRequest,
+    WorkerResult,
+)
 
 PATH_CHOICES = ("inputs", "calibration", "vela_config")
+
+
+@dataclass(frozen=True)
+class ToolsetJob:
+    """One model for several targets with one set of choices."""
+
+    model: str
+    targets: tuple[str, ...]
+    choices: CompileChoices
 
 
 @dataclass(frozen=True)
@@ -48,15 +64,30 @@ def _model_argument(model: str) -> str:
     return str(Path(model).resolve()) if Path(model).is_file() else model
 
 
-def _in_process(model: str, target: str, choices: CompileChoices, where: Scratch
-                ) -> WorkerOutcome:
+def _choices(given: dict[str, Any]) -> CompileChoices:
+    """CompileChoices from their JSON form (lists back to tuples)."""
+    values: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value
+                              for name, value in given.items()}
+    return CompileChoices(**values)
+
+
+def _compile_target(job: int, model: str, target: str, choices: CompileChoices,
+                    scratch_root: str) -> WorkerOutcome:
     from orchestrator.aot.api import compile_model
 
     try:
-        product = compile_model(model, target, choices, scratch_root=where.root)
+        product = compile_model(model, target, choices, scratch_root=scratch_root)
     except OrchestratorError as error:
-        return WorkerOutcome(target, cause=error.cause, next_step=error.next_step)
-    return WorkerOutcome(target, product=str(product.directory))
+        return WorkerOutcome(job, target, cause=error.cause, next_step=error.next_step)
+    return WorkerOutcome(job, target, product=str(product.directory))
+
+
+def compile_here(index: int, job: WorkerJob, scratch_root: str) -> list[WorkerOutcome]:
+    """Job `index` compiled in this process, target by target (the worker's loop, and the
+    tool's own for a toolset it holds)."""
+    choices = _choices(job.choices)
+    return [_compile_target(index, job.model, target, choices, scratch_root)
+            for target in job.targets]
 
 
 def _worker_environment(toolset: Toolset) -> dict[str, str]:
@@ -79,9 +110,10 @@ def _in_worker(python: Path, request: WorkerRequest, toolset: Toolset) -> Worker
         if done.returncode != 0 or not result_path.is_file():
             raise OrchestratorError(
                 f"the compile worker of toolset {toolset.name} exited with status "
-                f"{done.returncode} and no result", f"run it again with: invoke compile "
-                f"--model {request.model} --target {request.targets[0]} --toolset "
-                f"{toolset.name} (its output above says why)")
+                f"{done.returncode} and no result", f"run one of its compiles again with: "
+                f"invoke compile --model {request.jobs[0].model} --target "
+                f"{request.jobs[0].targets[0]} --toolset {toolset.name} (its output above "
+                "says why)")
         return WorkerResult.from_json(json.loads(result_path.read_text()))
 
 
@@ -105,20 +137,32 @@ def with_toolset_flags(choices: CompileChoices, toolset: Toolset) -> CompileChoi
     return replace(choices, vela_flags=(*flags, *toolset.vela_flags))
 
 
+def compile_jobs(toolset: Toolset, jobs: Sequence[ToolsetJob], where: Scratch
+                 ) -> list[list[ToolsetCompile]]:
+    """Every job's targets compiled under `toolset`, in one process: this one for a toolset
+    this environment holds, else one worker in the toolset's environment (a toolset not
+    installed is refused in one line naming the setup command)."""
+    requested = tuple(WorkerJob(_model_argument(job.model), job.targets,
+                                _absolute(with_toolset_flags(job.choices, toolset)))
+                      for job in jobs)
+    if runs_in_process(toolset):
+        outcomes: tuple[WorkerOutcome, ...] = tuple(
+            outcome for index, job in enumerate(requested)
+            for outcome in compile_here(index, job, str(where.root)))
+    else:
+        installed = installed_toolset(toolset, where)
+        if installed is None:
+            raise OrchestratorError(f"toolset {toolset.describe()} is not installed in "
+                                    f"{where.root}", f"invoke setup --toolsets {toolset.name}")
+        request = WorkerRequest(requested, str(where.root), toolset.name)
+        outcomes = _in_worker(installed.python, request, toolset).outcomes
+    grouped: list[list[ToolsetCompile]] = [[] for _ in jobs]
+    for outcome in outcomes:
+        grouped[outcome.job].append(_outcome(toolset, outcome))
+    return grouped
+
+
 def compile_under(toolset: Toolset, model: str, targets: tuple[str, ...],
                   choices: CompileChoices, where: Scratch) -> list[ToolsetCompile]:
-    """Every target's compile of `model` under `toolset` (a toolset not installed is
-    refused in one line naming the setup command)."""
-    choices = with_toolset_flags(choices, toolset)
-    if runs_in_process(toolset):
-        return [_outcome(toolset, _in_process(model, target, choices, where))
-                for target in targets]
-    installed = installed_toolset(toolset, where)
-    if installed is None:
-        raise OrchestratorError(f"toolset {toolset.describe()} is not installed in "
-                                f"{where.root}", f"invoke setup --toolsets {toolset.name}")
-    request = WorkerRequest(model=_model_argument(model), targets=targets,
-                            choices=_absolute(choices), scratch=str(where.root),
-                            toolset=toolset.name)
-    result = _in_worker(installed.python, request, toolset)
-    return [_outcome(toolset, outcome) for outcome in result.outcomes]
+    """Every target's compile of `model` under `toolset`."""
+    return compile_jobs(toolset, [ToolsetJob(model, targets, choices)], where)[0]

@@ -4,6 +4,7 @@ and a runtime lane under a toolset whose sources are at another tag says so (no 
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -23,7 +24,12 @@ from orchestrator.toolsets.catalogue import (
     toolsets,
 )
 from orchestrator.toolsets.compile import compile_under, with_toolset_flags
-from orchestrator.toolsets.protocol import WorkerOutcome, WorkerRequest, WorkerResult
+from orchestrator.toolsets.protocol import (
+    WorkerJob,
+    WorkerOutcome,
+    WorkerRequest,
+    WorkerResult,
+)
 
 
 def test_the_default_toolset_is_the_pinned_stack():
@@ -72,12 +78,13 @@ def test_a_toolsets_vela_flags_follow_the_users():
 
 
 def test_the_worker_request_and_result_round_trip():
-    request = WorkerRequest("convnet", ("ethos-u55-128", "ethos-u85-128"),
-                            {"vela_flags": ["--optimise", "Size"]}, "/s", "et-1.5.1")
-    assert WorkerRequest.from_json(request.to_json()) == request
-    result = WorkerResult((WorkerOutcome("ethos-u55-128", product="/s/models/p"),
-                           WorkerOutcome("ethos-u85-128", cause="Vela refused", next_step="x")),
-                          {"executorch": "1.5.1"})
+    request = WorkerRequest((WorkerJob("convnet", ("ethos-u55-128", "ethos-u85-128"),
+                                       {"vela_flags": ["--optimise", "Size"]}),
+                             WorkerJob("add", ("ethos-u85-128",))), "/s", "et-1.5.1")
+    assert WorkerRequest.from_json(json.loads(json.dumps(request.to_json()))) == request
+    result = WorkerResult((WorkerOutcome(0, "ethos-u55-128", product="/s/models/p"),
+                           WorkerOutcome(1, "ethos-u85-128", cause="Vela refused",
+                                         next_step="x")), {"executorch": "1.5.1"})
     assert WorkerResult.from_json(result.to_json()) == result
 
 
