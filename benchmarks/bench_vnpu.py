@@ -26,12 +26,11 @@ import numpy as np
 from orchestrator.aot import compile_model
 from orchestrator.aot.key import tool_versions
 from orchestrator.tosa.graph import graph_interface
-from orchestrator.tosa.partitions import product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
-from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
+from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.listing import model_listing
-from orchestrator.vnpu.verify import random_inputs
+from orchestrator.vnpu.verify import npu_delegates, random_inputs
 from orchestrator.vnpu.version import model_version
 
 DEFAULT_MODELS = "mv2,benchmarks/models/ds_cnn.py,benchmarks/models/deit_tiny.py"
@@ -93,7 +92,7 @@ def bench_target(model: str, target: str, repeats: int) -> Row:
     inputs, `repeats` inferences each."""
     product = compile_model(model, target)
     npu = Npu.for_target_name(target)
-    pairs = list(zip(product_partitions(product), programs_in_pte(product.pte), strict=True))
+    pairs = npu_delegates(product, model, target)   # each partition with its own stream
     inputs: list[list[np.ndarray[Any, Any]]] = [random_inputs(graph_interface(p.tosa), 0)
                                                 for p, _ in pairs]
 
