@@ -198,11 +198,22 @@ static int row(em_state *s, const em_ew *e, const em_out *o, const em_fmap *a, c
     return 0;
 }
 
+/* 1 when the command is a MUL the fused 8-bit path (em_mul8.c) computes exactly; fills `m`. */
+static int fused_mul(const em_ew *e, const em_fmap *a, const em_fmap *b, const em_out *o, em_mul8 *m) {
+    m->unit_scale = e->ofm_scale == 1 && e->ofm_shift == 0;
+    m->scalar = e->scalar;
+    m->bh = e->bh;
+    m->bw = e->bw;
+    m->scalar_value = e->scalar_value;
+    return e->mode == EM_ELEMENTWISE_MODE_MUL && (e->scalar || !e->bd) && em_mul8_applies(m, a, b, o);
+}
+
 int em_op_elementwise(em_state *s, unsigned mode) {
     em_out o;
     em_fmap a_fm, b_fm;
     em_ew e;
-    int rc, y, x, c;
+    em_mul8 m;
+    int rc, y, x, c, fused;
     if (mode > EM_ELEMENTWISE_MODE_SHL)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_ELEMENTWISE mode %u", mode);
     load_ew(s, mode, &e);
@@ -210,9 +221,12 @@ int em_op_elementwise(em_state *s, unsigned mode) {
         (rc = check_ew(s, &e, &a_fm, &o)))
         return rc;
     e.unit_shift = a_fm.bytes == 1 ? EM_ADVANCED_SCALE_SHIFT_8BIT : EM_ADVANCED_SCALE_SHIFT_16BIT;
+    fused = fused_mul(&e, &a_fm, &b_fm, &o, &m);
     for (y = 0; y < o.height; y++)
-        for (x = 0; x < o.width; x++)
+        for (x = 0; x < o.width; x++) {
+            if (fused && em_mul8_position(&m, &a_fm, &b_fm, &o, y, x)) continue;
             for (c = 0; c < o.depth; c += EW_ROW)
                 if ((rc = row(s, &e, &o, &a_fm, &b_fm, y, x, c))) return rc;
+        }
     return 0;
 }

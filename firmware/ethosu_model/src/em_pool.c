@@ -85,16 +85,38 @@ int em_pool_is_pointwise(const em_geom *g) {
 #define POOL_ROW 256 /* channels per pass */
 static int64_t g_row[POOL_ROW];
 static int64_t g_table[256];
-#define TABLE_WORTH 1024 /* OFM elements from which a table of 256 values pays */
+#define TABLE_WORTH 128 /* OFM elements from which building a table of 256 values pays (a
+                           reused table pays from the first element) */
+
+/* What the 256 values of g_table are a function of (no LUT, one scale for every channel). */
+typedef struct table_key {
+    int64_t scale, in_zero_point, out_zero_point, act_min, act_max, type_min, type_max;
+    int shift, hw_average, round, in_signed;
+} table_key;
+static table_key g_table_key;
+static int g_table_valid;
+
+static void key_of(const em_out *o, const em_fmap *in, const em_pool_scaling *sc, table_key *k) {
+    memset(k, 0, sizeof(*k)); /* padding too: keys compare with memcmp */
+    k->scale = sc->scale; k->shift = sc->shift; k->hw_average = sc->hw_average; k->round = (int)o->round_mode;
+    k->in_zero_point = in->zero_point; k->in_signed = in->is_signed;
+    k->out_zero_point = o->fm.zero_point;
+    k->act_min = o->act_min; k->act_max = o->act_max; k->type_min = o->type_min; k->type_max = o->type_max;
+}
 
 /* The 256 OFM values of an 8-bit IFM's bytes into g_table when one scale serves every channel;
    0 (and the run's status as it was) when one of them fails: the element loop then meets the
-   failure where the operation does. */
+   failure where the operation does. Without a LUT the table stays for the next command with the
+   same key (DeiT-tiny on U55 runs thousands of small 1x1 average pools, Vela's transposes). */
 static int byte_table(em_state *s, const em_out *o, const em_fmap *in, const em_pool_scaling *sc) {
     const ethosu_model_status kept = *s->status;
+    table_key key;
     int v;
     if (in->bytes != 1 || sc->per_channel || sc->loaded_bits) return 0;
+    key_of(o, in, sc, &key);
+    if (o->lut == NULL && g_table_valid && memcmp(&key, &g_table_key, sizeof(key)) == 0) return 1;
     if ((int64_t)o->height * o->width * o->depth < TABLE_WORTH) return 0; /* cheaper element by element */
+    g_table_valid = 0;
     for (v = 0; v < 256; v++) {
         int64_t raw = in->is_signed ? (int64_t)(int8_t)v : (int64_t)v;
         if (em_pool_scaled(s, sc, o->round_mode, 0, raw - in->zero_point, 1, &g_table[v])) {
@@ -103,6 +125,8 @@ static int byte_table(em_state *s, const em_out *o, const em_fmap *in, const em_
         }
         g_table[v] = em_out_value(o, g_table[v]);
     }
+    g_table_key = key;
+    g_table_valid = o->lut == NULL;
     return 1;
 }
 
