@@ -233,6 +233,11 @@ int em85_load_fmap_b64(em_state *s, int which, em_fmap *f) { return load_fmap(s,
 /* The channel run at (y, x) when channels 0..c0+n-1 lie inside the region, else NULL. */
 static const uint8_t *run_of(const em_fmap *f, int y, int x, int c0, int n) { return em_fm_run(f, y, x, c0 + n); }
 
+static void put_le32(uint8_t *p, int64_t value) {
+    uint32_t v = (uint32_t)value;
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+
 void em_fm_read_run(const em_fmap *f, int y, int x, int c0, int n, int64_t *out) {
     const uint8_t *run = run_of(f, y, x, c0, n);
     int i;
@@ -249,8 +254,9 @@ void em_fm_read_run(const em_fmap *f, int y, int x, int c0, int n, int64_t *out)
         }
     } else if (f->bytes == 4 && !f->nhcwb16 && f->stride_c == 4) { /* NHWC int32 (always signed) */
         run += (size_t)c0 * 4u;
-        for (i = 0; i < n; i++, run += 4)
-            out[i] = (int32_t)((uint32_t)run[0] | ((uint32_t)run[1] << 8) | ((uint32_t)run[2] << 16) | ((uint32_t)run[3] << 24));
+        for (i = 0; i < n; i++, run += 4) out[i] = em_le32(run);
+    } else if (f->bytes == 4 && f->nhcwb16) { /* int32 in bricks of 16 channels */
+        for (i = 0; i < n; i++) out[i] = em_le32(run + ((c0 + i) >> 4) * f->stride_c + ((c0 + i) & 15) * 4);
     } else {
         for (i = 0; i < n; i++) out[i] = em_fm_get(f, run + em_fm_coff(f, c0 + i));
     }
@@ -272,10 +278,9 @@ void em_fm_write_run(const em_fmap *f, int y, int x, int c0, int n, const int64_
         if (f->bytes == 2)
             for (i = 0; i < n; i++, run += 2) { run[0] = (uint8_t)values[i]; run[1] = (uint8_t)(values[i] >> 8); }
         else
-            for (i = 0; i < n; i++, run += 4) {
-                uint32_t v = (uint32_t)values[i];
-                run[0] = (uint8_t)v; run[1] = (uint8_t)(v >> 8); run[2] = (uint8_t)(v >> 16); run[3] = (uint8_t)(v >> 24);
-            }
+            for (i = 0; i < n; i++, run += 4) put_le32(run, values[i]);
+    } else if (f->bytes == 4 && f->nhcwb16) {
+        for (i = 0; i < n; i++) put_le32(run + ((c0 + i) >> 4) * stride_c + ((c0 + i) & 15) * 4, values[i]);
     } else {
         for (i = 0; i < n; i++) em_fm_put(f, run + em_fm_coff(f, c0 + i), values[i]);
     }

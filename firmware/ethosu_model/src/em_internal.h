@@ -171,6 +171,14 @@ static inline uint8_t *em_fm_ptr(const em_fmap *f, int y, int x, int c) {
     }
 }
 
+/* The little-endian int32 at p. */
+static inline int32_t em_le32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24));
+}
+
+/* 1 for an 8-bit NHWC map: a position's channels are consecutive bytes. */
+static inline int em_fm_is_nhwc8(const em_fmap *f) { return f->bytes == 1 && !f->nhcwb16 && f->stride_c == 1; }
+
 /* Channel 0 of (y, x) when channels 0..depth-1 of that position all lie inside the region
    (channel c is then at the result + em_fm_coff(f, c)); NULL otherwise, and nothing is
    recorded: the caller then takes the checked accessors, which record the fault. */

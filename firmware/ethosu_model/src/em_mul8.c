@@ -12,14 +12,12 @@
 #define MUL8_ZERO_POINT 255   /* |zero point| at most this: |operand - zero point| <= 383 */
 #define MUL8_SCALAR (1 << 20) /* |scalar - zero point| at most this: |product| < 2^29 */
 
-static int is_nhwc8(const em_fmap *f) { return f->bytes == 1 && !f->nhcwb16 && f->stride_c == 1; }
-
 static int small(int64_t v, int64_t limit) { return v >= -limit && v <= limit; }
 
 int em_mul8_applies(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const em_out *o) {
-    return m->unit_scale && o->lut == NULL && is_nhwc8(a) && small(a->zero_point, MUL8_ZERO_POINT) &&
+    return m->unit_scale && o->lut == NULL && em_fm_is_nhwc8(a) && small(a->zero_point, MUL8_ZERO_POINT) &&
            (m->scalar ? small((int64_t)m->scalar_value - b->zero_point, MUL8_SCALAR)
-                      : is_nhwc8(b) && small(b->zero_point, MUL8_ZERO_POINT)) &&
+                      : em_fm_is_nhwc8(b) && small(b->zero_point, MUL8_ZERO_POINT)) &&
            !o->fm.nhcwb16 && o->fm.stride_c == o->fm.bytes && o->fm.bytes <= 4;
 }
 
@@ -43,26 +41,31 @@ static void store32(uint8_t *out, int bytes, const int32_t *v, int n) {
         }
 }
 
-/* em_out_clamp's order (activation bounds, then the type's), all four within int32 here. */
-static inline int32_t clamp32(int32_t v, const int32_t *bounds) {
-    v = v < bounds[0] ? bounds[0] : v;
-    v = v > bounds[1] ? bounds[1] : v;
-    v = v < bounds[2] ? bounds[2] : v;
-    return v > bounds[3] ? bounds[3] : v;
+/* em_out_clamp's four bounds (activation, then the type's, all within int32 here) as one
+   clamp: a chain of max/min bounds is the clamp to what it makes of the smallest and the
+   largest value (each bound keeps the chain a clamp, maybe to one value). */
+static void bounds_of(const em_out *o, int32_t *lo, int32_t *hi) {
+    *lo = (int32_t)em_out_clamp(INT32_MIN, o->act_min, o->act_max, o->type_min, o->type_max);
+    *hi = (int32_t)em_out_clamp(INT32_MAX, o->act_min, o->act_max, o->type_min, o->type_max);
+}
+
+static inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
 }
 
 /* `n` channels: (a - za) * (b - zb) + zo, clamped; b NULL takes the scalar operand. The
    signedness tests are loop-invariant: the compiler unswitches them. */
 static void mul8_chunk(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const uint8_t *ra, const uint8_t *rb,
-                       const int32_t *bounds, int32_t zo, int n, int32_t *v) {
+                       int32_t lo, int32_t hi, int32_t zo, int n, int32_t *v) {
     const int32_t za = a->zero_point, sa = a->is_signed;
     int i;
     if (rb == NULL) {
         const int32_t k = m->scalar_value - b->zero_point;
-        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * k + zo, bounds);
+        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * k + zo, lo, hi);
     } else {
         const int32_t zb = b->zero_point, sb = b->is_signed;
-        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * (at8(rb, sb, i) - zb) + zo, bounds);
+        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * (at8(rb, sb, i) - zb) + zo, lo, hi);
     }
 }
 
@@ -77,16 +80,17 @@ static int runs(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const em_o
 }
 
 int em_mul8_position(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const em_out *o, int y, int x) {
-    const int32_t bounds[4] = {(int32_t)o->act_min, (int32_t)o->act_max, (int32_t)o->type_min, (int32_t)o->type_max};
     const int32_t zo = o->fm.zero_point;
+    int32_t lo, hi;
     const uint8_t *ra, *rb;
     uint8_t *ro;
     int32_t v[MUL8_ROW];
     int c0;
     if (!runs(m, a, b, o, y, x, &ra, &rb, &ro)) return 0;
+    bounds_of(o, &lo, &hi);
     for (c0 = 0; c0 < o->depth; c0 += MUL8_ROW) {
         const int n = o->depth - c0 < MUL8_ROW ? o->depth - c0 : MUL8_ROW;
-        mul8_chunk(m, a, b, ra + c0, rb ? rb + c0 : NULL, bounds, zo, n, v);
+        mul8_chunk(m, a, b, ra + c0, rb ? rb + c0 : NULL, lo, hi, zo, n, v);
         store32(ro + (size_t)c0 * (size_t)o->fm.bytes, o->fm.bytes, v, n);
     }
     return 1;

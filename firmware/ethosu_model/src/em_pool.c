@@ -7,10 +7,16 @@
 
 #define SUM_RUN 256 /* channels read per pass */
 
-/* The sum over `depth` IFM channels at (iy, ix) of value - zero point. */
+/* The sum over `depth` IFM channels at (iy, ix) of value - zero point; an int32 NHWC run
+   inside the region (Vela's U55 MatMul sums the MUL's int32 rows so) is summed where it lies. */
 static int64_t channel_sum(const em_fmap *in, int iy, int ix, int depth) {
     int64_t values[SUM_RUN], sum = 0;
     int c0, i;
+    const uint8_t *run = in->bytes == 4 && !in->nhcwb16 && in->stride_c == 4 ? em_fm_run(in, iy, ix, depth) : NULL;
+    if (run != NULL) {
+        for (i = 0; i < depth; i++) sum += em_le32(run + (size_t)i * 4u);
+        return sum - (int64_t)depth * in->zero_point;
+    }
     for (c0 = 0; c0 < depth; c0 += SUM_RUN) {
         const int n = depth - c0 < SUM_RUN ? depth - c0 : SUM_RUN;
         em_fm_read_run(in, iy, ix, c0, n, values);
@@ -130,11 +136,41 @@ static int byte_table(em_state *s, const em_out *o, const em_fmap *in, const em_
     return 1;
 }
 
+/* Channel 0 of positions (y, 0) and (y, width - 1) when both lie in one tile and all their
+   channels inside the region (position x is then at the first + x * stride_x: the region check
+   is affine in x, so the ends bound every position between); NULL otherwise. */
+static const uint8_t *row_run(const em_fmap *f, int y, int width, int depth) {
+    int64_t off;
+    if (em_fm_tile(f, y, 0, &off) != em_fm_tile(f, y, width - 1, &off)) return NULL;
+    if (em_fm_run(f, y, width - 1, depth) == NULL) return NULL;
+    return em_fm_run(f, y, 0, depth);
+}
+
+/* OFM row oy through g_table, 8-bit NHWC in and out, each pass of POOL_ROW channels of a
+   position read before it is written (as the general loop does); 0 when a run leaves its tile
+   or region. Vela's transposes on U55 are such pools of one channel per position, thousands per
+   DeiT-tiny. */
+static int tabled_row8(const em_out *o, const em_fmap *in, int oy) {
+    const uint8_t *src = row_run(in, oy, o->width, o->depth);
+    uint8_t *dst = (uint8_t *)(uintptr_t)row_run(&o->fm, oy, o->width, o->depth), bytes[POOL_ROW];
+    int ox, c0, i;
+    if (src == NULL || dst == NULL) return 0;
+    for (ox = 0; ox < o->width; ox++, src += in->stride_x, dst += o->fm.stride_x)
+        for (c0 = 0; c0 < o->depth; c0 += POOL_ROW) {
+            const int n = o->depth - c0 < POOL_ROW ? o->depth - c0 : POOL_ROW;
+            for (i = 0; i < n; i++) bytes[i] = (uint8_t)g_table[src[c0 + i]];
+            memcpy(dst + c0, bytes, (size_t)n);
+        }
+    return 1;
+}
+
 int em_pool_pointwise(em_state *s, const em_out *o, const em_fmap *in, const em_pool_scaling *sc) {
     const int tabled = byte_table(s, o, in, sc);
+    const int bytewise = tabled && em_fm_is_nhwc8(in) && em_fm_is_nhwc8(&o->fm);
     int oy, ox, c0, i, rc;
-    for (oy = 0; oy < o->height; oy++)
-        for (ox = 0; ox < o->width; ox++)
+    for (oy = 0; oy < o->height; oy++) {
+        if (bytewise && tabled_row8(o, in, oy)) continue;
+        for (ox = 0; ox < o->width; ox++) {
             for (c0 = 0; c0 < o->depth; c0 += POOL_ROW) {
                 const int n = o->depth - c0 < POOL_ROW ? o->depth - c0 : POOL_ROW;
                 em_fm_read_run(in, oy, ox, c0, n, g_row);
@@ -148,6 +184,8 @@ int em_pool_pointwise(em_state *s, const em_out *o, const em_fmap *in, const em_
                         return rc;
                 em_store_run(o, oy, ox, c0, n, g_row);
             }
+        }
+    }
     return 0;
 }
 
