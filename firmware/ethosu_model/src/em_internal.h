@@ -291,10 +291,26 @@ static inline int em_scale_fast(int64_t value, int64_t scale, int shift, unsigne
     return 1;
 }
 
-/* em_scale with its int64 fast path inline (the common case of a per-element loop). */
+/* em_scale's 128-bit product and shift in the compiler's own 128-bit type where it has one
+   (host builds; not 32-bit Arm): returns 1 and sets *out for a shift of 1..63 in a known round
+   mode, else 0 (em_scale then takes its portable path). */
+static inline int em_scale_native(int64_t value, int64_t scale, int shift, unsigned mode, int64_t *out) {
+#ifdef __SIZEOF_INT128__
+    if (shift >= 1 && shift <= 63 && em_round_mode_known(mode)) {
+        __int128 p = (__int128)value * scale;
+        *out = (int64_t)((p + em_round_addend(mode, shift, value, p < 0)) >> shift);
+        return 1;
+    }
+#else
+    (void)value; (void)scale; (void)shift; (void)mode; (void)out;
+#endif
+    return 0;
+}
+
+/* em_scale with its fast paths inline (the common case of a per-element loop). */
 static inline int64_t em_scale_inline(em_state *s, int64_t value, int64_t scale, int shift, unsigned mode, int *err) {
     int64_t out;
-    if (em_scale_fast(value, scale, shift, mode, &out)) return out;
+    if (em_scale_fast(value, scale, shift, mode, &out) || em_scale_native(value, scale, shift, mode, &out)) return out;
     return em_scale(s, value, scale, shift, mode, err);
 }
 

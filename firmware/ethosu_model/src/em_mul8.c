@@ -59,13 +59,16 @@ static inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi) {
 static void mul8_chunk(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const uint8_t *ra, const uint8_t *rb,
                        int32_t lo, int32_t hi, int32_t zo, int n, int32_t *v) {
     const int32_t za = a->zero_point, sa = a->is_signed;
+    int16_t da[MUL8_ROW], db[MUL8_ROW]; /* operands less their zero points: |.| <= 383 */
     int i;
+    for (i = 0; i < n; i++) da[i] = (int16_t)(at8(ra, sa, i) - za);
     if (rb == NULL) {
         const int32_t k = m->scalar_value - b->zero_point;
-        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * k + zo, lo, hi);
+        for (i = 0; i < n; i++) v[i] = clamp32(da[i] * k + zo, lo, hi);
     } else {
         const int32_t zb = b->zero_point, sb = b->is_signed;
-        for (i = 0; i < n; i++) v[i] = clamp32((at8(ra, sa, i) - za) * (at8(rb, sb, i) - zb) + zo, lo, hi);
+        for (i = 0; i < n; i++) db[i] = (int16_t)(at8(rb, sb, i) - zb);
+        for (i = 0; i < n; i++) v[i] = clamp32((int32_t)da[i] * db[i] + zo, lo, hi); /* 16 x 16 -> 32 bits */
     }
 }
 

@@ -30,13 +30,7 @@ int64_t em_scale(em_state *s, int64_t value, int64_t scale, int shift, unsigned 
     int64_t hi, fast;
     uint64_t lo;
     if (shift < 0 || shift > 63) { *err = em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "scale shift %d", shift); return 0; }
-    if (em_scale_fast(value, scale, shift, mode, &fast)) return fast;
-#ifdef __SIZEOF_INT128__
-    if (shift != 0 && em_round_mode_known(mode)) { /* the same 128-bit arithmetic, native */
-        __int128 p = (__int128)value * scale;
-        return (int64_t)((p + em_round_addend(mode, shift, value, p < 0)) >> shift);
-    }
-#endif
+    if (em_scale_fast(value, scale, shift, mode, &fast) || em_scale_native(value, scale, shift, mode, &fast)) return fast;
     mul_64_33(value, scale, &hi, &lo);
     if (shift == 0) return (int64_t)lo;
     if (!em_round_mode_known(mode)) {
