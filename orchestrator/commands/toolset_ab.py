@@ -10,7 +10,7 @@ from orchestrator.paths import Scratch
 from orchestrator.regress.cells import Cell
 from orchestrator.regress.matrix import Matrix
 from orchestrator.regress.toolset_ab import run_ab, runtime_source_tag
-from orchestrator.regress.toolset_ab_report import rows, write_ab_reports
+from orchestrator.regress.toolset_ab_report import rows, verdict, write_ab_reports
 from orchestrator.results.model import new_run_id
 from orchestrator.toolsets.catalogue import parse_toolsets
 
@@ -32,5 +32,6 @@ def toolset_ab_command(value: str, matrix: Matrix, cells: list[Cell], tree: Scra
     elif not quiet:
         for row in rows(document):
             print("  " + " | ".join(row))
+        print(verdict(document))
         print(f"toolsets report: {paths['toolsets.md']} (also .json, .html)")
     return 0

@@ -45,4 +45,8 @@ class VerifyTask:
     locate: bool = option(True, "name the first departing operation and check writes over live "
                           "tensors (--no-locate: compare the outputs only, in less memory)",
                           parse=switch, matrix=False)
+    toolset: str | None = option(None, "compile under this toolset (a name, or requirements "
+                                 "like executorch==1.5.1; invoke toolsets lists them): its "
+                                 "program checked here against its own TOSA reference",
+                                 parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

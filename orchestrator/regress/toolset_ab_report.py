@@ -15,8 +15,14 @@ COLUMNS = ("cell", "compiled", "exact (own TOSA reference)", "bit-for-bit", "Vel
            "SRAM KiB", "delegation", "first difference")
 
 
+WORDS: dict[str, dict[bool | None, str]] = {
+    "compiled": {True: "yes", False: "no"},
+    "exact": {True: "exact", False: "departs", None: "-"}}
+
+
 def _pair(entry: dict[str, Any], key: str) -> str:
-    return f"{entry['a'][key]} / {entry['b'][key]}"
+    words = WORDS[key]
+    return f"{words[entry['a'][key]]} / {words[entry['b'][key]]}"
 
 
 def _estimate(entry: dict[str, Any], name: str) -> str:
@@ -69,8 +75,31 @@ def _title(document: dict[str, Any]) -> str:
     return f"Toolsets {a['name']} (A) vs {b['name']} (B), matrix {document['matrix']}"
 
 
+def _stack(toolset: dict[str, Any]) -> str:
+    packages = ", ".join(f"{name} {version}" for name, version in toolset["packages"].items())
+    flags = f"; Vela flags {' '.join(toolset['vela_flags'])}" if toolset["vela_flags"] else ""
+    return f"{toolset['name']}: {packages}{flags}"
+
+
+def verdict(document: dict[str, Any]) -> str:
+    """'6 cells: 6 agree bit for bit, 0 differ; exact 6/6 under A, 6/6 under B; Vela's
+    cycle estimate changed in 2'."""
+    cells = document["cells"]
+    agree = sum(entry.get("outputs", {}).get("agree") is True for entry in cells)
+    differ = sum(entry.get("outputs", {}).get("agree") is False for entry in cells)
+    exact = [sum(entry[side]["exact"] is True for entry in cells) for side in ("a", "b")]
+    moved = sum((entry.get("vela_estimates", {}).get("total_cycles") or {}).get("ratio")
+                not in (None, 1.0) for entry in cells)
+    delegation = sum(bool(entry.get("delegation_changes")) for entry in cells)
+    return (f"{len(cells)} cells: {agree} agree bit for bit, {differ} differ; exact "
+            f"{exact[0]}/{len(cells)} under A, {exact[1]}/{len(cells)} under B; Vela's cycle "
+            f"estimate changed in {moved}, delegation in {delegation}")
+
+
 def render_markdown(document: dict[str, Any]) -> str:
-    lines = [f"# {_title(document)}", "",
+    a, b = document["toolsets"]
+    lines = [f"# {_title(document)}", "", f"**{verdict(document)}**", "",
+             f"- A = {_stack(a)}", f"- B = {_stack(b)}", "",
              "A / B in every column; ratios are B/A.", "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
@@ -91,10 +120,13 @@ def render_html(document: dict[str, Any]) -> str:
                     for heading, items in (("Errors", _errors(document)),
                                            ("Runtime lanes", document["runtime_lanes"]))
                     if items)
+    stacks = "".join(f"<li>{side} = {escape(_stack(toolset))}</li>"
+                     for side, toolset in zip("AB", document["toolsets"], strict=True))
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>"
             f"{escape(_title(document))}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(_title(document))}</h1><p>A / B in every column; ratios are B/A."
-            f"</p><table><tr>{header}</tr>{body}</table>{lists}</body></html>\n")
+            f"<h1>{escape(_title(document))}</h1><p><b>{escape(verdict(document))}</b></p>"
+            f"<ul>{stacks}</ul><p>A / B in every column; ratios are B/A.</p>"
+            f"<table><tr>{header}</tr>{body}</table>{lists}</body></html>\n")
 
 
 def write_ab_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:

@@ -153,12 +153,43 @@ static void ifm2_run(const em_ew *e, const em_fmap *b, int y, int x, int c0, int
     for (i = 0; i < n; i++) out[i] -= b->zero_point;
 }
 
+/* ew_value's MUL (commutative: the operand order aside) over g_a, g_b and the output stage; a
+   unit OFM scale is exact without the scaling, an OFM without a LUT is clamped in the same pass. */
+static int mul_row(em_state *s, const em_ew *e, const em_out *o, const em_fmap *a, int y, int x, int c0, int n) {
+    const int64_t za = a->zero_point, zo = o->fm.zero_point, scale = e->ofm_scale;
+    const int64_t act_min = o->act_min, act_max = o->act_max, type_min = o->type_min, type_max = o->type_max;
+    const int shift = e->ofm_shift;
+    const unsigned round = o->round_mode;
+    /* NATURAL, and TFL below a shift of 32, add one constant before the shift (em_round_addend) */
+    const int constant = shift >= 1 && shift <= 31 && (round == EM_ROUNDING_NATURAL || round == EM_ROUNDING_TFL);
+    const int64_t addend = constant ? (int64_t)1 << (shift - 1) : 0, limit = (int64_t)1 << 30;
+    int i, err = 0;
+    if (scale == 1 && shift == 0) {
+        for (i = 0; i < n; i++) g_a[i] = (g_a[i] - za) * g_b[i];
+    } else {
+        for (i = 0; i < n && !err; i++) {
+            int64_t v = (g_a[i] - za) * g_b[i];
+            g_a[i] = constant && v > -limit && v < limit ? (v * scale + addend) >> shift /* em_scale_fast */
+                                                          : em_scale_inline(s, v, scale, shift, round, &err);
+        }
+    }
+    if (err) return err;
+    if (o->lut != NULL) {
+        em_store_run(o, y, x, c0, n, g_a);
+        return 0;
+    }
+    for (i = 0; i < n; i++) g_a[i] = em_out_clamp(g_a[i] + zo, act_min, act_max, type_min, type_max);
+    em_fm_write_run(&o->fm, y, x, c0, n, g_a);
+    return 0;
+}
+
 /* Channels c0.. (at most EW_ROW) of OFM position (y, x). */
 static int row(em_state *s, const em_ew *e, const em_out *o, const em_fmap *a, const em_fmap *b, int y, int x, int c0) {
     const int n = o->depth - c0 < EW_ROW ? o->depth - c0 : EW_ROW;
     int i, err = 0;
     em_fm_read_run(a, y, x, c0, n, g_a);
     if (e->binary) ifm2_run(e, b, y, x, c0, n, g_b);
+    if (e->mode == EM_ELEMENTWISE_MODE_MUL) return mul_row(s, e, o, a, y, x, c0, n);
     for (i = 0; i < n; i++) {
         g_a[i] = ew_value(s, e, o, g_a[i] - a->zero_point, e->binary ? g_b[i] : 0, &err);
         if (err) return err;

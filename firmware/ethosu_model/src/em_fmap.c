@@ -247,6 +247,10 @@ void em_fm_read_run(const em_fmap *f, int y, int x, int c0, int n, int64_t *out)
             int c = c0 + i;
             out[i] = f->is_signed ? (int8_t)run[(c >> 4) * f->stride_c + (c & 15)] : run[(c >> 4) * f->stride_c + (c & 15)];
         }
+    } else if (f->bytes == 4 && !f->nhcwb16 && f->stride_c == 4) { /* NHWC int32 (always signed) */
+        run += (size_t)c0 * 4u;
+        for (i = 0; i < n; i++, run += 4)
+            out[i] = (int32_t)((uint32_t)run[0] | ((uint32_t)run[1] << 8) | ((uint32_t)run[2] << 16) | ((uint32_t)run[3] << 24));
     } else {
         for (i = 0; i < n; i++) out[i] = em_fm_get(f, run + em_fm_coff(f, c0 + i));
     }
@@ -263,6 +267,15 @@ void em_fm_write_run(const em_fmap *f, int y, int x, int c0, int n, const int64_
         for (i = 0; i < n; i++) run[i] = (uint8_t)values[i];
     } else if (f->bytes == 1 && f->nhcwb16) {
         for (i = 0; i < n; i++) run[((c0 + i) >> 4) * stride_c + ((c0 + i) & 15)] = (uint8_t)values[i];
+    } else if (!f->nhcwb16 && stride_c == f->bytes && (f->bytes == 2 || f->bytes == 4)) { /* NHWC 16/32-bit */
+        run += (size_t)c0 * (size_t)f->bytes;
+        if (f->bytes == 2)
+            for (i = 0; i < n; i++, run += 2) { run[0] = (uint8_t)values[i]; run[1] = (uint8_t)(values[i] >> 8); }
+        else
+            for (i = 0; i < n; i++, run += 4) {
+                uint32_t v = (uint32_t)values[i];
+                run[0] = (uint8_t)v; run[1] = (uint8_t)(v >> 8); run[2] = (uint8_t)(v >> 16); run[3] = (uint8_t)(v >> 24);
+            }
     } else {
         for (i = 0; i < n; i++) em_fm_put(f, run + em_fm_coff(f, c0 + i), values[i]);
     }

@@ -389,6 +389,13 @@ void em_lut_after_op(em_state *s);
 int em_load_out(em_state *s, em_out *o);
 /* The OFM value of one scaled value: zero point, LUT, activation clamp, saturation to the OFM type. */
 int64_t em_out_value(const em_out *o, int64_t scaled);
+/* em_out_value's clamps of a value (zero point added) without a LUT: activation, then OFM type. */
+static inline int64_t em_out_clamp(int64_t v, int64_t act_min, int64_t act_max, int64_t type_min, int64_t type_max) {
+    v = v < act_min ? act_min : v;
+    v = v > act_max ? act_max : v;
+    v = v < type_min ? type_min : v;
+    return v > type_max ? type_max : v;
+}
 /* Writes em_out_value(o, scaled) at (y, x, c). */
 void em_store(const em_out *o, int y, int x, int c, int64_t scaled);
 /* em_out_value of each of `count` values, in place. */

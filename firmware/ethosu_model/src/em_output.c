@@ -142,13 +142,8 @@ void em_out_values(const em_out *o, int64_t *values, int count) {
         for (i = 0; i < count; i++) values[i] = em_out_value(o, values[i]);
         return;
     }
-    for (i = 0; i < count; i++) { /* em_out_value without a LUT, its bounds in registers */
-        int64_t v = values[i] + zero_point;
-        v = v < act_min ? act_min : v;
-        v = v > act_max ? act_max : v;
-        v = v < type_min ? type_min : v;
-        values[i] = v > type_max ? type_max : v;
-    }
+    for (i = 0; i < count; i++) /* em_out_value without a LUT, its bounds in registers */
+        values[i] = em_out_clamp(values[i] + zero_point, act_min, act_max, type_min, type_max);
 }
 
 void em_store_run(const em_out *o, int y, int x, int c0, int n, int64_t *scaled) {

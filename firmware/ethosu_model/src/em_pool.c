@@ -5,6 +5,20 @@
 
 /* --- POOL --- */
 
+#define SUM_RUN 256 /* channels read per pass */
+
+/* The sum over `depth` IFM channels at (iy, ix) of value - zero point. */
+static int64_t channel_sum(const em_fmap *in, int iy, int ix, int depth) {
+    int64_t values[SUM_RUN], sum = 0;
+    int c0, i;
+    for (c0 = 0; c0 < depth; c0 += SUM_RUN) {
+        const int n = depth - c0 < SUM_RUN ? depth - c0 : SUM_RUN;
+        em_fm_read_run(in, iy, ix, c0, n, values);
+        for (i = 0; i < n; i++) sum += values[i];
+    }
+    return sum - (int64_t)depth * in->zero_point;
+}
+
 int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
                        int *count) {
     int64_t acc = kind == EM_WINDOW_MAX ? INT64_MIN : 0;
@@ -17,9 +31,7 @@ int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int 
             int64_t x;
             if (ix < 0) continue;
             if (kind == EM_WINDOW_CHANNEL_SUM) {
-                /* sums the IFM channels into one (OFM depth 1) */
-                int ch;
-                for (ch = 0, x = 0; ch < ifm_depth; ch++) x += em_fm_read(in, iy, ix, ch) - in->zero_point;
+                x = channel_sum(in, iy, ix, ifm_depth); /* the IFM channels into one (OFM depth 1) */
             } else {
                 x = em_fm_read(in, iy, ix, c) - in->zero_point;
             }
@@ -73,6 +85,7 @@ int em_pool_is_pointwise(const em_geom *g) {
 #define POOL_ROW 256 /* channels per pass */
 static int64_t g_row[POOL_ROW];
 static int64_t g_table[256];
+#define TABLE_WORTH 1024 /* OFM elements from which a table of 256 values pays */
 
 /* The 256 OFM values of an 8-bit IFM's bytes into g_table when one scale serves every channel;
    0 (and the run's status as it was) when one of them fails: the element loop then meets the
@@ -81,6 +94,7 @@ static int byte_table(em_state *s, const em_out *o, const em_fmap *in, const em_
     const ethosu_model_status kept = *s->status;
     int v;
     if (in->bytes != 1 || sc->per_channel || sc->loaded_bits) return 0;
+    if ((int64_t)o->height * o->width * o->depth < TABLE_WORTH) return 0; /* cheaper element by element */
     for (v = 0; v < 256; v++) {
         int64_t raw = in->is_signed ? (int64_t)(int8_t)v : (int64_t)v;
         if (em_pool_scaled(s, sc, o->round_mode, 0, raw - in->zero_point, 1, &g_table[v])) {
