@@ -16,7 +16,6 @@ from typing import Any
 from orchestrator.aot import products as layout
 from orchestrator.aot.assemble import CONFIGURATION_SPECS, assemble
 from orchestrator.aot.compiler import (
-    COMPILE_LOG,
     captured_output,
     exited,
     write_log,
@@ -50,28 +49,25 @@ def _configuration(spec: Any) -> dict[str, bytes]:
             if entry.key in CONFIGURATION_SPECS}
 
 
-def _compile_partitions(request: CompileRequest, lowering: Lowering, staging: Path
-                        ) -> tuple[list[bytes], dict[str, bytes], str]:
-    """Vela on every partition; (binaries, configuration specs, Vela's printed output)."""
+def _compile_partitions(request: CompileRequest, lowering: Lowering
+                        ) -> tuple[list[bytes], dict[str, bytes]]:
+    """Vela on every partition; (binaries, configuration specs)."""
     template = lowering.template_manifest
     partitions = partitions_from_manifest(template, lowering.directory)
     if not partitions:
-        return [], {}, ""
+        return [], {}
     spec = ethosu_compile_spec(request.options, None)
-    with captured_output() as (captured, caught):
-        try:
-            binaries = [_vela(partition.tosa, spec) for partition in partitions]
-        except SystemExit as stop:
-            raise exited(request, stop) from None
-        except OrchestratorError:
-            raise
-        except Exception as error:  # noqa: BLE001 - Vela failures, one line
-            raise lowering_error(request.options, request.model.name, error,
-                                 "check the Vela options (--vela-flags, --memory-mode, "
-                                 "--system-config)") from None
-        finally:
-            write_log(staging, captured.getvalue(), caught)
-    return binaries, _configuration(spec), captured.getvalue()
+    try:
+        binaries = [_vela(partition.tosa, spec) for partition in partitions]
+    except SystemExit as stop:
+        raise exited(request, stop) from None
+    except OrchestratorError:
+        raise
+    except Exception as error:  # noqa: BLE001 - Vela failures, one line
+        raise lowering_error(request.options, request.model.name, error,
+                             "check the Vela options (--vela-flags, --memory-mode, "
+                             "--system-config)") from None
+    return binaries, _configuration(spec)
 
 
 def configured_manifest(request: CompileRequest, template: dict[str, Any], program: Any,
@@ -95,12 +91,17 @@ def configure_product(request: CompileRequest, lowering: Lowering,
     """Build `request`'s product in `staging` from `lowering`; return its manifest."""
     started = time.perf_counter()
     template = lowering.template_manifest
-    binaries, configuration, printed = _compile_partitions(request, lowering, staging)
-    pte, program = assemble(lowering.template_pte.read_bytes(), lowering.delegate_partitions,
-                            binaries, configuration)
+    # Vela's output and every warning (importing and serializing with executorch warn too)
+    # go to the compile log, not the console
+    with captured_output() as (captured, caught):
+        try:
+            binaries, configuration = _compile_partitions(request, lowering)
+            pte, program = assemble(lowering.template_pte.read_bytes(),
+                                    lowering.delegate_partitions, binaries, configuration)
+        finally:
+            write_log(staging, captured.getvalue(), caught)
+    printed = captured.getvalue()
     (staging / layout.PTE).write_bytes(pte)
-    if not (staging / COMPILE_LOG).exists():
-        (staging / COMPILE_LOG).write_text("")
     share(lowering.directory, staging)
     vela = write_vela_report(printed, staging) if binaries else None
     return configured_manifest(request, template, program, vela, len(pte),

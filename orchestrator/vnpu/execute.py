@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,9 +68,23 @@ def _place(scratch: np.ndarray[Any, Any], io: VelaIO, array: np.ndarray[Any, Any
     scratch[io.offset:io.offset + io.nbytes] = data
 
 
+# The host library keeps its working buffers, weight cache and observer in static storage
+# (the same C runs in the firmware, without malloc), and ctypes releases the GIL during a
+# call: two threads in it at once (regress cells' write checks side by side) corrupt each
+# other. One call at a time per process.
+_ONE_CALL_AT_A_TIME = threading.RLock()
+
+
 def _invoke(library: Any, config: NpuConfig, command: np.ndarray[Any, Any],
             regions: list[np.ndarray[Any, Any]], status: ModelStatus,
             observe: OperationObserver | None) -> int:
+    with _ONE_CALL_AT_A_TIME:
+        return _invoke_alone(library, config, command, regions, status, observe)
+
+
+def _invoke_alone(library: Any, config: NpuConfig, command: np.ndarray[Any, Any],
+                  regions: list[np.ndarray[Any, Any]], status: ModelStatus,
+                  observe: OperationObserver | None) -> int:
     bases = (ctypes.c_uint64 * 3)(*(r.ctypes.data for r in regions))
     sizes = (ctypes.c_size_t * 3)(*(r.size for r in regions))
 

@@ -2,9 +2,14 @@
 model's tensor it computes.
 
 Each operation's OFM is read from memory right after it ran (the model's operation observer);
-the TOSA tensor it computes is Vela's name for the operation (its per-operation table, in
-command-stream order, when it lists as many operations as the stream runs), else the next
-graph tensor with its shape. The ExecuTorch Arm backend names each TOSA tensor after the node
+the TOSA tensors it may compute are Vela's names for its operations (its per-operation table,
+in command-stream order), else the graph's tensors: an OFM is paired with the first tensor
+from where the pairing stands whose values it holds, else (departing) with the first of its
+shape among the next DEPARTURE_WINDOW, the others of its shape there listed with it. Shape
+and order alone can mislead: Vela's table is not quite in stream order (the Conformer on
+U55-128 runs the Rescales of single-element constants first, whose one value matched tensors
+far ahead), so an OFM that holds an earlier tensor exactly is never named departing, and the
+pairing resumes after that tensor. The ExecuTorch Arm backend names each TOSA tensor after the node
 of the lowered graph that produced it (the flatbuffers it writes carry no op locations), so the
 tensor name is also that FX node's name. The TOSA operators behind it come from
 orchestrator.tosa.graph.operators_behind, as in the profile's Vela rows.
@@ -187,21 +192,61 @@ def _named(op: ObservedOp, tensor: str, operators: list[str], found: dict[str, A
             "fx_node": tensor, "tosa_operators": operators, **found}
 
 
-def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
-                     inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = (),
-                     transposes: Sequence[VelaTranspose] = ()) -> dict[str, Any] | None:
-    """The first NPU operation whose OFM departs from the TOSA reference (None if none);
-    `transposes`: the transposed stores Vela's table lists (vela_transposes). Operations
-    storing channel stripes of a tensor are compared, together, when the last has run."""
-    reference = run_with_intermediates(tosa, inputs)
-    names = candidate_tensors(vela_names, reference)
-    operations = observe_program(program, npu, inputs).operations
-    stored = stored_as(operations, transposes, tosa)
-    start, chain, pending = 0, [], list[ObservedOp]()
+def _held_earlier(op: ObservedOp, names: Sequence[str], start: int,
+                  reference: dict[str, np.ndarray[Any, Any]], stored: StoredAs) -> int:
+    """The last position before `start` of a tensor whose values the op's OFM holds exactly
+    (-1: none). Such an op is not departing: it stored that tensor again (a copy Vela makes
+    under a name of its own) or the pairing ran past it, and comparing it with a later tensor
+    of its shape would name a correct operation (Conformer on U55-128: NPU operation 15 holds
+    the first layer norm's output and was named departing from a later tensor shaped alike)."""
+    return next((position for position in range(start - 1, -1, -1)
+                 if _matching(op, [names[position]], 0, reference, stored) == (0, None)), -1)
+
+
+def _alike_ahead(op: ObservedOp, names: Sequence[str], position: int,
+                 reference: dict[str, np.ndarray[Any, Any]]) -> list[str]:
+    """The tensors of the op's shape a departing OFM could compute, names[position] first (the
+    next DEPARTURE_WINDOW): with more than one, order and shape paired it, and the report says
+    which it could be."""
+    window = names[position:position + DEPARTURE_WINDOW]
+    alike = [name for name in dict.fromkeys(window) if op.ofm is not None
+             and _computes(op, reference[name])]
+    return alike if len(alike) > 1 else []
+
+
+@dataclasses.dataclass
+class _Pairing:
+    """How far the stream has produced the candidate tensors: `start`, the first that may come
+    next, and the positions an OFM held exactly (produced). An OFM holding a tensor before
+    `start` shows the pairing ran past tensors not yet produced (single-element tensors a
+    Rescale of a constant holds, matched by their one value far ahead, on the Conformer): it
+    resumes at the first tensor after that one no OFM has held."""
+
+    start: int = 0
+    produced: set[int] = dataclasses.field(default_factory=set)
+
+    def held(self, position: int) -> None:
+        if position >= 0:
+            self.produced.add(position)
+            self.start = position + 1
+
+    def resume_after(self, position: int) -> None:
+        self.produced.add(position)
+        self.start = next(i for i in itertools.count(position + 1) if i not in self.produced)
+
+
+def first_departure(tosa: bytes, operations: Sequence[ObservedOp], names: Sequence[str],
+                    reference: dict[str, np.ndarray[Any, Any]], stored: dict[int, StoredAs]
+                    ) -> dict[str, Any] | None:
+    """The first of the observed operations whose OFM departs from the TOSA tensor it
+    computes, `names` the candidate tensors in stream order (candidate_tensors). An OFM that
+    holds any tensor of its shape exactly, earlier ones included, is not departing."""
+    pairing, chain, pending = _Pairing(), [], list[ObservedOp]()
     for op in (op for op in operations if op.index >= 0):
         if op.chained_out:   # nothing in memory to compare: it passes its tensor on
             chain.append(op)
             continue
+        start = pairing.start
         position, found = _matching(op, names, start, reference, stored[op.index])
         if found is not None and op.chained_in:
             position, found = _named_past_chain(op, chain, names, start, reference,
@@ -209,10 +254,16 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
         if found is not None and _stored_later(names[position], op, operations, reference,
                                                stored):
             position, found = -1, None   # a part of it, or a tensor Vela keeps to itself
+        earlier = -1 if found is None else _held_earlier(op, names, start, reference,
+                                                          stored[op.index])
+        if earlier >= 0:
+            pairing.resume_after(earlier)
+            chain, pending = [], []
+            continue
         if found is not None:
             chained = names[start:position] if op.chained_in else []
             return _named(op, names[position], _operators(tosa, names, position, chained),
-                          found)
+                          {**found, "alike": _alike_ahead(op, names, position, reference)})
         pending = [*pending, op] if position < 0 else []
         if position < 0:
             position, striped = _matching_stripes(pending, names, start, reference)
@@ -221,8 +272,21 @@ def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
                 return _named(striped[0], names[position],
                               _operators(tosa, names, position, []), striped[1])
             pending = pending if position < 0 else []
-        start, chain = (start if position < 0 else position + 1), []
+        pairing.held(position)
+        chain = []
     return None
+
+
+def locate_departure(tosa: bytes, program: VelaProgram, npu: Npu,
+                     inputs: Sequence[np.ndarray[Any, Any]], vela_names: Sequence[str] = (),
+                     transposes: Sequence[VelaTranspose] = ()) -> dict[str, Any] | None:
+    """The first NPU operation whose OFM departs from the TOSA reference (None if none);
+    `transposes`: the transposed stores Vela's table lists (vela_transposes). Operations
+    storing channel stripes of a tensor are compared, together, when the last has run."""
+    reference = run_with_intermediates(tosa, inputs)
+    operations = observe_program(program, npu, inputs).operations
+    return first_departure(tosa, operations, candidate_tensors(vela_names, reference),
+                           reference, stored_as(operations, transposes, tosa))
 
 
 def _held(found: dict[str, Any]) -> str:
@@ -233,13 +297,20 @@ def _held(found: dict[str, Any]) -> str:
     return f" (its channels {first}..{last - 1}, one stripe)"
 
 
+def _alike(found: dict[str, Any]) -> str:
+    """Which tensors a departing OFM, paired by order and shape, may compute instead."""
+    alike = found.get("alike") or []
+    return (f" (compared with the first of the tensors of its shape next in order, "
+            f"{', '.join(alike)}: it departs from each)" if alike else "")
+
+
 def describe_departure(found: dict[str, Any]) -> str:
     """One sentence naming the operation and its first and worst element."""
     first, worst = found["first"], found["worst"]
     return (f"first departure at NPU operation {found['operation']} ({found['command']}, "
             f"stream word {found['word']}) implementing "
             f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}"
-            f"{_held(found)}: "
+            f"{_held(found)}{_alike(found)}: "
             f"{found['differing']}/{found['elements']} differ; first at {first['index']} "
             f"NPU {first['device']} vs TOSA {first['reference']}, worst at {worst['index']} "
             f"NPU {worst['device']} vs TOSA {worst['reference']}")

@@ -7,6 +7,7 @@ Add of a Rescale it splits in two) with another tensor's shape."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,12 +15,20 @@ from vnpu_support import compiled, needs_toolchain
 
 from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import graph_interface
+from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.listing import model_listing
-from orchestrator.vnpu.locate import candidate_tensors, describe_departure, locate_departure
-from orchestrator.vnpu.transposes import vela_transposes
+from orchestrator.vnpu.locate import (
+    _Pairing,
+    candidate_tensors,
+    describe_departure,
+    first_departure,
+    locate_departure,
+)
+from orchestrator.vnpu.observe import ObservedOp, observe_program
+from orchestrator.vnpu.transposes import stored_as, vela_transposes
 from orchestrator.vnpu.verify import random_inputs, verify_product
 
 pytestmark = pytest.mark.slow
@@ -50,16 +59,16 @@ def _last_conv_base(program: VelaProgram, register: str) -> tuple[int, int]:
     return len(operations) - 1, bases[-1][3]
 
 
-def _first_conv_scale_source(program: VelaProgram) -> tuple[int, int]:
-    """(operation index, weight-region offset) of the first NPU_OP_CONV's scale records: they
-    are DMA'd into scratch before it, so the offset is the DMA's source for them."""
+def _conv_scale_source(program: VelaProgram, nth: int = 0) -> tuple[int, int]:
+    """(operation index, weight-region offset) of the `nth` NPU_OP_CONV's scale records: they
+    are DMA'd into scratch (or fast scratch) before it, so the offset is the DMA's source."""
     commands = model_listing(program.cmd_data)
     operations = [c for c in commands if c[1] in COMPUTE]
-    conv = next(c for c in operations if c[1] == "NPU_OP_CONV")
+    conv = [c for c in operations if c[1] == "NPU_OP_CONV"][nth]
     before = [c for c in commands if c[0] < conv[0]]
     last = {name: value for _o, name, param, data in before
             for value in [data if data is not None else param]}
-    assert last["NPU_SET_SCALE_REGION"] == last["NPU_SET_DMA0_DST_REGION"] == 1
+    assert last["NPU_SET_SCALE_REGION"] == last["NPU_SET_DMA0_DST_REGION"] > WEIGHT_REGION
     assert last["NPU_SET_DMA0_SRC_REGION"] == WEIGHT_REGION
     inside = last["NPU_SET_SCALE_BASE"] - last["NPU_SET_DMA0_DST"]
     assert 0 <= inside < last["NPU_SET_DMA0_LEN"]
@@ -118,7 +127,7 @@ def test_departure_mid_stream_is_located_there_not_at_the_output() -> None:
     """A corrupted bias of the first convolution (the stream's operation 33, after the input
     transpose): every later operation departs too, the first one named is that convolution."""
     tosa, program, names = _convnet()
-    operation, offset = _first_conv_scale_source(program)
+    operation, offset = _conv_scale_source(program)
     inputs = random_inputs(graph_interface(tosa), 0)
     found = locate_departure(tosa, _corrupted(program, offset + 2),
                              Npu.for_target_name(TARGET), inputs, names)
@@ -150,3 +159,63 @@ def test_exact_program_with_part_or_internal_ofms_reports_no_departure(
                              random_inputs(graph_interface(partition.tosa), 0),
                              [str(row["name"]) for row in rows], vela_transposes(rows))
     assert found is None, describe_departure(found)
+
+
+ALIKE_MODEL, ALIKE_TARGET = "vnpu_archs:resnet8", "ethos-u85-128"
+
+
+def _observed_alike(program: VelaProgram, tosa: bytes
+                    ) -> tuple[list[ObservedOp], dict[str, np.ndarray[Any, Any]]]:
+    """resnet8's observed operations and TOSA tensors: its first three convolutions store
+    tensors of one shape (the stem's, then its first block's two)."""
+    inputs = random_inputs(graph_interface(tosa), 0)
+    return (observe_program(program, Npu.for_target_name(ALIKE_TARGET), inputs).operations,
+            run_with_intermediates(tosa, inputs))
+
+
+def _with_copy(operations: list[ObservedOp], of: int, after: int) -> list[ObservedOp]:
+    """The operations with a store of operation `of`'s OFM again right after operation `after`
+    (a copy Vela makes under a name of its own), later operations numbered on."""
+    npu_ops = [op for op in operations if op.index >= 0]
+    copy = dataclasses.replace(npu_ops[of], index=after + 1)
+    later = [dataclasses.replace(op, index=op.index + 1) for op in npu_ops[after + 1:]]
+    return [*npu_ops[:after + 1], copy, *later]
+
+
+def test_departure_in_the_later_of_two_tensors_of_one_shape_names_its_operation() -> None:
+    """resnet8 on U85-128: the stem convolution and the first block's first convolution store
+    tensors of one shape. A corrupted bias of the block's convolution is named there, with
+    its tensor, also when an operation between them stores the stem's tensor again: that one
+    holds an earlier tensor exactly, so it is not compared with the next tensor of its shape
+    (before, such a store was named departing, as NPU operation 15 of the Conformer on
+    U55-128 was, which holds the first layer norm's output)."""
+    needs_toolchain()
+    product = compiled(ALIKE_MODEL, ALIKE_TARGET)
+    partition = product_partitions(product)[0]
+    rows = vela_partitions(product.directory / "vela_report.json")[0]["operators"]
+    program = programs_in_pte(product.pte)[0]
+    operation, offset = _conv_scale_source(program, nth=1)
+    operations, reference = _observed_alike(_corrupted(program, offset + 2), partition.tosa)
+    names = candidate_tensors([str(row["name"]) for row in rows], reference)
+    stem, block = names[1], names[2]
+    assert reference[stem].shape == reference[block].shape
+    for observed, named in ((operations, operation),
+                            (_with_copy(operations, 1, 1), operation + 1)):
+        found = first_departure(partition.tosa, observed, names, reference,
+                                stored_as(observed, [], partition.tosa))
+        assert found is not None, "a corrupted bias went unnoticed"
+        assert (found["operation"], found["tosa_tensor"]) == (named, block)
+        assert found["command"] == "NPU_OP_CONV" and found["alike"][0] == block
+        assert f"tensors of its shape next in order, {block}, " in describe_departure(found)
+
+
+def test_an_ofm_holding_an_earlier_tensor_resumes_the_pairing_there() -> None:
+    """An OFM holding a tensor the pairing ran past resumes it at the first tensor after that
+    one no OFM held: the tensors skipped are compared again."""
+    pairing = _Pairing()
+    for position in (0, 1, 5):
+        pairing.held(position)
+    pairing.resume_after(2)
+    assert pairing.start == 3
+    pairing.resume_after(0)
+    assert pairing.start == 3
