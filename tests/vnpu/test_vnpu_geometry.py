@@ -43,6 +43,7 @@ from orchestrator.vnpu.verify import verify_product
 
 MODULE = "vnpu_cases_geometry"
 INT32_BYTES = 4
+LUT_ACTIVATION = 16   # NPU_SET_ACTIVATION TABLE_0..7: a LUT in SHRAM
 Pair = tuple[str, str]
 
 
@@ -155,6 +156,15 @@ def test_packed_qkv_attention_is_a_vela_miscompile_the_model_refuses() -> None:
         verified(f"{MODULE}:attention_packed_qkv", "ethos-u55-128")
 
 
+def first_conv_of_height(case: str, rows: int) -> dict[str, Command]:
+    """The registers of the first NPU_OP_CONV with an OFM of `rows` rows in a case's U55-128
+    stream."""
+    product = compiled(f"{MODULE}:{case}", "ethos-u55-128")
+    (program,) = programs_in_pte(product.pte)
+    return next(state for name, state in operations(model_listing(program.cmd_data))
+                if name == "NPU_OP_CONV" and param(state, "NPU_SET_OFM_HEIGHT_M1") == rows - 1)
+
+
 @pytest.mark.slow
 def test_a_fully_connected_ifm_reshaped_apart_from_its_ofm_is_refused() -> None:
     """Vela 5.1.0 gives the first Linear of a Conformer feed-forward block on 990 positions the
@@ -163,17 +173,31 @@ def test_a_fully_connected_ifm_reshaped_apart_from_its_ofm_is_refused() -> None:
     rows 15 and on come from BASE2 over other tensors (the whole Conformer departs there on
     U55-128). The model stops naming the overlapping IFM tiles."""
     needs_toolchain()
-    product = compiled(f"{MODULE}:feed_forward_990", "ethos-u55-128")
-    (program,) = programs_in_pte(product.pte)
-    convs = [state for name, state in operations(model_listing(program.cmd_data))
-             if name == "NPU_OP_CONV"]
-    first = next(state for state in convs if param(state, "NPU_SET_OFM_HEIGHT_M1") == 989)
+    first = first_conv_of_height("feed_forward_990", 990)
     assert param(first, "NPU_SET_IFM_HEIGHT0_M1") == 14
     assert data(first, "NPU_SET_IFM_STRIDE_Y") == 66 * 16
     with pytest.raises(OrchestratorError, match=re.escape(
             "NPU_OP_CONV IFM rows 15..782 from NPU_SET_IFM_BASE2 overlap rows 0..14 from "
             "NPU_SET_IFM_BASE0 (IFM_HEIGHT0_M1 14): one byte read as two rows")):
         verified(f"{MODULE}:feed_forward_990", "ethos-u55-128")
+
+
+@pytest.mark.slow
+def test_a_batched_linear_with_a_fused_lut_over_a_prime_batch_is_refused() -> None:
+    """DeiT-tiny on U55-128 departs at its first MLP (197 tokens): Vela 5.1.0's
+    RewriteFullyConnected gives the batched first Linear the IFM shape 1 x 1 x 17 here (17 is
+    prime: no divisor below it), while the command, its GELU LUT fused in, keeps the OFM at
+    17 x 1. The stream then reads one IFM row and pads it with 16 (its operation's own padding
+    is 0): 16 of the 17 tokens would get the bias alone. The model stops naming the field."""
+    needs_toolchain()
+    first = first_conv_of_height("token_mlp_17", 17)
+    assert param(first, "NPU_SET_IFM_PAD_BOTTOM") == 16
+    assert param(first, "NPU_SET_IFM_HEIGHT0_M1") == 0
+    assert param(first, "NPU_SET_ACTIVATION") >= LUT_ACTIVATION
+    with pytest.raises(OrchestratorError, match=re.escape(
+            "NPU_OP_CONV NPU_SET_IFM_PAD_BOTTOM 16 pads a 1x1 kernel's IFM of one row: 16 OFM "
+            "rows of padding alone")):
+        verified(f"{MODULE}:token_mlp_17", "ethos-u55-128")
 
 
 # --- hand-built streams (no compile): what Vela 5.1.0 never emits for U55/U65 stops by name ---

@@ -120,6 +120,23 @@ class FeedForward990(nn.Module):
 
 CASES["feed_forward_990"] = lambda: (seeded(FeedForward990), (_input(10, 99, 16),))
 
+
+class TokenMlp17(nn.Module):
+    """DeiT's MLP on 17 tokens (a prime number, as DeiT-tiny's 197): Linear, GELU (a LUT fused
+    into the first Linear on U55), Linear. Vela 5.1.0 gives the first Linear an IFM of 1 x 17
+    for an OFM of 17 x 1 and pads the one IFM row with 16 (see the test)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = nn.Linear(16, 32)
+        self.down = nn.Linear(32, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(nn.functional.gelu(self.up(x)))
+
+
+CASES["token_mlp_17"] = lambda: (seeded(TokenMlp17), (_input(1, 17, 16),))
+
 # Cases that also run with 16-bit activations (quantize a16w8).
 # (Vela 5.1.0 refuses a16w8 transposed convolutions: "Conv2D could not run on NPU".)
 INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_excl",
@@ -127,7 +144,7 @@ INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_
 # Cases compiled with other Vela flags or with a test of their own (not in the plain sweep).
 ROLLING_BUFFER_CASES = ("conv_stack_96",)
 ROLLING_BUFFER_FLAGS = ("--optimise=Size",)
-OWN_TESTS = ("attention_packed_qkv", "feed_forward_990", *ROLLING_BUFFER_CASES)
+OWN_TESTS = ("attention_packed_qkv", "feed_forward_990", "token_mlp_17", *ROLLING_BUFFER_CASES)
 
 
 def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:

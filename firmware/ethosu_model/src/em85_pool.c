@@ -63,7 +63,7 @@ int em85_op_pool(em_state *s, unsigned mode) {
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL NONE without acc_input IFM2 on Ethos-U85-%d", s->macs);
     if (from_ifm2 && (rc = load_accumulator_input(s, acc_bits, &acc_fm))) return rc;
     if ((rc = em85_load_out(s, &o, 0)) || (rc = em85_load_geom(s, &o, &g)) || (rc = check_pool(s, mode, &o, &g, scale, shift))) return rc;
-    if (!from_ifm2 && ((rc = em_load_fmap(s, 0, &in)) || (rc = em_ifm_tiles_apart(s, "NPU_OP_POOL", &in, &g)))) return rc;
+    if (!from_ifm2 && ((rc = em_load_fmap(s, 0, &in)) || (rc = em_ifm_readable(s, "NPU_OP_POOL", &in, &g)))) return rc;
     if (per_channel && (mode == EM85_POOLING_MODE_AVERAGE || (rc = em85_load_scales(s, o.depth, acc_bits))))
         return rc ? rc : em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL AVERAGE with per-channel scaling on "
                                  "Ethos-U85-%d (not modelled)", s->macs);

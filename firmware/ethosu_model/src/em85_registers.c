@@ -109,7 +109,7 @@ int em85_load_conv(em_state *s, int depthwise, em85_conv *c) {
     if (c->acc.output) rc = em85_load_out(s, c->o, !depthwise);
     else em85_ofm_shape(s, c->o); /* nothing is stored: no OFM to load */
     if (rc || (rc = em_load_fmap(s, 0, c->in)) || (rc = em85_load_geom(s, c->o, c->g)) ||
-        (rc = em_ifm_tiles_apart(s, name, c->in, c->g)) ||
+        (rc = em_ifm_readable(s, name, c->in, c->g)) ||
         (rc = em85_kept_begin(s, name, &c->acc, c->o->height, c->o->width, c->o->depth)))
         return rc;
     if (EM85_F_NPU_SET_OFM_PRECISION_SCALE_MODE(EM85_R0(s, NPU_SET_OFM_PRECISION)) != EM85_OFM_SCALE_MODE_PER_CHANNEL)

@@ -267,7 +267,7 @@ static int load_job(em_state *s, int depthwise, conv_job *j) {
     }
     j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
     if ((rc = em_load_out(s, &j->o)) || (rc = em_load_fmap(s, 0, &j->in)) || (rc = em_load_geom(s, &j->o, &j->g)) ||
-        (rc = em_ifm_tiles_apart(s, name, &j->in, &j->g)))
+        (rc = em_ifm_readable(s, name, &j->in, &j->g)))
         return rc;
     if (!em_per_channel(s))
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);

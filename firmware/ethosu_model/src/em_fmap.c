@@ -306,3 +306,38 @@ int em_ifm_tiles_apart(em_state *s, const char *command, const em_fmap *f, const
                    "NPU_SET_IFM_BASE0 (IFM_HEIGHT0_M1 %d): one byte read as two rows (not modelled)", command,
                    f->height0, g->ifm_h - 1, f->height0 - 1, f->height0 - 1);
 }
+
+/* A 1x1, stride-1 kernel over an IFM of one row (column) padded on one side by two or more: the
+   OFM rows (columns) past the IFM's read padding alone. No layer pads so (the Wav2Letter stem's
+   kernel taps that Vela splits up on U85 pad a 1-column IFM by 1, for 2 columns). Vela 5.1.0 writes it for a batched 1x1 convolution over a prime number of
+   positions with a LUT activation fused into it (DeiT-tiny's MLP on U55-128, 197 tokens):
+   RewriteFullyConnected (graphir_optimiser.cpp:818-838) gives the IFM the shape 1 x 1 x 197 (no
+   divisor of 197 below it) while the command's OFM stays 197 x 1, so the stripe pads the one IFM
+   row with 196 (IFM_PAD_BOTTOM 196; the operation's own padding is 0 in Vela's listing) and 196
+   of the 197 tokens get the bias alone. What the NPU computes there is no value of the model's:
+   it stops. */
+static int side_past_ifm(em_state *s, const char *command, const char *field, int pad, int kernel, int stride,
+                         int ifm, const char *line) {
+    if (kernel != 1 || stride != 1 || ifm != 1 || pad < 2) return 0;
+    return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "%s %s %d pads a 1x1 kernel's IFM of one %s: %d OFM %ss of padding "
+                   "alone (Vela 5.1.0: a batched 1x1 conv with a fused LUT over a prime batch)", command, field, pad,
+                   line, pad, line);
+}
+
+int em_padding_past_ifm(em_state *s, const char *command, const em_geom *g) {
+    int rc;
+    if (g->upscale != EM_RESAMPLING_MODE_NONE) return 0;
+    if ((rc = side_past_ifm(s, command, "NPU_SET_IFM_PAD_TOP", g->pad_top, g->kh_dil, g->stride_y, g->ifm_h, "row")) ||
+        (rc = side_past_ifm(s, command, "NPU_SET_IFM_PAD_BOTTOM", g->pad_bottom, g->kh_dil, g->stride_y, g->ifm_h,
+                            "row")) ||
+        (rc = side_past_ifm(s, command, "NPU_SET_IFM_PAD_LEFT", g->pad_left, g->kw_dil, g->stride_x, g->ifm_w,
+                            "column")))
+        return rc;
+    return side_past_ifm(s, command, "NPU_SET_IFM_PAD_RIGHT", g->pad_right, g->kw_dil, g->stride_x, g->ifm_w,
+                         "column");
+}
+
+int em_ifm_readable(em_state *s, const char *command, const em_fmap *f, const em_geom *g) {
+    int rc = em_ifm_tiles_apart(s, command, f, g);
+    return rc ? rc : em_padding_past_ifm(s, command, g);
+}

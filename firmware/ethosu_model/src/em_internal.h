@@ -431,6 +431,11 @@ int em_load_geom(em_state *s, const em_out *o, em_geom *g);
 /* Stops when an IFM's tile 0 and tile 2 row bands overlap (em_fmap.c: a stream that reads one
    byte as two rows). */
 int em_ifm_tiles_apart(em_state *s, const char *command, const em_fmap *f, const em_geom *g);
+/* Stops when a 1x1, stride-1 kernel pads an IFM of one row (column) by 2 or more on a side
+   (em_fmap.c: OFM rows or columns of padding alone, a stream no layer compiles to). */
+int em_padding_past_ifm(em_state *s, const char *command, const em_geom *g);
+/* Both IFM checks above, the tiles first. */
+int em_ifm_readable(em_state *s, const char *command, const em_fmap *f, const em_geom *g);
 /* The 10-byte scale records of `depth` output channels into s->bias/mult/shift. */
 int em_load_scales(em_state *s, int depth);
 /* 1 when the OFM uses per-channel scale records, 0 for global OFM_SCALE. */

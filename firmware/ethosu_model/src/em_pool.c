@@ -220,6 +220,7 @@ int em_op_pool(em_state *s, unsigned mode) {
     if (g.dil_x != 1 || g.dil_y != 1) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with dilation");
     if (g.upscale != EM_RESAMPLING_MODE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL with NPU_SET_IFM_UPSCALE mode %u", (unsigned)g.upscale);
+    if ((rc = em_padding_past_ifm(s, "NPU_OP_POOL", &g))) return rc; /* after the pool's own refusals */
     if (per_ch && (rc = em_load_scales(s, o.depth))) return rc;
     if (em_pool_is_pointwise(&g) && mode != EM_POOLING_MODE_REDUCE_SUM) {
         em_pool_scaling sc = {0, per_ch, scale, shift, 0}; /* no padding: never the NPU's own average */
