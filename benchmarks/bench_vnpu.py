@@ -26,6 +26,7 @@ import numpy as np
 
 from orchestrator.aot import compile_model
 from orchestrator.aot.key import tool_versions
+from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu.binstream import VelaProgram
@@ -138,7 +139,11 @@ def main(models: str = DEFAULT_MODELS, targets: str = DEFAULT_TARGETS, repeats: 
     rows = []
     for model in models.split(","):
         for target in targets.split(","):
-            rows.append(bench_target(model, target, repeats))
+            try:
+                rows.append(bench_target(model, target, repeats))
+            except OrchestratorError as error:   # the model stops on this program: untimed
+                print(f"{model} on {target}: not timed: {error.message}")
+                continue
             print_row(rows[-1])
     print_summary(rows)
 
