@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from orchestrator.jsonfile import write_json_atomic
+from orchestrator.jsonfile import write_json_atomic, write_text_atomic
 from orchestrator.regress.html import STYLE
 
 AB_FILES = ("toolsets.json", "toolsets.md", "toolsets.html")
@@ -133,9 +133,6 @@ def write_ab_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]
     run_dir.mkdir(parents=True, exist_ok=True)
     paths = {name: run_dir / name for name in AB_FILES}
     write_json_atomic(paths["toolsets.json"], document)
-    for name, text in (("toolsets.md", render_markdown(document)),
-                       ("toolsets.html", render_html(document))):
-        partial = paths[name].with_name(f"{name}.partial")
-        partial.write_text(text)
-        partial.replace(paths[name])
+    write_text_atomic(paths["toolsets.md"], render_markdown(document))
+    write_text_atomic(paths["toolsets.html"], render_html(document))
     return paths

@@ -4,9 +4,7 @@ executorch once."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 
@@ -76,8 +74,3 @@ class WorkerResult:
         return cls(outcomes=tuple(WorkerOutcome(**entry) for entry in document["outcomes"]),
                    versions={str(k): str(v) for k, v in document["versions"].items()})
 
-
-def write_document(path: Path, document: dict[str, Any]) -> None:
-    partial = path.with_name(f"{path.name}.partial")
-    partial.write_text(json.dumps(document, indent=1) + "\n")
-    partial.replace(path)

@@ -10,15 +10,16 @@ import sys
 from pathlib import Path
 
 from orchestrator.aot.key import tool_versions
+from orchestrator.jsonfile import write_json_atomic
 from orchestrator.toolsets.compile import compile_here
-from orchestrator.toolsets.protocol import WorkerRequest, WorkerResult, write_document
+from orchestrator.toolsets.protocol import WorkerRequest, WorkerResult
 
 
 def serve(request_path: Path, result_path: Path) -> int:
     request = WorkerRequest.from_json(json.loads(request_path.read_text()))
     outcomes = tuple(outcome for index, job in enumerate(request.jobs)
                      for outcome in compile_here(index, job, request.scratch))
-    write_document(result_path, WorkerResult(outcomes, tool_versions()).to_json())
+    write_json_atomic(result_path, WorkerResult(outcomes, tool_versions()).to_json())
     return 0
 
 
