@@ -137,6 +137,18 @@ class TokenMlp17(nn.Module):
 
 CASES["token_mlp_17"] = lambda: (seeded(TokenMlp17), (_input(1, 17, 16),))
 
+
+class ChannelScale(nn.Module):
+    """Each token scaled by its mean over its 16 features (a LayerNorm's first steps): on U55 an
+    elementwise operation whose IFM2 (the mean, one channel) NPU_SET_IFM2_BROADCAST broadcasts
+    over the IFM's 16 channels."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * x.mean(dim=-1, keepdim=True)
+
+
+CASES["channel_scale"] = lambda: (ChannelScale(), (_input(1, 36, 16),))
+
 # Cases that also run with 16-bit activations (quantize a16w8).
 # (Vela 5.1.0 refuses a16w8 transposed convolutions: "Conv2D could not run on NPU".)
 INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_excl",
@@ -144,7 +156,8 @@ INT16_CASES = ("avgpool_k3_p1_excl", "avgpool_k3_s2_p1_excl", "avgpool_k7_s3_p3_
 # Cases compiled with other Vela flags or with a test of their own (not in the plain sweep).
 ROLLING_BUFFER_CASES = ("conv_stack_96",)
 ROLLING_BUFFER_FLAGS = ("--optimise=Size",)
-OWN_TESTS = ("attention_packed_qkv", "feed_forward_990", "token_mlp_17", *ROLLING_BUFFER_CASES)
+OWN_TESTS = ("attention_packed_qkv", "feed_forward_990", "token_mlp_17", "channel_scale",
+             *ROLLING_BUFFER_CASES)
 
 
 def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]:

@@ -174,6 +174,24 @@ static void reads85(em_state *s, unsigned code, unsigned param, ethosu_model_ope
     }
 }
 
+/* U55/U65: an elementwise operand is read over the OFM's shape; IFM2 once along each axis
+   NPU_SET_IFM2_BROADCAST broadcasts, not at all when it is the scalar or the mode is unary
+   (em_elementwise.c load_ew/load_ifm2 read them so). Without this a channel-broadcast IFM2 was
+   reported over the IFM's depth: bytes past it counted as read, and a write over them as a
+   clobber (a Conformer feed-forward block on U55-128 under Vela 5.2.0). */
+static void elementwise_reads55(em_state *s, unsigned mode, ethosu_model_operation *op) {
+    uint64_t bc = EM_R0(s, NPU_SET_IFM2_BROADCAST);
+    int h = ofm_dim(s, 0), w = ofm_dim(s, 1), d = ofm_dim(s, 2);
+    over(&op->ifm, h, w, d);
+    if (mode == EM_ELEMENTWISE_MODE_ABS || mode == EM_ELEMENTWISE_MODE_LRELU || mode == EM_ELEMENTWISE_MODE_CLZ ||
+        EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc))
+        unread(&op->ifm2);
+    else
+        over(&op->ifm2, EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc) ? 1 : h,
+             EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc) ? 1 : w,
+             EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc) ? 1 : d);
+}
+
 static int is_dma(int arch, unsigned code) {
     return code == (arch == 85 ? EM85_CMD0_NPU_OP_DMA_START : EM_CMD0_NPU_OP_DMA_START);
 }
@@ -200,6 +218,7 @@ int em_observe_op(em_state *s, unsigned code, unsigned param, size_t word) {
         reads85(s, code, param, &op);
     } else if (code == EM_CMD0_NPU_OP_ELEMENTWISE) {
         describe(s, 1, &op.ifm2);
+        elementwise_reads55(s, param, &op);
     }
     if (g_observer(&op, g_observer_user) == 0) return 0;
     return em_fail(s, ETHOSU_MODEL_STOPPED, "stopped by the observer after operation %d", op.index);
