@@ -2,10 +2,12 @@
 with the ratio and the MAC rate. The goal (issue 31): the host model at least 5x faster than the
 TOSA reference on every model of the suite, DeiT-tiny included.
 
-Run: python benchmarks/bench_vnpu.py [models] [targets] [repeats]
+Run: python benchmarks/bench_vnpu.py [models] [targets] [repeats] [toolset]
   models, targets: comma-separated; a model is a built-in name or a model file
   (default: mv2,benchmarks/models/ds_cnn.py,benchmarks/models/deit_tiny.py on ethos-u85-128;
   `python benchmarks/bench_vnpu.py mv2 ethos-u85-128,ethos-u85-2048` for one model).
+  toolset: compile under it (`invoke setup --toolsets NAME` first), e.g. vela-5.2.0: DeiT-tiny
+  on U55-128 stops on Vela 5.1.0's stream (its first MLP Linear) and runs under 5.2.0.
 Compiles once (cached in scratch/; DeiT-tiny takes minutes on U85-128 the first time). Both
 models run the same seeded random inputs, `repeats` times each (and for at least a CPU second)
 after one warm-up run of the NPU model (loads the host library). MACs are counted from the
@@ -24,9 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.aot import compile_model
+from orchestrator.aot import Product, compile_model
 from orchestrator.aot.key import tool_versions
 from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
+from orchestrator.paths import scratch
+from orchestrator.toolsets.catalogue import find_toolset
+from orchestrator.toolsets.compile import compile_under
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu.binstream import VelaProgram
@@ -74,6 +80,7 @@ class Row:
     macs: int
     model_time: Timing
     tosa_time: Timing
+    compiled_by: str = ""   # the versions that compiled the product (and its toolset)
 
     @property
     def ratio(self) -> float:
@@ -93,10 +100,20 @@ def timed(run: Callable[[], None], repeats: int) -> Timing:
                   (time.process_time() - cpu_started) / calls)
 
 
-def bench_target(model: str, target: str, repeats: int) -> Row:
+def compiled(model: str, target: str, toolset: str | None) -> Product:
+    """The product under the pins, or under `toolset` (its one-line error raised)."""
+    if toolset is None:
+        return compile_model(model, target)
+    (done,) = compile_under(find_toolset(toolset), model, (target,), CompileChoices(), scratch())
+    if done.product is None:
+        raise done.error or OrchestratorError(f"{model} did not compile under {toolset}", "")
+    return done.product
+
+
+def bench_target(model: str, target: str, repeats: int, toolset: str | None = None) -> Row:
     """Times one model on one target: the NPU model and the TOSA reference on the same
     inputs, `repeats` inferences each."""
-    product = compile_model(model, target)
+    product = compiled(model, target, toolset)
     npu = Npu.for_target_name(target)
     pairs = npu_delegates(product, model, target)   # each partition with its own stream
     inputs: list[list[np.ndarray[Any, Any]]] = [random_inputs(graph_interface(p.tosa), 0)
@@ -112,12 +129,18 @@ def bench_target(model: str, target: str, repeats: int) -> Row:
 
     npu_model()   # build + load the library outside the timing
     return Row(model, npu.label(), sum(macs(program) for _, program in pairs),
-               timed(npu_model, repeats), timed(tosa_reference, repeats))
+               timed(npu_model, repeats), timed(tosa_reference, repeats), compiled_by(product))
+
+
+def compiled_by(product: Product) -> str:
+    versions = product.versions
+    return (f"executorch {versions.executorch}, Vela {versions.vela}, toolset "
+            f"{product.manifest.get('toolset', 'pins')}")
 
 
 def print_row(row: Row) -> None:
     wall, cpu = row.model_time.wall, row.model_time.cpu
-    print(f"{row.model} on {row.npu}: {row.macs / 1e6:.1f} M MACs")
+    print(f"{row.model} on {row.npu}: {row.macs / 1e6:.1f} M MACs ({row.compiled_by})")
     print(f"  NPU model      {wall:.4f} s/inference wall, {cpu:.4f} CPU s "
           f"({row.macs / cpu / 1e9:.2f} G MAC per CPU second)")
     print(f"  TOSA reference {row.tosa_time.wall:.4f} s/inference wall, "
@@ -132,15 +155,17 @@ def print_summary(rows: list[Row]) -> None:
         print(f"{row.model:<34} {row.npu:<16} {row.model_time.cpu:>15.4f} "
               f"{row.tosa_time.cpu:>15.4f} {row.ratio:>6.1f}x  {verdict}")
     versions = ", ".join(f"{name} {version}" for name, version in tool_versions().items())
-    print(f"versions: {model_version()}; {versions}")
+    print(f"versions: {model_version()}; this process: {versions}; each product's compiler "
+          "above its row")
 
 
-def main(models: str = DEFAULT_MODELS, targets: str = DEFAULT_TARGETS, repeats: int = 3) -> None:
+def main(models: str = DEFAULT_MODELS, targets: str = DEFAULT_TARGETS, repeats: int = 3,
+         toolset: str | None = None) -> None:
     rows = []
     for model in models.split(","):
         for target in targets.split(","):
             try:
-                rows.append(bench_target(model, target, repeats))
+                rows.append(bench_target(model, target, repeats, toolset))
             except OrchestratorError as error:   # the model stops on this program: untimed
                 print(f"{model} on {target}: not timed: {error.message}")
                 continue
@@ -150,4 +175,4 @@ def main(models: str = DEFAULT_MODELS, targets: str = DEFAULT_TARGETS, repeats: 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main(*(args[:2]), *(int(a) for a in args[2:3]))  # type: ignore[arg-type]
+    main(*(args[:2]), *(int(a) for a in args[2:3]), *(args[3:4]))  # type: ignore[arg-type]

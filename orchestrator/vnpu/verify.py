@@ -33,6 +33,7 @@ from orchestrator.vnpu.execute import Npu, run_program
 from orchestrator.vnpu.hostlib import load_library
 from orchestrator.vnpu.locate import locate_departure
 from orchestrator.vnpu.transposes import vela_transposes
+from orchestrator.vnpu.vela_faults import naming_known_faults
 from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
@@ -332,6 +333,16 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
     report.observation_refused = observation_refusal(npu) if locate else None
     host_model_ready(report.seconds)
     locate = locate and report.observation_refused is None
+    with naming_known_faults(product.versions.vela):
+        _verify_delegates(product, npu, delegates, report, seeds, locate, references)
+    return report
+
+
+def _verify_delegates(product: Product, npu: Npu,
+                      delegates: Sequence[tuple[Partition, VelaProgram]], report: VerifyReport,
+                      seeds: Sequence[int], locate: bool, references: TosaReferences | None
+                      ) -> None:
+    """Each partition: write checks, then every input set both ways (localised if departing)."""
     for partition, program in delegates:
         ensure_fits(program, partition.tosa, partition.index, locate)
         labelled = input_sets(product, partition, seeds)
@@ -349,4 +360,3 @@ def verify_product(product: Product, npu: Npu, model: str, target: str,
                 departed = True
                 report.departures.append(localise(product, partition, program, npu, label,
                                                   arrays, report.seconds))
-    return report

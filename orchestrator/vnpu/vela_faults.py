@@ -1,0 +1,57 @@
+"""Known faults of a Vela release's command streams (data/vela_stream_faults.toml): when the NPU
+model stops on one, the error names the fault and the toolset whose Vela writes the layer
+correctly, instead of asking for an FVP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.errors import OrchestratorError
+
+FAULTS_PATH = DATA_DIR / "vela_stream_faults.toml"
+
+
+@dataclass(frozen=True)
+class VelaFault:
+    """A stream Vela `vela` writes wrongly (the NPU model's stop contains `stop`), avoided by
+    compiling under `toolset`."""
+
+    vela: str
+    stop: str
+    toolset: str
+
+
+def vela_faults() -> list[VelaFault]:
+    return [VelaFault(**row) for row in load_toml(FAULTS_PATH).get("fault", [])]
+
+
+def known_fault(stop_message: str, vela: str | None) -> VelaFault | None:
+    """The known fault of Vela `vela` the NPU model's stop message names, if any."""
+    return next((fault for fault in vela_faults()
+                 if fault.vela == vela and fault.stop in stop_message), None)
+
+
+def with_known_fault(error: OrchestratorError, vela: str | None) -> OrchestratorError:
+    """`error` as it is, or, when it is a known Vela fault, saying so with the next step."""
+    fault = known_fault(error.cause, vela)
+    if fault is None:
+        return error
+    return OrchestratorError(
+        f"{error.cause}: a known fault of Vela {fault.vela}'s stream",
+        f"compile with the Vela of toolset {fault.toolset}: invoke setup --toolsets "
+        f"{fault.toolset}, then repeat the command with --toolset {fault.toolset}")
+
+
+@contextmanager
+def naming_known_faults(vela: str | None) -> Iterator[None]:
+    """Re-raise an NPU-model stop on a program Vela `vela` compiled as its known fault."""
+    try:
+        yield
+    except OrchestratorError as error:
+        named = with_known_fault(error, vela)
+        if named is error:
+            raise
+        raise named from error

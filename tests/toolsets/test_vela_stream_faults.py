@@ -1,0 +1,71 @@
+"""Known faults of a Vela release's streams (orchestrator/data/vela_stream_faults.toml): the NPU
+model stops on the stream Vela 5.1.0 writes for a batched Linear that RewriteFullyConnected
+reshapes apart from its OFM (a 17-token MLP with a fused GELU LUT: one IFM row padded by 16; a
+Conformer feed-forward block on 990 positions: IFM rows from BASE2 over other tensors); verify
+names the fault and the toolset that avoids it, and under that toolset (Vela 5.2.0) the same
+models are exact with no write finding. This is the evidence the data table cites."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
+from orchestrator.toolsets.catalogue import find_toolset
+from orchestrator.toolsets.compile import compile_under
+from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.vela_faults import known_fault, vela_faults, with_known_fault
+from orchestrator.vnpu.verify import verify_product
+
+VNPU_TESTS = Path(__file__).resolve().parents[1] / "vnpu"
+TARGET = "ethos-u55-128"
+FAULTY = ("vnpu_cases_geometry:token_mlp_17", "vnpu_cases_geometry:feed_forward_990")
+
+
+def test_every_fault_names_a_toolset_with_another_vela() -> None:
+    faults = vela_faults()
+    assert faults
+    for fault in faults:
+        assert find_toolset(fault.toolset).versions["ethos-u-vela"] != fault.vela
+
+
+def test_a_fault_is_known_only_for_its_vela_release() -> None:
+    stop = ("NPU_OP_CONV NPU_SET_IFM_PAD_BOTTOM 16 pads a 1x1 kernel's IFM of one row: 16 OFM "
+            "rows of padding alone")
+    assert known_fault(stop, "5.1.0") is not None
+    assert known_fault(stop, "5.2.0") is None
+    assert known_fault("NPU_SET_ACC_FORMAT acc_output value 1 (not modelled)", "5.1.0") is None
+    error = OrchestratorError(f"the NPU model stopped on Ethos-U55-128: {stop}", "file it")
+    named = with_known_fault(error, "5.1.0")
+    assert "a known fault of Vela 5.1.0's stream" in named.cause
+    assert named.next_step == ("compile with the Vela of toolset vela-5.2.0: invoke setup "
+                               "--toolsets vela-5.2.0, then repeat the command with --toolset "
+                               "vela-5.2.0")
+    assert with_known_fault(error, "5.2.0") is error
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", FAULTY)
+def test_vela_5_1_0_stream_stops_as_its_known_fault_and_vela_5_2_0_is_exact(
+        model, installed, ab_scratch, monkeypatch) -> None:
+    installed("vela-5.2.0")
+    monkeypatch.syspath_prepend(str(VNPU_TESTS))   # the case modules, here and in the worker
+    monkeypatch.setenv("PYTHONPATH", str(VNPU_TESTS))
+    npu = Npu.for_target_name(TARGET)
+    products = {}
+    for toolset in ("et-1.4.1", "vela-5.2.0"):
+        (done,) = compile_under(find_toolset(toolset), model, (TARGET,), CompileChoices(),
+                                ab_scratch)
+        assert done.product is not None, done.error
+        products[toolset] = done.product
+    with pytest.raises(OrchestratorError, match=re.escape(
+            "a known fault of Vela 5.1.0's stream; next: compile with the Vela of toolset "
+            "vela-5.2.0")):
+        verify_product(products["et-1.4.1"], npu, model, TARGET)
+    fixed = verify_product(products["vela-5.2.0"], npu, model, TARGET)
+    assert products["vela-5.2.0"].versions.vela == "5.2.0"
+    assert fixed.exact and fixed.write_findings == [] and fixed.departures == [], (
+        fixed.to_json()["checks"], fixed.write_findings)
