@@ -28,6 +28,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.graph import main_operators
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.execute import Npu
+from orchestrator.vnpu.listing import model_listing
 from orchestrator.vnpu.observe import observe_program
 from orchestrator.vnpu.verify import input_sets, npu_delegates, verify_product
 
@@ -149,9 +150,11 @@ def test_a_kept_accumulator_outside_a_convolution_stops_naming_field_and_value()
 
 @pytest.mark.slow
 def test_a_kept_accumulator_cut_into_depth_slices_stops_as_undefined() -> None:
-    """Vela 5.1.0 splits a tap of Wav2Letter's 250-channel stem into 128 + 122 channel commands
-    (weight buffering) that keep accumulators in the same places of one OFM block; the next
-    KEEP over 250 channels reads 128 that nothing accumulated: undefined, so the model stops."""
+    """Vela 5.1.0 (and 5.2.0) splits a tap of Wav2Letter's 250-channel stem into 128 + 122
+    channel commands (weight buffering) that keep accumulators in the same places of one OFM
+    block: the 122-channel one resets places 0-121, where the first kept channels 0-121, and
+    the next KEEP over 250 channels reads them as channels 0-121: undefined, so the model
+    stops (em85_kept.c)."""
     needs_toolchain()
     model, target = "vnpu_cases_u85:conv1d_w2l_stem_250", "ethos-u85-128"
     product = compiled(model, target)
@@ -160,6 +163,36 @@ def test_a_kept_accumulator_cut_into_depth_slices_stops_as_undefined() -> None:
             "accumulator of 1x2x122 on Ethos-U85-128 (undefined: the NPU keeps one OFM block by "
             "place)")):
         verify_product(product, Npu.for_target_name(target), model, target)
+
+
+def _kept_conv_depths(program_cmd_data: bytes) -> list[tuple[int, int]]:
+    """(acc_input, OFM depth) of every CONV that keeps or continues an accumulator (ACC_FORMAT
+    acc_input KEEP or acc_output DISABLE), from the model's decoder listing."""
+    registers: dict[str, int] = {}
+    kept: list[tuple[int, int]] = []
+    for _offset, name, param, _payload in model_listing(program_cmd_data):
+        registers[name] = param
+        acc = registers.get("NPU_SET_ACC_FORMAT", 0)
+        acc_input, acc_output = (acc >> 4) & 3, (acc >> 6) & 1
+        if name == "NPU_OP_CONV" and (acc_input == 1 or acc_output == 1):
+            kept.append((acc_input, registers["NPU_SET_OFM_DEPTH_M1"] + 1))
+    return kept
+
+
+@pytest.mark.slow
+def test_the_stems_kept_chain_is_exact_when_vela_does_not_cut_its_depth() -> None:
+    """With the weights in SRAM (memory mode Sram_Only) Vela buffers no weights, so no depth
+    slices: each of the 250-channel stem's taps is one 1x2x250 CONV, the first resetting, the
+    others keeping the accumulators of one OFM block. Exact against the TOSA reference."""
+    needs_toolchain()
+    model, target = "vnpu_cases_u85:conv1d_w2l_stem_250", "ethos-u85-128"
+    product = compiled(model, target, memory_mode="Sram_Only")
+    [(_partition, program)] = npu_delegates(product, model, target)
+    kept = _kept_conv_depths(program.cmd_data)
+    assert len(kept) > 200 and {depth for _input, depth in kept} == {250}
+    assert [acc_input for acc_input, _depth in kept].count(1) == len(kept) - 1
+    report = verify_product(product, Npu.for_target_name(target), model, target)
+    assert report.exact, [check.to_json() for check in report.checks if not check.exact]
 
 
 def test_a_branch_stops_naming_it() -> None:

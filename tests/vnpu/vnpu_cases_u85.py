@@ -56,7 +56,8 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
 
 
 # Streams the model stops on, not in the sweep: the whole Wav2Letter stem (250 channels) on
-# U85-128, whose kept accumulator Vela 5.1.0 cuts into depth slices (em85_kept.c).
+# U85-128, whose kept accumulator Vela 5.1.0 and 5.2.0 cut into depth slices (em85_kept.c);
+# exact when compiled with memory mode Sram_Only (test_vnpu_u85_core.py).
 STOPS = {
     "conv1d_w2l_stem_250": lambda: (nn.Conv1d(1, 250, 250, stride=160, padding=45),
                                     (_input(1, 1, 400),)),

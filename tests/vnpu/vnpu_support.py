@@ -44,9 +44,10 @@ def test_scratch() -> Scratch:
     return scratch(Path(root) if root else None).ensure()
 
 
-def compiled(model: str, target: str, quantize: str = "int8") -> Product:
-    return compile_request(request_for(model, target, CompileChoices(quantize=quantize)),
-                           test_scratch())
+def compiled(model: str, target: str, quantize: str = "int8",
+             memory_mode: str | None = None) -> Product:
+    choices = CompileChoices(quantize=quantize, memory_mode=memory_mode)
+    return compile_request(request_for(model, target, choices), test_scratch())
 
 
 def verified(model: str, target: str, quantize: str = "int8") -> VerifyReport:

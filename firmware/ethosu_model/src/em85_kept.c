@@ -5,18 +5,34 @@
    (:960-1060, a NONE pool preloads the bias from IFM2, then one MatMul per tap) and a MatMul
    over IFM depth slices (:2290-2320).
 
-   What the NPU keeps is one OFM block's accumulators, by their place in the block: regor cuts
-   the last two into one-block commands "to ensure that the accumulators are not overwritten"
-   by the next block (:2270-2276, :996-1050), and a command's OFM starts at its own OFM_BASE, so
-   nothing in the registers places it in a larger tensor. The model keeps them by OFM element
-   of a one-block command (the bias and scale of the per-channel records are applied once, by
-   the command whose output is enabled); a keeping command of several blocks, or a KEEP whose
-   OFM differs from what was kept, stops. Vela 5.1.0 emits the latter for Wav2Letter's
-   stride-160 waveform stem on U85-128: the weight-buffering depth slices of the scheduler
-   (scheduler.cpp:1579-1630, no exception for a kept accumulator) cut a tap's 250 channels into
-   128 + 122, each slice a command of its own whose channels sit in the same places of the
-   block, so the next KEEP over all 250 reads 128 channels no command accumulated there: the
-   NPU's result is undefined, not a value to model. */
+   What the NPU keeps is one OFM block's accumulators, by their place in the block. Regor cuts
+   an operation into OFM blocks before it cuts the stride into taps ("a block shape ... that
+   will fit in accumulator RAM", :586-613, DecomposeBlocks :616-712), and cuts a MatMul into
+   one-block commands "to ensure that the accumulators are not overwritten" by its next block
+   (:2269-2276). No U85 register places a command's block in a larger kept set: the U85 has no
+   NPU_SET_AB_START (ethos_u85_interface.hpp; U55 only, ethos_u55_register_cs_generator.cpp:
+   1197) and ACC_FORMAT holds the op's mode alone (ethos_u85_register_cs_generator.cpp:
+   1506-1572). Nor is it the OFM address: the NONE pool that preloads the bias writes its OFM
+   at the tensor's start (scheduler_decompose.cpp:1003) for every block, while the MatMuls that
+   KEEP it sit at their block's offset (:1048); Vela lists such a chain as a pool at one
+   OFM_BASE kept by MatMuls at others. The model keeps them by OFM element of a one-block
+   command (the bias and scale of the per-channel records are applied once, by the command
+   whose output is enabled); a keeping command of several blocks, or a KEEP whose OFM differs
+   from what was kept, stops.
+
+   Vela 5.1.0 and 5.2.0 (same regor code, line numbers of 5.1.0) emit the latter for
+   Wav2Letter's stride-160 waveform stem on U85-128 in the default memory mode
+   (Dedicated_Sram_384KB): the weight-buffering depth slices (scheduler.cpp:1579-1630, no
+   exception for a kept accumulator; ProposeMinimalSchedule :1823-1827 keeps only the stripe
+   height of such a chain whole) cut some taps' 250 channels into 128 + 122, and every slice is
+   a command with the op's own ACC_FORMAT (high_level_command_stream_generator.cpp:885-899).
+   Vela's listing of the first tap: CONV OFM_BASE 0x170 1x2x128 RESET DISABLE, then CONV
+   OFM_BASE 0x270 1x2x122 RESET DISABLE, then CONV OFM_BASE 0x170 1x2x250 KEEP DISABLE, all in
+   one 1x2x256 OFM block. The 122-channel slice resets and fills places 0-121, where the first
+   slice kept channels 0-121; the KEEP over 250 then adds to channels 128-249 of the tap at
+   places 0-121 and to nothing of the chain at places 128-249. The NPU's result is undefined,
+   not a value to model. With the weights in SRAM (Sram_Only) Vela buffers none, each tap is
+   one 1x2x250 command, and the model is exact on the stem and on the whole Wav2Letter. */
 #include "em_internal.h"
 
 static int one_block(em_state *s, const char *command, const em85_acc *acc, int height, int width, int depth) {
