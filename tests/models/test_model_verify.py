@@ -28,6 +28,9 @@ from orchestrator.commands.verify import verify_command
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV, scratch
+from orchestrator.setup.options import SetupOptions
+from orchestrator.setup.toolset_install import install_toolset
+from orchestrator.toolsets.catalogue import find_toolset
 
 sys.path.insert(0, str(Path(__file__).parent))   # this folder's test helpers
 from torchaudio_models_by_path import install_torchaudio_models_by_path  # noqa: E402
@@ -43,14 +46,17 @@ SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"   # the NPU-model tests' comp
 
 
 def _verify(model: str, target: str, monkeypatch: pytest.MonkeyPatch,
-            capsys: pytest.CaptureFixture[str], random_weights: bool = False
-            ) -> dict[str, object]:
+            capsys: pytest.CaptureFixture[str], random_weights: bool = False,
+            toolset: str | None = None) -> dict[str, object]:
     for module in ("torch", "executorch.backends.arm", "tosa_reference_model"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{module} not installed (pip install -e '.[aot]')")
     root = os.environ.get(SCRATCH_VARIABLE)
-    monkeypatch.setenv(SCRATCH_ENV, str(scratch(Path(root) if root else None).ensure().root))
-    task = VerifyTask(model=model, target=target,
+    where = scratch(Path(root) if root else None).ensure()
+    monkeypatch.setenv(SCRATCH_ENV, str(where.root))
+    if toolset is not None:   # installed from the registry once per scratch (about 15 s)
+        install_toolset(find_toolset(toolset), SetupOptions(), where)
+    task = VerifyTask(model=model, target=target, toolset=toolset,
                       choices=CompileChoices(random_weights=random_weights))
     code = verify_command(task, json=True)
     document: dict[str, object] = json.loads(capsys.readouterr().out)
@@ -117,6 +123,18 @@ def _cases() -> list[object]:
     return cases
 
 
+def _exact_under_cases() -> list[object]:
+    """Each model file the pins stop on for a family (a known Vela stream fault), under the
+    toolset models.toml's exact_under names for that family."""
+    cases: list[object] = []
+    for entry in load_toml(MODELS_PATH).get("model_files", {}).values():
+        for family, toolset in entry.get("exact_under", {}).items():
+            for target in (t for t in SWEEP_TARGETS if t.startswith(f"{family}-")):
+                cases.append(pytest.param(str(REPO / entry["file"]), target, toolset,
+                                          id=f"{Path(entry['file']).name}-{target}-{toolset}"))
+    return cases
+
+
 def _imports_for(model: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The test helpers an upstream model's packages need on this machine (see the module
     doc; the model files load theirs themselves)."""
@@ -140,3 +158,16 @@ def test_offline_tier_is_exact(model, target, random_weights, monkeypatch, capsy
     if source["kind"] == "upstream":
         assert (source["name"], source["seed"]) == (model, 0)
         assert source["weights"] == ("random" if random_weights else "seeded")
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target", "toolset"), _exact_under_cases())
+def test_a_known_vela_fault_is_exact_under_the_toolset_that_avoids_it(
+        model, target, toolset, monkeypatch, capsys):
+    document = _verify(model, target, monkeypatch, capsys, toolset=toolset)
+    assert document["exact"] is True and document["departures"] == []
+    assert document["write_findings"] == []
+    versions = document["versions"]
+    assert isinstance(versions, dict)
+    assert versions["ethos-u-vela"] == find_toolset(toolset).versions["ethos-u-vela"]
