@@ -1,6 +1,6 @@
 """Known faults of a Vela release's command streams (data/vela_stream_faults.toml): when the NPU
-model stops on one, the error names the fault and the toolset whose Vela writes the layer
-correctly, instead of asking for an FVP."""
+model stops on one, the error names the fault and how to compile around it (another toolset,
+or a compile option), instead of asking for an FVP."""
 
 from __future__ import annotations
 
@@ -16,22 +16,31 @@ FAULTS_PATH = DATA_DIR / "vela_stream_faults.toml"
 
 @dataclass(frozen=True)
 class VelaFault:
-    """A stream Vela `vela` writes wrongly (the NPU model's stop contains `stop`), avoided by
-    compiling under `toolset`."""
+    """A stream the Vela releases `vela` write that the NPU model stops on with `stop` in its
+    message; avoided by compiling under `toolset`, or with `option` (for `option_reason`)."""
 
-    vela: str
+    vela: tuple[str, ...]
     stop: str
-    toolset: str
+    toolset: str | None = None
+    option: str | None = None
+    option_reason: str | None = None
+
+    def next_step(self) -> str:
+        if self.toolset is not None:
+            return (f"compile with the Vela of toolset {self.toolset}: invoke setup --toolsets "
+                    f"{self.toolset}, then repeat the command with --toolset {self.toolset}")
+        return f"repeat the command with {self.option} ({self.option_reason})"
 
 
 def vela_faults() -> list[VelaFault]:
-    return [VelaFault(**row) for row in load_toml(FAULTS_PATH).get("fault", [])]
+    return [VelaFault(**{**row, "vela": tuple(row["vela"])})
+            for row in load_toml(FAULTS_PATH).get("fault", [])]
 
 
 def known_fault(stop_message: str, vela: str | None) -> VelaFault | None:
     """The known fault of Vela `vela` the NPU model's stop message names, if any."""
     return next((fault for fault in vela_faults()
-                 if fault.vela == vela and fault.stop in stop_message), None)
+                 if vela in fault.vela and fault.stop in stop_message), None)
 
 
 def with_known_fault(error: OrchestratorError, vela: str | None) -> OrchestratorError:
@@ -39,10 +48,8 @@ def with_known_fault(error: OrchestratorError, vela: str | None) -> Orchestrator
     fault = known_fault(error.cause, vela)
     if fault is None:
         return error
-    return OrchestratorError(
-        f"{error.cause}: a known fault of Vela {fault.vela}'s stream",
-        f"compile with the Vela of toolset {fault.toolset}: invoke setup --toolsets "
-        f"{fault.toolset}, then repeat the command with --toolset {fault.toolset}")
+    return OrchestratorError(f"{error.cause}: a known fault of Vela {vela}'s stream",
+                             fault.next_step())
 
 
 @contextmanager
