@@ -10,6 +10,32 @@
 
 static em_mlw_dec g_dec;
 
+/* The remainders of min(nsym, room) symbols (q[i] << div | the next div bits) into dst;
+   returns how many. Where 8 bytes of the stream remain, from one 64-bit window at a time (the
+   same bits em_get_bits reads one by one). */
+static int read_values(em_bits_in *bb, const int *q, int nsym, int room, int div, uint16_t *dst) {
+    const int count = nsym < room ? nsym : room;
+    const uint64_t mask = ((uint64_t)1 << div) - 1u;
+    int i = 0;
+    while (i < count) {
+        uint32_t byte = bb->pos >> 3;
+        uint64_t window;
+        int avail;
+        if (byte + 8u > bb->size) {
+            for (; i < count; i++) dst[i] = (uint16_t)((q[i] << div) + (int)em_get_bits(bb, div));
+            break;
+        }
+        window = em_load64(bb->buf + byte) >> (bb->pos & 7u);
+        avail = 64 - (int)(bb->pos & 7u);
+        for (; i < count && avail >= div; i++, avail -= div) {
+            dst[i] = (uint16_t)((q[i] << div) + (int)(window & mask));
+            window >>= div;
+            bb->pos += (uint32_t)div;
+        }
+    }
+    return count;
+}
+
 static int decode_slice(em_mlw_dec *d) {
     em_bits_in *bb = &d->in;
     int zdiv, wdiv, wtrunc, i;
@@ -92,14 +118,8 @@ static int decode_slice(em_mlw_dec *d) {
             w_carry = cnt;
             w_pos += w_nsym;
         }
-        if (w_prev_en) {
-            for (i = 0; i < w_prev_nsym && w_prev_pos < d->nvalues; i++, w_prev_pos++)
-                d->wv[w_prev_pos] = (uint16_t)((w_prev_q[i] << wdiv) + (int)em_get_bits(bb, wdiv));
-        }
-        if (z_prev_en) {
-            for (i = 0; i < z_prev_nsym && z_prev_pos < z_nvalues; i++, z_prev_pos++)
-                d->zv[z_prev_pos] = (uint16_t)((z_prev_q[i] << zdiv) + (int)em_get_bits(bb, zdiv));
-        }
+        if (w_prev_en) w_prev_pos += read_values(bb, w_prev_q, w_prev_nsym, d->nvalues - w_prev_pos, wdiv, d->wv + w_prev_pos);
+        if (z_prev_en) z_prev_pos += read_values(bb, z_prev_q, z_prev_nsym, z_nvalues - z_prev_pos, zdiv, d->zv + z_prev_pos);
         w_prev_en = w_en; w_prev_nsym = w_nsym; memcpy(w_prev_q, w_q, sizeof(w_q));
         z_prev_en = z_en; z_prev_nsym = z_nsym; memcpy(z_prev_q, z_q, sizeof(z_q));
         if (bb->overrun) return -1;
@@ -110,24 +130,34 @@ static int decode_slice(em_mlw_dec *d) {
     return 0;
 }
 
-/* Next weight; returns 0, or -1 at the end of the stream / on a malformed stream. */
-static int mlw_next(em_mlw_dec *d, int16_t *out) {
-    for (;;) {
-        if (d->zeros_left > 0) { d->zeros_left--; *out = 0; return 0; }
-        if (!d->done && d->index < d->nvalues) {
-            int raw = d->wv[d->index], val;
-            val = raw < d->palsize ? d->palette[raw] : raw - d->palsize + d->direct_offset;
-            *out = em_unfold(val);
-            if (d->use_zero_run) d->zeros_left = d->zv[d->index + (d->new_palette ? 1 : 0)];
-            d->index++;
-            return 0;
+/* Weights of the current slice into out[k..n) (each followed by its zero run), the decoder's
+   fields in locals (out may alias nothing of the decoder, but the compiler cannot know); returns
+   the new k. A zero run cut by n stays in d->zeros_left. */
+static int take_slice(em_mlw_dec *d, int16_t *out, int k, int n) {
+    const uint16_t *wv = d->wv, *zv = d->zv + (d->new_palette ? 1 : 0);
+    const int16_t *palette = d->palette;
+    const int palsize = d->palsize, direct = d->direct_offset - d->palsize, nvalues = d->nvalues;
+    int index = d->index;
+    if (!d->use_zero_run) {
+        for (; k < n && index < nvalues; k++, index++) {
+            int raw = wv[index];
+            out[k] = em_unfold(raw < palsize ? palette[raw] : raw + direct);
         }
-        if (d->done) return -1;
-        {
-            int rc = decode_slice(d);
-            if (rc != 0) { d->done = 1; return -1; }
+    } else {
+        while (k < n && index < nvalues) {
+            int raw = wv[index], zeros = zv[index];
+            out[k++] = em_unfold(raw < palsize ? palette[raw] : raw + direct);
+            index++;
+            if (zeros > 0) {
+                int now = zeros < n - k ? zeros : n - k;
+                memset(out + k, 0, (size_t)now * sizeof(int16_t));
+                k += now;
+                d->zeros_left = zeros - now;
+            }
         }
     }
+    d->index = index;
+    return k;
 }
 
 int em_mlw_take(em_mlw_dec *d, int16_t *out, int n) {
@@ -138,9 +168,11 @@ int em_mlw_take(em_mlw_dec *d, int16_t *out, int n) {
             memset(out + k, 0, (size_t)zeros * sizeof(int16_t));
             d->zeros_left -= zeros;
             k += zeros;
-        } else {
-            if (mlw_next(d, out + k) != 0) return -1;
-            k++;
+        } else if (!d->done && d->index < d->nvalues) {
+            k = take_slice(d, out, k, n);
+        } else if (d->done || decode_slice(d) != 0) {
+            d->done = 1;
+            return -1;
         }
     }
     return 0;

@@ -26,6 +26,12 @@ static inline uint32_t em_get_bits_slow(em_bits_in *b, int n) {
     return v;
 }
 
+/* 8 bytes, little-endian (compilers merge this into one load where they can). */
+static inline uint64_t em_load64(const uint8_t *p) {
+    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
+           ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
+}
+
 /* n (0..25) bits, least significant first; near the end of the buffer bit by bit (an overrun
    is recorded and gives 0). */
 static inline uint32_t em_get_bits(em_bits_in *b, int n) {
@@ -38,8 +44,12 @@ static inline uint32_t em_get_bits(em_bits_in *b, int n) {
     return (v >> shift) & ((1u << n) - 1u);
 }
 
-/* Both formats store a weight folded: magnitude << 1 | sign. */
-static inline int16_t em_unfold(int folded) { return (int16_t)((folded & 1) ? -(folded >> 1) : (folded >> 1)); }
+/* Both formats store a weight folded: magnitude << 1 | sign (branch-free: random signs
+   mispredict a branch half the time). */
+static inline int16_t em_unfold(int folded) {
+    const int negative = -(folded & 1);
+    return (int16_t)(((folded >> 1) ^ negative) - negative);
+}
 
 /* A pull decoder: one slice of weight symbols and zero runs at a time. */
 typedef struct em_mlw_dec {
