@@ -294,10 +294,11 @@ static int channels_per_block(conv_job *j) {
     return (int)(fit > 16 ? fit - fit % 16 : fit);
 }
 
-/* The weights of channels [c0, c1) into g_weights (those already there when the last decode
-   was of the same weights, em_weight_reuse.c). */
+/* The weights of channels [c0, c1) into g_weights (those already there, or a kept copy, when
+   an earlier decode was of the same weights, em_weight_reuse.c). */
 static int decode_block(conv_job *j, int c0, int c1) {
     em_weight_key key;
+    size_t count;
     int rc;
     j->c0 = j->k.ofm_lo = c0;
     j->c1 = j->k.ofm_hi = c1;
@@ -307,11 +308,12 @@ static int decode_block(conv_job *j, int c0, int c1) {
     key.cores = j->s->cores;
     key.k = j->k;
     key.w = j->w;
-    if (em_weights_reusable(&key)) return 0;
+    count = (size_t)(c1 - c0) * em_weights_per_channel(&j->k);
+    if (em_weights_reusable(&key, g_weights, count)) return 0;
     em_weights_forget();
     if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, g_weights);
     else rc = em_decode_weights(j->s, &j->k, &j->w, g_weights);
-    if (rc == 0) em_weights_decoded(&key);
+    if (rc == 0) em_weights_decoded(&key, g_weights, count);
     return rc;
 }
 

@@ -536,8 +536,10 @@ int em_pool_pointwise(em_state *s, const em_out *o, const em_fmap *in, const em_
 
 /* Reuse of decoded weights (em_weight_reuse.c): the dense weights a command decoded stay valid
    for a later command with the same kernel, channels, configuration and weight streams, byte for
-   byte (Vela splits one operation into commands that share a stream). The streams are kept to
-   compare in ETHOSU_MODEL_WEIGHT_REUSE_BYTES (0: no reuse, the firmware default). */
+   byte (Vela splits one operation into commands that share a stream), and copies of earlier
+   decodes are kept for later runs. The streams are kept to compare in
+   ETHOSU_MODEL_WEIGHT_REUSE_BYTES (0: no reuse, the firmware default), decoded copies in
+   ETHOSU_MODEL_WEIGHT_KEEP int16 elements (0: only the last decode). */
 #ifndef ETHOSU_MODEL_WEIGHT_REUSE_BYTES
 #define ETHOSU_MODEL_WEIGHT_REUSE_BYTES 0u
 #endif
@@ -546,10 +548,11 @@ typedef struct em_weight_key {
     em_kernel k;
     em_weight_streams w;
 } em_weight_key;
-/* 1 when the dense buffer holds the weights `key` decodes to. */
-int em_weights_reusable(const em_weight_key *key);
-/* The dense buffer now holds the weights of `key` (forgotten when its streams do not fit). */
-void em_weights_decoded(const em_weight_key *key);
+/* 1 when the dense buffer holds the `count` weights `key` decodes to (left there by the last
+   decode, or copied into `dense` from a kept one). */
+int em_weights_reusable(const em_weight_key *key, int16_t *dense, size_t count);
+/* The dense buffer now holds the `count` weights of `key` (kept while the store has room). */
+void em_weights_decoded(const em_weight_key *key, const int16_t *dense, size_t count);
 /* The dense buffer is about to hold something else. */
 void em_weights_forget(void);
 
