@@ -3,7 +3,9 @@
 An observed run holds the regions (weights, scratch, fast scratch) a few times over (the run
 itself, the copy before each operation, an int32 owner per byte for the write checks);
 localisation holds every intermediate tensor of the TOSA graph twice (the reference model's and
-each OFM read back), and the reference model its own copy while it runs. Available memory is
+each OFM read back), and the reference model its own copy while it runs. The host library keeps
+its weight decodes (a copy of the streams, int16 weights twice: firmware/ethosu_model/CMakeLists.txt
+bounds the store at 256 MiB). Available memory is
 the kernel's MemAvailable, or less under an address-space limit (ulimit -v)."""
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from orchestrator.vnpu.execute import FAST_SCRATCH_BYTES
 REGION_COPIES = 7          # observed: run + before-copy (1 byte each) + int32 owner (4) + 1
 INTERMEDIATE_COPIES = 3    # the reference's, the OFMs read back, the reference model's own
 RUN_COPIES = 2             # outputs only: the run and its inputs/outputs
+DECODE_COPIES = 5          # the kept stream (1 byte a weight or less) + two int16 copies
+DECODE_STORE_BYTES = 256 << 20   # the host library's weight buffers at most
 
 MEMINFO = Path("/proc/meminfo")
 GIB = 1 << 30
@@ -31,7 +35,9 @@ def needed_bytes(program: VelaProgram, tosa: bytes, locate: bool = True) -> int:
     sizes = tensor_bytes(tosa)
     intermediates = sum(sizes.get(name, 0) for name in intermediate_names(tosa))
     regions = program.scratch_size + FAST_SCRATCH_BYTES
-    return len(program.weight_data) + (REGION_COPIES if locate else RUN_COPIES) * regions + \
+    decodes = min(DECODE_COPIES * len(program.weight_data), DECODE_STORE_BYTES)
+    return len(program.weight_data) + decodes + \
+        (REGION_COPIES if locate else RUN_COPIES) * regions + \
         (INTERMEDIATE_COPIES if locate else 1) * intermediates
 
 
