@@ -38,7 +38,9 @@ typedef struct conv_job {
     int acc_bits;            /* U85: the ACC_FORMAT accumulator (32 or 48 bits); 0 elsewhere */
     int keep, output;        /* U85: start from the kept accumulator; write the OFM (else keep it) */
     int64_t acc_lo, acc_hi;  /* the accumulator's range (int64 where it is not checked) */
-    em_kernel k;             /* the weights; k.ofm_lo/ofm_hi the channels decoded in g_weights */
+    em_kernel k;             /* the weights; k.ofm_lo/ofm_hi the channels decoded */
+    const int16_t *weights;  /* their decode: g_weights or a kept one (em_weight_reuse.c) */
+    int32_t max_w;           /* the largest |weight| among them */
     em_weight_streams w;     /* the weight streams (U55/U65: of the cores; U85: of the decoders) */
     int c0, c1;              /* the output channels computed now: k.ofm_lo, k.ofm_hi */
     em85_acc acc;            /* U85: ACC_FORMAT (output 1 elsewhere) */
@@ -131,7 +133,7 @@ static int conv_positions(conv_job *j, int oy, int ox0, int positions) {
     for (p = 0; p < positions; p++) gather_patch(j, oy, ox0 + p, g_patch + (size_t)p * j->patch);
     for (c = j->c0; c < j->c1; c++) {
         for (p = 0; p < positions; p++) sums[p] = acc_start(j, oy, ox0 + p, c);
-        em_dot16(g_weights + (size_t)(c - j->c0) * j->patch, g_patch, j->patch, positions, j->chunk, sums);
+        em_dot16(j->weights + (size_t)(c - j->c0) * j->patch, g_patch, j->patch, positions, j->chunk, sums);
         for (p = 0; p < positions; p++) g_acc[p][c] = sums[p];
     }
     for (p = 0; p < positions; p++) {
@@ -152,13 +154,13 @@ static int depthwise_position(conv_job *j, int oy, int ox) {
     if (taps <= j->chunk) {
         for (c = c0; c < c1; c++) g_dw32[c] = 0;
         for (t = 0; t < taps; t++) {
-            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * n - c0;
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = j->weights + (size_t)t * n - c0;
             for (c = c0; c < c1; c++) g_dw32[c] += (int32_t)pt[c] * wt[c];
         }
         for (c = c0; c < c1; c++) acc[c] += g_dw32[c];
     } else {
         for (t = 0; t < taps; t++) {
-            const int16_t *pt = g_patch + (size_t)t * depth, *wt = g_weights + (size_t)t * n - c0;
+            const int16_t *pt = g_patch + (size_t)t * depth, *wt = j->weights + (size_t)t * n - c0;
             for (c = c0; c < c1; c++) acc[c] += (int64_t)pt[c] * wt[c];
         }
     }
@@ -182,9 +184,9 @@ static int direct_position(conv_job *j, int oy, int ox) {
             for (i = 0; i < j->depth; i++) g_col[i] = (int32_t)(em_fm_read(&j->in, iy, ix, i) - j->in.zero_point);
             for (c = c0; c < c1; c++) {
                 if (j->depthwise) {
-                    acc[c] += (int64_t)g_col[c] * g_weights[(size_t)tap * n + (c - c0)];
+                    acc[c] += (int64_t)g_col[c] * j->weights[(size_t)tap * n + (c - c0)];
                 } else {
-                    const int16_t *w = g_weights + ((size_t)(c - c0) * g->kh * g->kw + tap) * j->ifm_depth;
+                    const int16_t *w = j->weights + ((size_t)(c - c0) * g->kh * g->kw + tap) * j->ifm_depth;
                     for (i = 0; i < j->ifm_depth; i++) acc[c] += (int64_t)g_col[i] * w[i];
                 }
             }
@@ -195,11 +197,11 @@ static int direct_position(conv_job *j, int oy, int ox) {
 
 /* --- the operation --- */
 
-static int32_t max_abs_weight(size_t count) {
+static int32_t max_abs_weight(const int16_t *weights, size_t count) {
     int32_t m = 0;
     size_t i;
     for (i = 0; i < count; i++) {
-        int32_t v = g_weights[i] < 0 ? -(int32_t)g_weights[i] : g_weights[i];
+        int32_t v = weights[i] < 0 ? -(int32_t)weights[i] : weights[i];
         if (v > m) m = v;
     }
     return m;
@@ -294,10 +296,11 @@ static int channels_per_block(conv_job *j) {
     return (int)(fit > 16 ? fit - fit % 16 : fit);
 }
 
-/* The weights of channels [c0, c1) into g_weights (those already there, or a kept copy, when
-   an earlier decode was of the same weights, em_weight_reuse.c). */
+/* The weights of channels [c0, c1): decoded into the store of kept decodes or g_weights, or a
+   kept decode of the same weights (em_weight_reuse.c). */
 static int decode_block(conv_job *j, int c0, int c1) {
     em_weight_key key;
+    int16_t *into;
     size_t count;
     int rc;
     j->c0 = j->k.ofm_lo = c0;
@@ -309,19 +312,23 @@ static int decode_block(conv_job *j, int c0, int c1) {
     key.k = j->k;
     key.w = j->w;
     count = (size_t)(c1 - c0) * em_weights_per_channel(&j->k);
-    if (em_weights_reusable(&key, g_weights, count)) return 0;
-    em_weights_forget();
-    if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, g_weights);
-    else rc = em_decode_weights(j->s, &j->k, &j->w, g_weights);
-    if (rc == 0) em_weights_decoded(&key, g_weights, count);
-    return rc;
+    if ((j->weights = em_weights_kept(&key, count, &j->max_w)) != NULL) return 0;
+    into = em_weights_room(&key, count, g_weights);
+    if (into == g_weights) em_weights_forget();
+    if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, into);
+    else rc = em_decode_weights(j->s, &j->k, &j->w, into);
+    if (rc) return rc;
+    j->weights = into;
+    j->max_w = max_abs_weight(into, count);
+    em_weights_decoded(&key, into, count, j->max_w);
+    return 0;
 }
 
 /* Every output position of channels [j->c0, j->c1). */
 static int run_block(conv_job *j) {
     const int depthwise = j->depthwise;
     int rc, oy, ox;
-    int patches = patch_path(j, max_abs_weight((size_t)(j->c1 - j->c0) * em_weights_per_channel(&j->k)));
+    int patches = patch_path(j, j->max_w);
     for (oy = 0; oy < j->o.height; oy++) {
         for (ox = 0; ox < j->o.width;) {
             int step = 1;

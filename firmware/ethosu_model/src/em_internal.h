@@ -534,12 +534,12 @@ int em_pool_is_pointwise(const em_geom *g);
    at a time; an 8-bit IFM with one scale for every channel through a table of its 256 values. */
 int em_pool_pointwise(em_state *s, const em_out *o, const em_fmap *in, const em_pool_scaling *sc);
 
-/* Reuse of decoded weights (em_weight_reuse.c): the dense weights a command decoded stay valid
-   for a later command with the same kernel, channels, configuration and weight streams, byte for
-   byte (Vela splits one operation into commands that share a stream), and copies of earlier
-   decodes are kept for later runs. The streams are kept to compare in
-   ETHOSU_MODEL_WEIGHT_REUSE_BYTES (0: no reuse, the firmware default), decoded copies in
-   ETHOSU_MODEL_WEIGHT_KEEP int16 elements (0: only the last decode). */
+/* Reuse of decoded weights (em_weight_reuse.c): the weights a command decoded stay valid for a
+   later command with the same kernel, channels, configuration and weight streams, byte for byte
+   (Vela splits one operation into commands that share a stream; a host runs a program again).
+   The streams are kept to compare in ETHOSU_MODEL_WEIGHT_REUSE_BYTES (0: no reuse, the firmware
+   default), the decoded weights in a store of ETHOSU_MODEL_WEIGHT_KEEP int16 elements (0: only
+   the last decode, in the caller's buffer). */
 #ifndef ETHOSU_MODEL_WEIGHT_REUSE_BYTES
 #define ETHOSU_MODEL_WEIGHT_REUSE_BYTES 0u
 #endif
@@ -548,12 +548,14 @@ typedef struct em_weight_key {
     em_kernel k;
     em_weight_streams w;
 } em_weight_key;
-/* 1 when the dense buffer holds the `count` weights `key` decodes to (left there by the last
-   decode, or copied into `dense` from a kept one). */
-int em_weights_reusable(const em_weight_key *key, int16_t *dense, size_t count);
-/* The dense buffer now holds the `count` weights of `key` (kept while the store has room). */
-void em_weights_decoded(const em_weight_key *key, const int16_t *dense, size_t count);
-/* The dense buffer is about to hold something else. */
+/* The `count` weights `key` decodes to, decoded before and still held (their largest magnitude
+   in max_abs), or NULL. */
+const int16_t *em_weights_kept(const em_weight_key *key, size_t count, int32_t *max_abs);
+/* Where to decode `count` weights of `key`: room in the store, else `fallback`. */
+int16_t *em_weights_room(const em_weight_key *key, size_t count, int16_t *fallback);
+/* `weights` (from em_weights_room) now hold the decode of `key`. */
+void em_weights_decoded(const em_weight_key *key, const int16_t *weights, size_t count, int32_t max_abs);
+/* The fallback buffer is about to hold something else. */
 void em_weights_forget(void);
 
 /* Dot products (em_dot.c): row `a` with `count` (at most EM_DOT_ROWS) rows of `n` int16 each,

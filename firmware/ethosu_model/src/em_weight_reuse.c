@@ -5,9 +5,10 @@
    when everything it depended on is the same: architecture, configuration, kernel and channels
    (em_kernel), the streams' lengths and their bytes, compared byte for byte with the copy kept
    here (never a digest; not their addresses: a host run passes a fresh copy of the weights).
-   Nothing else feeds the decoders (em_decode_weights, em_decode_weights_u85). The last decode
-   stays in the dense buffer; ETHOSU_MODEL_WEIGHT_KEEP (int16 elements) more keep copies of
-   earlier decodes, appended until the store is full and then all forgotten at once. */
+   Nothing else feeds the decoders (em_decode_weights, em_decode_weights_u85). Decodes go
+   straight into a store of ETHOSU_MODEL_WEIGHT_KEEP int16 elements where they fit (appended
+   until the store is full, then all forgotten at once), else into the caller's buffer, where
+   only the last one stays valid (until em_weights_forget). */
 #include <string.h>
 
 #include "em_internal.h"
@@ -20,18 +21,18 @@
 
 typedef struct kept_decode {
     em_weight_key key;         /* stream addresses zeroed */
-    size_t streams, dense;     /* offsets of the stream copy and of the decoded weights */
-    size_t count;              /* decoded weights */
+    size_t streams;            /* offset of the stream copy */
+    const int16_t *weights;    /* in the store or the caller's buffer; NULL: no longer valid */
+    size_t count;
+    int32_t max_abs;
 } kept_decode;
 
 static uint8_t g_streams[ETHOSU_MODEL_WEIGHT_REUSE_BYTES];
-#if ETHOSU_MODEL_WEIGHT_KEEP > 0
-static int16_t g_kept[ETHOSU_MODEL_WEIGHT_KEEP];
-#endif
+static int16_t g_kept[ETHOSU_MODEL_WEIGHT_KEEP > 0 ? ETHOSU_MODEL_WEIGHT_KEEP : 1u];
 static kept_decode g_decodes[KEPT_MAX];
 static int g_count;                   /* entries in g_decodes */
 static size_t g_stream_end, g_kept_end;
-static int g_last = -1;               /* the entry the dense buffer holds, -1 none */
+static int g_outside = -1;            /* the entry whose weights are in the caller's buffer */
 
 static size_t stream_bytes(const em_weight_key *key) {
     size_t total = 0;
@@ -59,60 +60,75 @@ static int same_decode(const kept_decode *e, const em_weight_key *bare, const em
     return 1;
 }
 
-int em_weights_reusable(const em_weight_key *key, int16_t *dense, size_t count) {
+static void forget_all(void) {
+    g_count = 0;
+    g_stream_end = g_kept_end = 0;
+    g_outside = -1;
+}
+
+const int16_t *em_weights_kept(const em_weight_key *key, size_t count, int32_t *max_abs) {
     em_weight_key bare;
     int i;
     address_free(key, &bare);
-    if (g_last >= 0 && same_decode(&g_decodes[g_last], &bare, key)) return 1;
-    for (i = 0; i < g_count; i++) {
+    for (i = g_count - 1; i >= 0; i--) {
         const kept_decode *e = &g_decodes[i];
-        if (i == g_last || e->count != count || e->dense == (size_t)-1 || !same_decode(e, &bare, key)) continue;
-#if ETHOSU_MODEL_WEIGHT_KEEP > 0
-        memcpy(dense, g_kept + e->dense, count * sizeof(int16_t));
-        g_last = i;
-        return 1;
-#endif
+        if (e->weights == NULL || e->count != count || !same_decode(e, &bare, key)) continue;
+        *max_abs = e->max_abs;
+        return e->weights;
     }
-    (void)dense;
-    return 0;
+    return NULL;
 }
 
-void em_weights_decoded(const em_weight_key *key, const int16_t *dense, size_t count) {
+int16_t *em_weights_room(const em_weight_key *key, size_t count, int16_t *fallback) {
     size_t bytes = stream_bytes(key);
+    if (bytes > sizeof(g_streams) || count > ETHOSU_MODEL_WEIGHT_KEEP) return fallback;
+    if (g_count == KEPT_MAX || bytes > sizeof(g_streams) - g_stream_end || count > ETHOSU_MODEL_WEIGHT_KEEP - g_kept_end)
+        forget_all();
+    return g_kept + g_kept_end;
+}
+
+void em_weights_decoded(const em_weight_key *key, const int16_t *weights, size_t count, int32_t max_abs) {
+    size_t bytes = stream_bytes(key);
+    const int inside = weights == g_kept + g_kept_end && count <= ETHOSU_MODEL_WEIGHT_KEEP - g_kept_end;
     kept_decode *e;
     int d;
-    g_last = -1;
+    if (!inside) em_weights_forget(); /* the caller's buffer holds these now */
     if (bytes > sizeof(g_streams)) return;
-    if (g_count == KEPT_MAX || g_stream_end + bytes > sizeof(g_streams)) g_count = 0, g_stream_end = g_kept_end = 0;
+    if (g_count == KEPT_MAX || bytes > sizeof(g_streams) - g_stream_end) {
+        if (inside) return; /* em_weights_room made room: cannot happen */
+        forget_all();
+    }
     e = &g_decodes[g_count];
     address_free(key, &e->key);
     e->streams = g_stream_end;
+    e->weights = weights;
     e->count = count;
-    e->dense = (size_t)-1;
+    e->max_abs = max_abs;
     for (d = 0; d < 4; d++) {
         if (key->w.data[d] == NULL) continue;
         memcpy(g_streams + g_stream_end, key->w.data[d], key->w.length[d]);
         g_stream_end += key->w.length[d];
     }
-#if ETHOSU_MODEL_WEIGHT_KEEP > 0
-    if (count <= ETHOSU_MODEL_WEIGHT_KEEP - g_kept_end) {
-        memcpy(g_kept + g_kept_end, dense, count * sizeof(int16_t));
-        e->dense = g_kept_end;
-        g_kept_end += count;
-    }
-#endif
-    (void)dense;
-    g_last = g_count++;
+    if (inside) g_kept_end += count;
+    else g_outside = g_count;
+    g_count++;
 }
 
-void em_weights_forget(void) { g_last = -1; }
-#else
-int em_weights_reusable(const em_weight_key *key, int16_t *dense, size_t count) {
-    (void)key; (void)dense; (void)count;
-    return 0;
+void em_weights_forget(void) {
+    if (g_outside >= 0) g_decodes[g_outside].weights = NULL;
+    g_outside = -1;
 }
-void em_weights_decoded(const em_weight_key *key, const int16_t *dense, size_t count) {
-    (void)key; (void)dense; (void)count;
+#else
+const int16_t *em_weights_kept(const em_weight_key *key, size_t count, int32_t *max_abs) {
+    (void)key; (void)count; (void)max_abs;
+    return NULL;
+}
+int16_t *em_weights_room(const em_weight_key *key, size_t count, int16_t *fallback) {
+    (void)key; (void)count;
+    return fallback;
+}
+void em_weights_decoded(const em_weight_key *key, const int16_t *weights, size_t count, int32_t max_abs) {
+    (void)key; (void)weights; (void)count; (void)max_abs;
 }
 void em_weights_forget(void) {}
 #endif
