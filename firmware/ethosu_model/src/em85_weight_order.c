@@ -161,13 +161,33 @@ static int u85_subkernel(const em_kernel *k, const u85_order *o, u85_source *src
 
 /* One decoder's order: regor EthosU85WeightOrdering::GetNext (OFM blocks; IFM blocks in
    serpentine order across OFM blocks; sub-kernels column-major; IFM then OFM micro-blocks). */
+/* The OFM block where channel k->ofm_hi lies starts here: mark it for the next block (when the
+   command has channels past ofm_hi). */
+static void mark_block(const em_kernel *k, const u85_source *src, int core, int ob, int clipped_ofm, int step,
+                       int last_ib, int *marked) {
+    if (*marked || ob + clipped_ofm <= k->ofm_hi || k->ofm_hi >= k->ofm_depth) return;
+    if (src->swd) em_mlw_mark_here(src->swd, &em_g_resume.at[core].mlw);
+    em_g_resume.at[core].fwd_taken = src->taken;
+    em_g_resume.at[core].ob = ob;
+    em_g_resume.at[core].step = step;
+    em_g_resume.at[core].last_ib = last_ib;
+    *marked = 1;
+}
+
+/* Where this decoder's order starts: its first OFM block, or the mark a block before left. */
+typedef struct u85_start {
+    int ob, step, last_ib;
+} u85_start;
+
 static int u85_order_stream(em_state *s, const em_kernel *k, const u85_order *o, u85_source *src, int core,
-                            int16_t *dense) {
+                            const u85_start *start, int16_t *dense, int *marked) {
     const int ifm_depth = k->depthwise ? 1 : k->ifm_depth;
-    int ob, ib = 0, step = -o->ifm_block, sx, sy, iuo, ouo, last_ib = 0;
+    int ob, ib = 0, step = start->step, sx, sy, iuo, ouo, last_ib = start->last_ib;
     /* OFM blocks lead the stream: past the decoded channels the rest is not read */
-    for (ob = 0; ob < k->ofm_depth && ob < k->ofm_hi; ob += k->ofm_block_depth) {
+    for (ob = start->ob; ob < k->ofm_depth; ob += k->ofm_block_depth) {
         int clipped_ofm = k->ofm_depth - ob < k->ofm_block_depth ? k->ofm_depth - ob : k->ofm_block_depth;
+        mark_block(k, src, core, ob, clipped_ofm, step, last_ib, marked);
+        if (ob >= k->ofm_hi) break;
         step = -step;
         for (ib = last_ib; ib < ifm_depth && ib >= 0; ib += step) {
             int clipped_ifm = ifm_depth - ib < o->ifm_block ? ifm_depth - ib : o->ifm_block;
@@ -188,17 +208,54 @@ static int u85_order_stream(em_state *s, const em_kernel *k, const u85_order *o,
     return 0;
 }
 
+/* Every decoder's order, each from its mark when the block before left marks for this one. */
+static int u85_decoders(em_state *s, const em_kernel *k, const u85_order *o, int macs, const em_weight_streams *w,
+                        u85_source *src, int16_t *dense) {
+    const int resume = em_resume_applies(k, w, macs);
+    int core, rc, marked = 1;
+    for (core = 0; core < o->cores; core++) {
+        u85_start start = {0, -o->ifm_block, 0};
+        int core_marked = 0, resumed = 0;
+        if (!src->fwd && w->data[core] == NULL) {
+            em_weights_resume_forget();
+            return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "weight decoder %d has no stream", core);
+        }
+        src->core = core;
+        src->taken = 0;
+        if (resume) {
+            src->swd = src->fwd ? NULL : em_mlw_resume(w->data[core], w->length[core], &em_g_resume.at[core].mlw);
+            resumed = src->fwd != NULL || src->swd != NULL;
+        }
+        if (resumed) {
+            start.ob = em_g_resume.at[core].ob;
+            start.step = em_g_resume.at[core].step;
+            start.last_ib = em_g_resume.at[core].last_ib;
+            src->taken = em_g_resume.at[core].fwd_taken;
+        } else if (!src->fwd) {
+            src->swd = em_mlw_open(w->data[core], w->length[core]);
+        }
+        if ((rc = u85_order_stream(s, k, o, src, core, &start, dense, &core_marked))) {
+            em_weights_resume_forget();
+            return rc;
+        }
+        marked &= core_marked;
+    }
+    em_resume_recorded(k, w, macs, marked);
+    return 0;
+}
+
 int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_weight_streams *w, int16_t *dense) {
     const u85_config *c = u85_config_of(macs);
     size_t total = (size_t)(k->ofm_hi - k->ofm_lo) * em_weights_per_channel(k);
     u85_order o;
     u85_source src;
     em_fwd_stream fwd;
-    int core, rc;
+    int rc;
     if (c == NULL) return em_fail(s, ETHOSU_MODEL_CONFIG_MISMATCH, "no Ethos-U85 configuration has %d MACs", macs);
     if (total > ETHOSU_MODEL_WEIGHT_CAPACITY)
         return em_fail(s, ETHOSU_MODEL_CAPACITY, "%u weights in one command exceed ETHOSU_MODEL_WEIGHT_CAPACITY %u",
                        (unsigned)total, (unsigned)ETHOSU_MODEL_WEIGHT_CAPACITY);
+    memset(&o, 0, sizeof(o));
     if ((rc = u85_order_init(s, k, c, &o))) return rc;
     memset(dense, 0, total * sizeof(int16_t));
     memset(&src, 0, sizeof(src));
@@ -210,17 +267,6 @@ int em_decode_weights_u85(em_state *s, const em_kernel *k, int macs, const em_we
         src.cores = c->cores;
         /* EthosU85WeightOrderingFwd: ofmUBlock x ifmUBlock x subKernelRound / streams */
         src.block = (uint32_t)(o.ofm_ub * o.ifm_ub * o.round / c->cores);
-        for (core = 0; core < c->cores; core++) {
-            src.core = core;
-            src.taken = 0;
-            if ((rc = u85_order_stream(s, k, &o, &src, core, dense))) return rc;
-        }
-        return 0;
     }
-    for (core = 0; core < c->cores; core++) {
-        if (w->data[core] == NULL) return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "weight decoder %d has no stream", core);
-        src.swd = em_mlw_open(w->data[core], w->length[core]);
-        if ((rc = u85_order_stream(s, k, &o, &src, core, dense))) return rc;
-    }
-    return 0;
+    return u85_decoders(s, k, &o, macs, w, &src, dense);
 }

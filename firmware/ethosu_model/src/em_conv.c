@@ -312,7 +312,10 @@ static int decode_block(conv_job *j, int c0, int c1) {
     key.k = j->k;
     key.w = j->w;
     count = (size_t)(c1 - c0) * em_weights_per_channel(&j->k);
-    if ((j->weights = em_weights_kept(&key, count, &j->max_w)) != NULL) return 0;
+    if ((j->weights = em_weights_kept(&key, count, &j->max_w)) != NULL) {
+        em_weights_resume_forget(); /* the next block reads its streams from the start */
+        return 0;
+    }
     into = em_weights_room(&key, count, g_weights);
     if (into == g_weights) em_weights_forget();
     if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, into);
@@ -353,6 +356,7 @@ int em_op_conv(em_state *s, int depthwise) {
     int rc, c0, block;
     if ((rc = load_job(s, depthwise, &j))) return rc;
     if ((block = channels_per_block(&j)) == 0) return s->status->code;
+    em_weights_resume_forget();
     for (c0 = 0; c0 < j.o.depth; c0 += block) {
         int c1 = j.o.depth - c0 < block ? j.o.depth : c0 + block;
         if ((rc = decode_block(&j, c0, c1)) || (rc = run_block(&j))) return rc;

@@ -356,6 +356,9 @@ int em_weight_streams_u55(em_state *s, int ofm_depth, em_weight_streams *w);
    (channels contiguous per tap); at most ETHOSU_MODEL_WEIGHT_CAPACITY weights. Returns 0 or an
    error code. */
 int em_decode_weights(em_state *s, const em_kernel *k, const em_weight_streams *w, int16_t *dense);
+/* The decoders read a block on from where the previous block of the same command stopped
+   (em_weight_resume); a new command, or a block not decoded, forgets that place. */
+void em_weights_resume_forget(void);
 
 /* Ethos-U85 weights: the streams at WEIGHT_BASE..WEIGHT3_BASE (SWD: one per weight decoder,
    em_u85_weight_decoders(macs) of them; FWD: the first only) decoded into the same dense

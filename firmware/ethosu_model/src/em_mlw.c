@@ -161,7 +161,7 @@ static int take_slice(em_mlw_dec *d, int16_t *out, int k, int n) {
 }
 
 int em_mlw_take(em_mlw_dec *d, int16_t *out, int n) {
-    int k = 0;
+    int k = 0, from = 0; /* out[from..] come from the current slice */
     while (k < n) {
         if (d->zeros_left > 0) {
             int zeros = d->zeros_left < n - k ? d->zeros_left : n - k;
@@ -170,12 +170,51 @@ int em_mlw_take(em_mlw_dec *d, int16_t *out, int n) {
             k += zeros;
         } else if (!d->done && d->index < d->nvalues) {
             k = take_slice(d, out, k, n);
-        } else if (d->done || decode_slice(d) != 0) {
-            d->done = 1;
-            return -1;
+        } else {
+            d->slice_pos = d->in.pos;
+            d->slice_first = d->first;
+            d->taken = 0;
+            from = k;
+            if (d->done || decode_slice(d) != 0) {
+                d->done = 1;
+                return -1;
+            }
         }
     }
+    d->taken += n - from;
     return 0;
+}
+
+void em_mlw_mark_here(const em_mlw_dec *d, em_mlw_mark *m) {
+    m->pos = d->slice_pos;
+    m->first = d->slice_first;
+    m->palsize = d->palsize;
+    m->palbits = d->palbits;
+    m->direct_offset = d->direct_offset;
+    memcpy(m->palette, d->palette, sizeof(m->palette));
+    m->taken = d->taken;
+}
+
+em_mlw_dec *em_mlw_resume(const uint8_t *buf, uint32_t size, const em_mlw_mark *m) {
+    em_mlw_dec *d = em_mlw_open(buf, size);
+    int16_t sink[64];
+    long left = m->taken;
+    d->in.pos = m->pos;
+    d->first = m->first;
+    d->palsize = m->palsize;
+    d->palbits = m->palbits;
+    d->direct_offset = m->direct_offset;
+    memcpy(d->palette, m->palette, sizeof(d->palette));
+    d->slice_pos = d->in.pos;
+    d->slice_first = d->first;
+    if (decode_slice(d) != 0) return NULL;
+    d->taken = 0;
+    while (left > 0) {
+        int n = left < 64 ? (int)left : 64;
+        if (em_mlw_take(d, sink, n) != 0) return NULL;
+        left -= n;
+    }
+    return d;
 }
 
 em_mlw_dec *em_mlw_open(const uint8_t *buf, uint32_t size) {
@@ -184,6 +223,9 @@ em_mlw_dec *em_mlw_open(const uint8_t *buf, uint32_t size) {
     d->in.buf = buf;
     d->in.size = size;
     d->nvalues = d->index = d->zeros_left = 0;
+    d->slice_pos = 0;
+    d->slice_first = 1;
+    d->taken = 0;
     d->first = 1;
     d->done = 0;
     d->palsize = 0;

@@ -60,13 +60,49 @@ typedef struct em_mlw_dec {
     int palsize, palbits, direct_offset, use_zero_run, new_palette; /* palette state spans slices */
     int nvalues, index, zeros_left, started, first;
     int done;
+    uint32_t slice_pos; /* the current slice: where it starts, `first` before it, weights taken */
+    int slice_first;
+    long taken;
 } em_mlw_dec;
+
+/* A place in a standard-format stream to come back to (em_weight_resume): the current slice's
+   start and palette state and the weights taken from it. */
+typedef struct em_mlw_mark {
+    uint32_t pos;
+    int first, palsize, palbits, direct_offset;
+    int16_t palette[512];
+    long taken;
+} em_mlw_mark;
+void em_mlw_mark_here(const em_mlw_dec *d, em_mlw_mark *m);
+/* The one decoder, reset to read `buf` from mark `m` on (NULL: the stream is malformed there). */
+em_mlw_dec *em_mlw_resume(const uint8_t *buf, uint32_t size, const em_mlw_mark *m);
 
 /* The one standard-format decoder, reset to read `buf` (its palette state then spans slices). */
 em_mlw_dec *em_mlw_open(const uint8_t *buf, uint32_t size);
 /* The next n weights into out (zero runs as blocks); -1 when the stream ends early or is
    malformed. */
 int em_mlw_take(em_mlw_dec *d, int16_t *out, int n);
+
+/* What a decode in blocks of output channels (em_conv.c) leaves for the next block of the same
+   command: per stream (core or weight decoder) the place where the OFM block holding the next
+   block's first channel starts, so each block reads on from there instead of from the stream's
+   start (decoding a command in n blocks reads its streams about once, not n/2 times). */
+typedef struct em_weight_resume {
+    int valid, next_lo;         /* marks for a block starting at channel next_lo */
+    em_kernel k;                /* of this kernel (ofm_lo, ofm_hi zeroed) */
+    em_weight_streams w;        /* and these streams */
+    int macs;
+    struct {
+        int ob, step, last_ib;  /* the OFM block; U85: the serpentine IFM order's state */
+        uint32_t fwd_taken;     /* U85 FWD: weights of this decoder's order taken */
+        em_mlw_mark mlw;        /* SWD: the decoder's place */
+    } at[4];
+} em_weight_resume;
+extern em_weight_resume em_g_resume;
+/* 1 when em_g_resume holds marks for kernel k's block starting at k->ofm_lo on streams w. */
+int em_resume_applies(const em_kernel *k, const em_weight_streams *w, int macs);
+/* Records that the marks now in em_g_resume.at are for the block after k's (when it has one). */
+void em_resume_recorded(const em_kernel *k, const em_weight_streams *w, int macs, int marked);
 
 /* A fast-weight (FWD) stream: a 256-bit header (bit 0 raw, bit 1 4-entry LUT, bits 104-111 the
    raw zero adjust, bits 112-255 sixteen folded 9-bit LUT entries), then fixed-width codes: 2

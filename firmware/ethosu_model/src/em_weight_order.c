@@ -9,7 +9,41 @@ static int round_up(int v, int m) { return (v + m - 1) / m * m; }
 /* The order of one core's stream: EthosUWeightOrdering::GetNext in regor
    architecture/ethosu55/ethos_u55_weight_encoder.cpp. Fills `dense` for the ofm channels
    core, core + cores, ... (the stream interleaves channels over the cores). */
-static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core, int16_t *dense) {
+em_weight_resume em_g_resume;
+
+static void bare_kernel(const em_kernel *k, em_kernel *out) {
+    memcpy(out, k, sizeof(*out));
+    out->ofm_lo = out->ofm_hi = 0;
+}
+
+int em_resume_applies(const em_kernel *k, const em_weight_streams *w, int macs) {
+    em_kernel bare;
+    if (!em_g_resume.valid || k->ofm_lo == 0 || em_g_resume.next_lo != k->ofm_lo || em_g_resume.macs != macs) return 0;
+    bare_kernel(k, &bare);
+    return memcmp(&bare, &em_g_resume.k, sizeof(bare)) == 0 && memcmp(w, &em_g_resume.w, sizeof(*w)) == 0;
+}
+
+void em_resume_recorded(const em_kernel *k, const em_weight_streams *w, int macs, int marked) {
+    em_g_resume.valid = marked;
+    em_g_resume.next_lo = k->ofm_hi;
+    em_g_resume.macs = macs;
+    bare_kernel(k, &em_g_resume.k);
+    memcpy(&em_g_resume.w, w, sizeof(*w));
+}
+
+void em_weights_resume_forget(void) { em_g_resume.valid = 0; }
+
+/* The OFM block of this core's stream where channel ofm_hi lies starts here: mark it for the
+   next block (when the command has channels past ofm_hi). */
+static void mark_block(const em_kernel *k, em_mlw_dec *d, int core, int cores, int ob, int clipped_ofm, int *marked) {
+    if (*marked || core + (ob + clipped_ofm - 1) * cores < k->ofm_hi || k->ofm_hi >= k->ofm_depth) return;
+    em_mlw_mark_here(d, &em_g_resume.at[core].mlw);
+    em_g_resume.at[core].ob = ob;
+    *marked = 1;
+}
+
+static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core, int start_ob, int16_t *dense,
+                        int *marked) {
     const int dw = k->depthwise, pk = k->part_kernel, cores = s->cores;
     /* micro-block depths: regor s_EthosU55Configs/s_EthosU65Configs (ofmUBlock, ifmUblock) */
     const int ofm_ub = s->macs == 32 ? 4 : 8, ifm_ub = 8;
@@ -22,8 +56,10 @@ static int order_stream(em_state *s, const em_kernel *k, em_mlw_dec *d, int core
     const int iu = dw ? 1 : ifm_ub; /* IFM channels per micro-block row */
     int ob, ib, sy, sx, iuo, ou, ke, iui, ouz, iuz;
     /* OFM blocks lead the stream: past the decoded channels the rest is not read */
-    for (ob = 0; ob < ofm_depth && core + ob * cores < k->ofm_hi; ob += stream_block) {
+    for (ob = start_ob; ob < ofm_depth; ob += stream_block) {
         int clipped_ofm = ofm_depth - ob < stream_block ? ofm_depth - ob : stream_block;
+        mark_block(k, d, core, cores, ob, clipped_ofm, marked);
+        if (core + ob * cores >= k->ofm_hi) break;
         for (ib = 0; ib < ifm_depth; ib += ifm_block) {
             int clipped_ifm = dw ? ifm_ub : (pk ? (ifm_depth - ib < ifm_block ? ifm_depth - ib : ifm_block) : ifm_block);
             for (sy = 0; sy < k->kh; sy += decomp_y) {
@@ -80,10 +116,20 @@ int em_decode_weights(em_state *s, const em_kernel *k, const em_weight_streams *
     if (total > ETHOSU_MODEL_WEIGHT_CAPACITY)
         return em_fail(s, ETHOSU_MODEL_CAPACITY, "%u weights in one command exceed ETHOSU_MODEL_WEIGHT_CAPACITY %u",
                        (unsigned)total, (unsigned)ETHOSU_MODEL_WEIGHT_CAPACITY);
+    const int resume = em_resume_applies(k, w, s->macs);
+    int marked = 1;
     memset(dense, 0, total * sizeof(int16_t));
     for (core = 0; core < s->cores && core < k->ofm_depth; core++) {
-        int rc = order_stream(s, k, em_mlw_open(w->data[core], w->length[core]), core, dense);
-        if (rc) return rc;
+        em_mlw_dec *d = resume ? em_mlw_resume(w->data[core], w->length[core], &em_g_resume.at[core].mlw) : NULL;
+        int start_ob = d != NULL ? em_g_resume.at[core].ob : 0, core_marked = 0, rc;
+        if (d == NULL) d = em_mlw_open(w->data[core], w->length[core]);
+        rc = order_stream(s, k, d, core, start_ob, dense, &core_marked);
+        if (rc) {
+            em_weights_resume_forget();
+            return rc;
+        }
+        marked &= core_marked;
     }
+    em_resume_recorded(k, w, s->macs, marked);
     return 0;
 }
