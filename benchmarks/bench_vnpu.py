@@ -8,6 +8,8 @@ Run: python benchmarks/bench_vnpu.py [models] [targets] [repeats] [toolset]
   `python benchmarks/bench_vnpu.py mv2 ethos-u85-128,ethos-u85-2048` for one model).
   toolset: compile under it (`invoke setup --toolsets NAME` first), e.g. vela-5.2.0: DeiT-tiny
   on U55-128 stops on Vela 5.1.0's stream (its first MLP Linear) and runs under 5.2.0.
+  Wav2Letter: `python benchmarks/bench_vnpu.py benchmarks/models/wav2letter.py ethos-u55-128`
+  (400 frames; on U85 it needs --memory-mode Sram_Only, which this script does not pass).
 Compiles once (cached in scratch/; DeiT-tiny takes minutes on U85-128 the first time). Both
 models run the same seeded random inputs, `repeats` times each (and for at least a CPU second)
 after one warm-up run of the NPU model. The host library keeps earlier weight decodes
