@@ -106,9 +106,11 @@ def _invoke_alone(library: Any, config: NpuConfig, command: np.ndarray[Any, Any]
 
 def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any, Any]],
                 observe: OperationObserver | None = None,
-                on_start: Callable[[np.ndarray[Any, Any]], None] | None = None) -> list[bytes]:
+                on_start: Callable[[np.ndarray[Any, Any]], None] | None = None,
+                library: ctypes.CDLL | None = None) -> list[bytes]:
     """Raw bytes of each output after running the command stream on `inputs` (`observe`
-    sees every NPU operation as it completes, `on_start` the scratch with the inputs placed)."""
+    sees every NPU operation as it completes, `on_start` the scratch with the inputs placed;
+    `library`: another build of the core than the host library, hostlib.bind-typed)."""
     if len(inputs) != len(program.inputs):
         raise OrchestratorError(f"the delegate takes {len(program.inputs)} inputs, "
                                 f"got {len(inputs)}", "check the partition's interface")
@@ -122,7 +124,8 @@ def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any,
     command = np.frombuffer(program.cmd_data, dtype=np.uint8).copy()
     status = ModelStatus()
     config = NpuConfig(npu.arch, npu.macs, npu.cores)
-    code = _invoke(load_library(), config, command, [weights, scratch, fast], status, observe)
+    code = _invoke(library or load_library(), config, command, [weights, scratch, fast], status,
+                   observe)
     if code != 0:
         message = status.message.decode("utf-8", "replace")
         raise OrchestratorError(f"the NPU model stopped on {npu.label()}: {message}",

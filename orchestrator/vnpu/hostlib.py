@@ -107,7 +107,12 @@ OBSERVER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Operation), ctypes.c_vo
 @functools.lru_cache(maxsize=1)
 def load_library() -> ctypes.CDLL:
     """The host build of the core (built on first use in this process)."""
-    library = ctypes.CDLL(str(build_library()))
+    return bind(ctypes.CDLL(str(build_library())))
+
+
+def bind(library: ctypes.CDLL) -> ctypes.CDLL:
+    """A build of the core with its entry points typed (the host library, or the tests' probe
+    library, which decodes weights in the firmware's blocks)."""
     invoke = library.ethosu_model_invoke
     invoke.restype = ctypes.c_int
     invoke.argtypes = [ctypes.POINTER(NpuConfig), ctypes.c_void_p, ctypes.c_size_t,
