@@ -47,7 +47,7 @@ SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"   # the NPU-model tests' comp
 
 def _verify(model: str, target: str, monkeypatch: pytest.MonkeyPatch,
             capsys: pytest.CaptureFixture[str], random_weights: bool = False,
-            toolset: str | None = None) -> dict[str, object]:
+            toolset: str | None = None, memory_mode: str | None = None) -> dict[str, object]:
     for module in ("torch", "executorch.backends.arm", "tosa_reference_model"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{module} not installed (pip install -e '.[aot]')")
@@ -57,7 +57,8 @@ def _verify(model: str, target: str, monkeypatch: pytest.MonkeyPatch,
     if toolset is not None:   # installed from the registry once per scratch (about 15 s)
         install_toolset(find_toolset(toolset), SetupOptions(), where)
     task = VerifyTask(model=model, target=target, toolset=toolset,
-                      choices=CompileChoices(random_weights=random_weights))
+                      choices=CompileChoices(random_weights=random_weights,
+                                             memory_mode=memory_mode))
     code = verify_command(task, json=True)
     document: dict[str, object] = json.loads(capsys.readouterr().out)
     assert code == 0, document
@@ -124,14 +125,18 @@ def _cases() -> list[object]:
 
 
 def _exact_under_cases() -> list[object]:
-    """Each model file the pins stop on for a family (a known Vela stream fault), under the
-    toolset models.toml's exact_under names for that family."""
+    """Each model the pins stop on for a family (a known Vela stream fault), compiled the way
+    models.toml's exact_under says for that family (a toolset, or a memory mode)."""
+    data = load_toml(MODELS_PATH)
+    entries = list(data["upstream"].items())
+    entries += [(str(REPO / entry["file"]), entry)
+                for entry in data.get("model_files", {}).values()]
     cases: list[object] = []
-    for entry in load_toml(MODELS_PATH).get("model_files", {}).values():
-        for family, toolset in entry.get("exact_under", {}).items():
+    for model, entry in entries:
+        for family, way in entry.get("exact_under", {}).items():
             for target in (t for t in SWEEP_TARGETS if t.startswith(f"{family}-")):
-                cases.append(pytest.param(str(REPO / entry["file"]), target, toolset,
-                                          id=f"{Path(entry['file']).name}-{target}-{toolset}"))
+                cases.append(pytest.param(model, target, way, id=f"{Path(model).name}-{target}-"
+                                          f"{'-'.join(map(str, way.values()))}"))
     return cases
 
 
@@ -162,12 +167,16 @@ def test_offline_tier_is_exact(model, target, random_weights, monkeypatch, capsy
 
 @pytest.mark.slow
 @pytest.mark.sweep
-@pytest.mark.parametrize(("model", "target", "toolset"), _exact_under_cases())
-def test_a_known_vela_fault_is_exact_under_the_toolset_that_avoids_it(
-        model, target, toolset, monkeypatch, capsys):
-    document = _verify(model, target, monkeypatch, capsys, toolset=toolset)
+@pytest.mark.parametrize(("model", "target", "way"), _exact_under_cases())
+def test_a_known_vela_fault_is_exact_compiled_the_way_that_avoids_it(
+        model, target, way, monkeypatch, capsys):
+    _imports_for(model, monkeypatch)
+    document = _verify(model, target, monkeypatch, capsys, **way)
     assert document["exact"] is True and document["departures"] == []
     assert document["write_findings"] == []
     versions = document["versions"]
     assert isinstance(versions, dict)
-    assert versions["ethos-u-vela"] == find_toolset(toolset).versions["ethos-u-vela"]
+    if "toolset" in way:
+        assert versions["ethos-u-vela"] == find_toolset(way["toolset"]).versions["ethos-u-vela"]
+    else:
+        assert document["compile_options"]["memory_mode"] == way["memory_mode"]
