@@ -28,13 +28,17 @@ static int is_bit_op(unsigned mode) {
     return mode == EM_ELEMENTWISE_MODE_CLZ || is_mode(mode, EM_ELEMENTWISE_MODE_SHL, EM_ELEMENTWISE_MODE_SHR);
 }
 
+int em_elementwise_unary(unsigned mode) {
+    return mode == EM_ELEMENTWISE_MODE_ABS || mode == EM_ELEMENTWISE_MODE_LRELU || mode == EM_ELEMENTWISE_MODE_CLZ;
+}
+
 static void load_ew(em_state *s, unsigned mode, em_ew *e) {
     uint64_t bc = EM_R0(s, NPU_SET_IFM2_BROADCAST);
     uint64_t prec = EM_R0(s, NPU_SET_IFM_PRECISION);
     e->mode = mode;
     e->scale_mode = EM_F_NPU_SET_IFM_PRECISION_SCALE_MODE(prec);
     e->ifm_round = EM_F_NPU_SET_IFM_PRECISION_ROUND_MODE(prec);
-    e->binary = mode != EM_ELEMENTWISE_MODE_ABS && mode != EM_ELEMENTWISE_MODE_LRELU && mode != EM_ELEMENTWISE_MODE_CLZ;
+    e->binary = !em_elementwise_unary(mode);
     e->scalar = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc);
     e->bh = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc);
     e->bw = (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc);

@@ -589,6 +589,8 @@ int em_mul8_position(const em_mul8 *m, const em_fmap *a, const em_fmap *b, const
 int em_op_conv(em_state *s, int depthwise);
 int em_op_pool(em_state *s, unsigned mode);
 int em_op_elementwise(em_state *s, unsigned mode);
+/* 1 for a U55/U65 elementwise mode of one operand (ABS, LRELU, CLZ): IFM2 is not read. */
+int em_elementwise_unary(unsigned mode);
 
 #define EM85_R0(s, op) ((s)->reg0[(EM85_CMD0_##op) & 0x1ffu]) /* the U85's, by its names */
 #define EM85_R1(s, op) ((s)->reg1[(EM85_CMD1_##op) & 0xffu])

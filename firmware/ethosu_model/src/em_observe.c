@@ -145,15 +145,21 @@ static void over(ethosu_model_fmap *f, int height, int width, int depth) {
     f->depth = depth;
 }
 
-static void elementwise_operand85(em_state *s, int which, ethosu_model_fmap *f) {
-    unsigned mode = EM85_F_NPU_SET_IFM_BROADCAST_BROADCAST_MODE(which == 0 ? EM85_R0(s, NPU_SET_IFM_BROADCAST)
-                                                                           : EM85_R0(s, NPU_SET_IFM2_BROADCAST));
-    if (mode == EM85_BROADCAST_MODE_SCALAR) {
+/* An elementwise operand read over the OFM's shape, once along each broadcast axis, not at all
+   when it is the scalar. */
+static void read_broadcast(em_state *s, ethosu_model_fmap *f, int scalar, int bh, int bw, int bd) {
+    if (scalar) {
         unread(f);
         return;
     }
-    over(f, (mode & EM85_BROADCAST_MODE_H) ? 1 : ofm_dim(s, 0), (mode & EM85_BROADCAST_MODE_W) ? 1 : ofm_dim(s, 1),
-         (mode & EM85_BROADCAST_MODE_C) ? 1 : ofm_dim(s, 2));
+    over(f, bh ? 1 : ofm_dim(s, 0), bw ? 1 : ofm_dim(s, 1), bd ? 1 : ofm_dim(s, 2));
+}
+
+static void elementwise_operand85(em_state *s, int which, ethosu_model_fmap *f) {
+    unsigned mode = EM85_F_NPU_SET_IFM_BROADCAST_BROADCAST_MODE(which == 0 ? EM85_R0(s, NPU_SET_IFM_BROADCAST)
+                                                                           : EM85_R0(s, NPU_SET_IFM2_BROADCAST));
+    read_broadcast(s, f, mode == EM85_BROADCAST_MODE_SCALAR, (mode & EM85_BROADCAST_MODE_H) != 0,
+                   (mode & EM85_BROADCAST_MODE_W) != 0, (mode & EM85_BROADCAST_MODE_C) != 0);
 }
 
 static void reads85(em_state *s, unsigned code, unsigned param, ethosu_model_operation *op) {
@@ -181,15 +187,14 @@ static void reads85(em_state *s, unsigned code, unsigned param, ethosu_model_ope
    clobber (a Conformer feed-forward block on U55-128 under Vela 5.2.0). */
 static void elementwise_reads55(em_state *s, unsigned mode, ethosu_model_operation *op) {
     uint64_t bc = EM_R0(s, NPU_SET_IFM2_BROADCAST);
-    int h = ofm_dim(s, 0), w = ofm_dim(s, 1), d = ofm_dim(s, 2);
-    over(&op->ifm, h, w, d);
-    if (mode == EM_ELEMENTWISE_MODE_ABS || mode == EM_ELEMENTWISE_MODE_LRELU || mode == EM_ELEMENTWISE_MODE_CLZ ||
-        EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc))
+    read_broadcast(s, &op->ifm, 0, 0, 0, 0);
+    if (em_elementwise_unary(mode))
         unread(&op->ifm2);
     else
-        over(&op->ifm2, EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc) ? 1 : h,
-             EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc) ? 1 : w,
-             EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc) ? 1 : d);
+        read_broadcast(s, &op->ifm2, (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_SCALAR(bc),
+                       (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_HEIGHT(bc),
+                       (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_WIDTH(bc),
+                       (int)EM_F_NPU_SET_IFM2_BROADCAST_BROADCAST_DEPTH(bc));
 }
 
 static int is_dma(int arch, unsigned code) {
