@@ -82,12 +82,11 @@ def _compile_target(job: int, model: str, target: str, choices: CompileChoices,
     return WorkerOutcome(job, target, product=str(product.directory))
 
 
-def compile_here(index: int, job: WorkerJob, scratch_root: str) -> list[WorkerOutcome]:
-    """Job `index` compiled in this process, target by target (the worker's loop, and the
+def compile_here(jobs: Sequence[WorkerJob], scratch_root: str) -> tuple[WorkerOutcome, ...]:
+    """Every job's targets compiled in this process, in order (the worker's loop, and the
     tool's own for a toolset it holds)."""
-    choices = _choices(job.choices)
-    return [_compile_target(index, job.model, target, choices, scratch_root)
-            for target in job.targets]
+    return tuple(_compile_target(index, job.model, target, _choices(job.choices), scratch_root)
+                 for index, job in enumerate(jobs) for target in job.targets)
 
 
 def _worker_environment(toolset: Toolset) -> dict[str, str]:
@@ -146,9 +145,7 @@ def compile_jobs(toolset: Toolset, jobs: Sequence[ToolsetJob], where: Scratch
                                 _absolute(with_toolset_flags(job.choices, toolset)))
                       for job in jobs)
     if runs_in_process(toolset):
-        outcomes: tuple[WorkerOutcome, ...] = tuple(
-            outcome for index, job in enumerate(requested)
-            for outcome in compile_here(index, job, str(where.root)))
+        outcomes = compile_here(requested, str(where.root))
     else:
         installed = installed_toolset(toolset, where)
         if installed is None:

@@ -17,8 +17,7 @@ from orchestrator.toolsets.protocol import WorkerRequest, WorkerResult
 
 def serve(request_path: Path, result_path: Path) -> int:
     request = WorkerRequest.from_json(json.loads(request_path.read_text()))
-    outcomes = tuple(outcome for index, job in enumerate(request.jobs)
-                     for outcome in compile_here(index, job, request.scratch))
+    outcomes = compile_here(request.jobs, request.scratch)
     write_json_atomic(result_path, WorkerResult(outcomes, tool_versions()).to_json())
     return 0
 
