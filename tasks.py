@@ -4,6 +4,7 @@ orchestrator function with it. Nothing else lives here."""
 from __future__ import annotations
 
 from orchestrator.options import RunRequest
+from orchestrator.options.artifact import InspectTask
 from orchestrator.options.build import BuildTask
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.evaluate import EvaluateRequest
@@ -48,6 +49,13 @@ doctor = options_task(
     "orchestrator.commands.doctor:doctor_command", DoctorCheck, name="doctor",
     doc="Check everything the tool needs and print the command that fixes each problem.",
     flags={"json": (False, "print the checks as JSON")}, short_flags=True,
+)
+
+
+inspect = options_task(
+    "orchestrator.commands.inspect:inspect_command", InspectTask, name="inspect",
+    doc="What a .pte or .bpte holds and whether the pinned runtime can run it (exit 1: not).",
+    flags={"json": (False, "print the inspection as JSON")}, short_flags=True,
 )
 
 

@@ -14,6 +14,7 @@ KERNEL_YAMLS = (
     ("kernels/quantized/quantized.yaml", None),
     ("backends/cortex_m/ops/operators.yaml", None),
 )
+KERNEL_LIBRARIES = ("portable", "quantized", "cortex_m")   # the library of each yaml above
 PRIM_PREFIXES = ("executorch_prim::", "aten::sym_")
 _ENTRY = re.compile(r"^- (?:op|func):\s*([A-Za-z0-9_:.]+)")
 
@@ -46,6 +47,19 @@ def runner_kernels() -> frozenset[str]:
         if path and path.is_file():
             names |= _entries(path, namespace)
     return frozenset(names)
+
+
+@lru_cache(maxsize=1)
+def kernel_libraries() -> dict[str, str]:
+    """'ns::op.overload' -> the kernel library that provides it (portable, quantized,
+    cortex_m); empty if the installed package's kernel lists are not found."""
+    root = executorch_root()
+    found: dict[str, str] = {}
+    for (relative, namespace), library in zip(KERNEL_YAMLS, KERNEL_LIBRARIES, strict=True):
+        path = root / relative if root else None
+        if path and path.is_file():
+            found.update(dict.fromkeys(_entries(path, namespace), library))
+    return found
 
 
 def missing_kernels(operators: list[str]) -> list[str]:

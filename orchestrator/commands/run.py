@@ -30,6 +30,7 @@ APPS: dict[str, str] = {
     "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
     "runner": "orchestrator.evaluate.run_inputs:run_model",
     "elf": "orchestrator.upstream_elf:run_upstream_elf",
+    "pte": "orchestrator.artifacts.run:run_pte",
 }
 PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own
 __all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]

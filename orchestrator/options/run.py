@@ -88,8 +88,9 @@ class RunChoices:
     `invoke run` (RunRequest) and `invoke evaluate` (EvaluateRequest) both extend it, so a
     model run is prepared from either without converting one into the other."""
 
-    target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
-                         "ethos-u55-128", parse=text, matrix=False)
+    target: str = option("", "catalogue target (invoke targets), e.g. cortex-m55 or "
+                         "ethos-u55-128 (required, except with --pte: then the file's)",
+                         parse=text, matrix=False)
     model: str | None = option(None, "model to compile and run with the ExecuTorch runner: a "
                                "built-in or upstream name, a .py file with ModelUnderTest and "
                                "ModelInputs (for invoke evaluate optionally preprocess(path)), "
@@ -137,6 +138,11 @@ class RunRequest(RunChoices):
                                    "(FVP --data), repeatable", parse=strings, matrix=False,
                                    repeatable=True)
 
+    pte: str | None = option(None, "run this .pte or .bpte (made anywhere: aot_arm_compiler, "
+                             "a user's export) with no compile; the target is the file's "
+                             "(invoke inspect FILE shows it); a .bpte checks every test case",
+                             parse=text, matrix=False)
+
     def resolved(self) -> RunRequest:
         """The app made explicit: --elf runs an upstream ELF; otherwise the runner, with the
         built-in default model when none was named (the selftest only under --app selftest)."""
@@ -145,6 +151,15 @@ class RunRequest(RunChoices):
                                     "apply", "invoke run --target <target> --elf <ELF>")
         if self.elf:
             return replace(self, app="elf")
+        if self.pte:
+            if self.model is not None or self.app not in (None, "pte"):
+                raise OrchestratorError("--pte runs a ready program, so --model/--app do not "
+                                        "apply", f"invoke run --pte {self.pte}")
+            return replace(self, app="pte")
+        if not self.target:
+            raise OrchestratorError("invoke run needs --target (only --pte reads the target "
+                                    "from the file)", "invoke run --target <target> --model "
+                                    "<model> (invoke targets lists them)")
         app = self.app or "runner"
         if app == "runner" and self.model is None:
             return replace(self, app=app, model=DEFAULT_MODEL)
