@@ -6,7 +6,6 @@ one of our own products. Written atomically, reused by content."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.products import (
