@@ -114,7 +114,7 @@ def render(result: dict[str, Any]) -> str:
                      f"{toolset['packages']['ethos-u-vela']})")
     lines.append(f"  product: {paths['directory']}")
     lines.append(f"  pte: {paths['pte']}")
-    for name in ("delegation_report", "vela_report"):
+    for name in ("delegation_report", "vela_report", "bundle"):
         if name in paths:
             lines.append(f"  {name.replace('_', ' ')}: {paths[name]}")
     return "\n".join(lines)
@@ -132,7 +132,16 @@ def compile_one(model: str, target: str, task: CompileTask) -> dict[str, Any]:
         print(f"compiling {request.model.name} for {request.options.target} ({how})",
               file=sys.stderr, flush=True)
     product = compile_request(request, where)
-    return summary(product, time.perf_counter() - started)
+    return bundled(summary(product, time.perf_counter() - started), product, task)
+
+
+def bundled(result: dict[str, Any], product: Product, task: CompileTask) -> dict[str, Any]:
+    """The summary, with the product's .bpte written and named when --bundle asked."""
+    if task.bundle:
+        from orchestrator.artifacts.bundle_product import bundle_product
+
+        result["paths"]["bundle"] = str(bundle_product(product))
+    return result
 
 
 def compile_in_toolset(task: CompileTask, targets: list[str]) -> list[dict[str, Any]]:
@@ -147,7 +156,8 @@ def compile_in_toolset(task: CompileTask, targets: list[str]) -> list[dict[str, 
         if compiled.error is not None:
             raise compiled.error
         assert compiled.product is not None
-        results.append({**summary(compiled.product), "toolset": toolset.to_json()})
+        results.append(bundled({**summary(compiled.product), "toolset": toolset.to_json()},
+                               compiled.product, task))
     return results
 
 

@@ -77,4 +77,9 @@ class CompileTask:
                                  "like executorch==1.5.1; invoke toolsets lists them; "
                                  "default: the pinned one, in this process)", parse=text,
                                  matrix=False)
+    bundle: bool = option(False, "also write model.bpte beside the .pte: the program with the "
+                          "compile's inputs as a test case and our exact reference as its "
+                          "expected outputs (BP08, as upstream's runner reads it; check it "
+                          "with invoke run --pte FILE --atol 0 --rtol 0)", parse=switch,
+                          matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)

@@ -84,6 +84,16 @@ def xnnpack_program() -> Any:
     return edge.to_executorch()
 
 
+def cpu_program() -> Any:
+    """The tiny float model with no delegate (portable kernels only, for a Cortex-M CPU), as
+    aot_arm_compiler without --delegate writes it."""
+    import torch
+    from executorch.exir import to_edge_transform_and_lower
+
+    model, inputs = tiny_model()
+    return to_edge_transform_and_lower(torch.export.export(model, inputs)).to_executorch()
+
+
 def bundled(program: Any, model: Any, input_sets: list[tuple[Any, ...]]) -> bytes:
     """A BP08 .bpte of `program` whose test cases are `input_sets` with the float model's
     outputs as expected outputs (as aot_arm_compiler --bundleio writes)."""
@@ -112,10 +122,30 @@ def write_artifacts(folder: Path) -> dict[str, Path]:
             bpte = folder / f"tiny_{target}.bpte"
             bpte.write_bytes(bundled(program, model, sets))
             written["bundled"] = bpte
+    model, sets = tiny_model_sets()
+    cpu = folder / "tiny_cpu.bpte"
+    cpu.write_bytes(bundled(cpu_program(), model, sets))
+    written["cpu"] = cpu
     xnn = folder / "tiny_xnnpack.pte"
     xnn.write_bytes(xnnpack_program().buffer)
     written["xnnpack"] = xnn
     return written
+
+
+def cached_artifacts(base: Path) -> dict[str, Path]:
+    """The artifacts under `base` (a session's temp root), written by the first caller of
+    this session only (the runner tests and the inspect tests share them)."""
+    import json
+    import warnings
+
+    folder = base / "foreign-artifacts"
+    index = folder / "index.json"
+    if not index.is_file():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            written = write_artifacts(folder)
+        index.write_text(json.dumps({k: str(v) for k, v in written.items()}))
+    return {key: Path(value) for key, value in json.loads(index.read_text()).items()}
 
 
 if __name__ == "__main__":

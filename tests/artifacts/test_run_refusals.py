@@ -1,0 +1,50 @@
+"""`invoke run --pte` refuses, in one sentence and before anything is built, what cannot run:
+another backend's delegate (named), a target other than the file's, a memory mode other than
+the file's, a file that is not a program."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.commands.run import RunRequest, execute
+from orchestrator.errors import OrchestratorError
+from orchestrator.options.compile import CompileChoices
+from orchestrator.paths import scratch
+
+pytestmark = pytest.mark.slow
+
+
+def run(tmp_path: Path, pte: Path, **given: object) -> None:
+    execute(RunRequest(pte=str(pte), sim="qemu", **given), scratch(tmp_path))  # type: ignore[arg-type]
+
+
+def test_other_backend_is_refused_by_name(foreign: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(OrchestratorError, match="XnnpackBackend") as error:
+        run(tmp_path, foreign["xnnpack"])
+    assert "invoke inspect" in error.value.message
+
+
+def test_target_mismatch_is_refused(foreign: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(OrchestratorError, match="compiled for ethos-u55-128, not "
+                                                "ethos-u85-128") as error:
+        run(tmp_path, foreign["ethos-u55-128"], target="ethos-u85-128")
+    assert error.value.next_step is not None and "--target ethos-u55-128" in error.value.next_step
+
+
+def test_memory_mode_mismatch_is_refused(foreign: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(OrchestratorError, match="memory mode Sram_Only, not Shared_Sram"):
+        run(tmp_path, foreign["ethos-u85-128"], compile=CompileChoices(memory_mode="Shared_Sram"))
+
+
+def test_not_a_program_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "model.pte"
+    other.write_bytes(b"\x80\x04 a pickle, not a program" * 4)
+    with pytest.raises(OrchestratorError, match="not an ExecuTorch program"):
+        run(tmp_path, other)
+
+
+def test_run_needs_a_target_without_pte() -> None:
+    with pytest.raises(OrchestratorError, match="needs --target"):
+        RunRequest(model="add").resolved()

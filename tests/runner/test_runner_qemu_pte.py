@@ -1,0 +1,76 @@
+"""`invoke run --pte` on QEMU (real runtime and runner builds, real QEMU runs): artifacts made
+by executorch's own APIs, not by our compile, run with no compile: a U85 .bpte's every test
+case in one session (the functional NPU model), a U55 .pte with generated inputs, a float
+Cortex-M55 .bpte. Needs the upstream sources (skips without)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.paths import Scratch
+from orchestrator.results import RunResult, Status
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
+HELPER = Path(__file__).resolve().parents[1] / "artifacts" / "foreign_artifacts.py"
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The artifacts of tests/artifacts (written once per session)."""
+    pytest.importorskip("executorch.backends.arm.ethosu", reason="needs executorch[ethos-u]")
+    spec = importlib.util.spec_from_file_location("foreign_artifacts_for_runner", HELPER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: dict[str, Path] = module.cached_artifacts(tmp_path_factory.getbasetemp())
+    return found
+
+
+def run_pte(work: Scratch, sources: dict[str, Any], pte: Path, **given: Any) -> RunResult:
+    return execute(RunRequest(pte=str(pte), sim="qemu", timeout_s=300.0, idle_timeout_s=120.0,
+                              runner=RunnerSettings(sources=sources, **given)), work)
+
+
+def bundle_check(result: RunResult) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(Path(result.artifacts["bundle_check"]).read_text())
+    return document
+
+
+def test_u85_bundle_checks_every_case_in_one_session(
+        foreign: dict[str, Path], runner_scratch: Scratch,
+        runtime_sources: dict[str, Any]) -> None:
+    result = run_pte(runner_scratch, runtime_sources, foreign["bundled"])
+    assert result.status is Status.PASS, result.reason
+    assert result.target.name == "ethos-u85-128"
+    assert result.npu is not None and result.npu.executor is not None
+    check = bundle_check(result)
+    assert check["cases"] == check["ran"] == 3 and (check["atol"], check["rtol"]) == (0.01, 0.01)
+    assert sorted({o["case"] for o in check["outputs"]}) == [0, 1, 2]
+    assert all(o["max_steps"] is not None for o in check["outputs"])   # the output's scale
+    assert result.comparison is not None and result.comparison.reference == "bundled"
+    # exact comparison of a PyTorch float reference fails, naming the case and the rule
+    strict = run_pte(runner_scratch, runtime_sources, foreign["bundled"], atol=0.0, rtol=0.0)
+    assert strict.status is Status.FAIL and "bundled test cases fail" in strict.reason
+
+
+def test_u55_program_runs_with_the_files_target(
+        foreign: dict[str, Path], runner_scratch: Scratch,
+        runtime_sources: dict[str, Any]) -> None:
+    result = run_pte(runner_scratch, runtime_sources, foreign["ethos-u55-128"])
+    assert result.status is Status.PASS, result.reason
+    assert result.target.name == "ethos-u55-128"
+    assert [list(t.shape) for t in result.outputs] == [[1, 10]]
+
+
+def test_cortex_m55_float_bundle(foreign: dict[str, Path], runner_scratch: Scratch,
+                                 runtime_sources: dict[str, Any]) -> None:
+    result = run_pte(runner_scratch, runtime_sources, foreign["cpu"])
+    assert result.status is Status.PASS, result.reason
+    assert result.target.name == "cortex-m55"
+    assert bundle_check(result)["ran"] == 3
