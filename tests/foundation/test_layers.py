@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "orchestrator.selftest", "orchestrator.upstream_elf",
                   "orchestrator.doctor")),
     ("runner", ("orchestrator.runner", "orchestrator.npu_selftest")),
-    ("evaluate", ("orchestrator.evaluate",)),
+    ("evaluate", ("orchestrator.evaluate", "orchestrator.artifacts")),
     ("regress", ("orchestrator.regress",)),
     ("commands", ("orchestrator.commands",)),
     ("tasks", ("orchestrator.task_options",)),
