@@ -67,7 +67,7 @@ def read_artifact(path: Path) -> tuple[str, Program, Bundle | None]:
         if is_bundle(data):
             bundle = read_bundle(data)
             return "bundle", read_program(bundle.program), bundle
-        if file_identifier(data)[:2] == PROGRAM_ID[:2] or path.suffix == ".pte":
+        if file_identifier(data)[:2] == PROGRAM_ID[:2]:
             return "program", read_program(data), None
     except ProgramFormatError as error:
         raise OrchestratorError(f"{path} is not a usable ExecuTorch artifact: {error}",

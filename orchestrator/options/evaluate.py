@@ -30,6 +30,8 @@ class EvaluateRequest(RunChoices):
     """A model run (RunChoices: target, model, simulator, limits, the compile's and the
     runner's choices) over a data set, and how the data set is split."""
 
+    target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
+                         "ethos-u55-128", parse=text, matrix=False)
     data: str = option(help="the data set: a directory with one input set per file (.npy, "
                        ".npz, .pt, or anything the model's preprocess(path) reads), or one "
                        "such file", parse=text)

@@ -48,3 +48,24 @@ def test_not_a_program_is_refused(tmp_path: Path) -> None:
 def test_run_needs_a_target_without_pte() -> None:
     with pytest.raises(OrchestratorError, match="needs --target"):
         RunRequest(model="add").resolved()
+
+
+def test_pools_are_sized_from_the_file(foreign: dict[str, Path], tmp_path: Path) -> None:
+    """The imported artifact's facts (planned buffers, the delegate's Vela scratch) feed the
+    runner's fit check: pools smaller than the program needs are refused, naming the pool."""
+    from orchestrator.artifacts.imported import import_artifact
+    from orchestrator.artifacts.inspection import inspect_artifact
+    from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
+    from orchestrator.targets.runner_data import Pools
+
+    inspection = inspect_artifact(foreign["ethos-u85-128"])
+    product = import_artifact(inspection, scratch(tmp_path).ensure())
+    facts = program_facts_of(product.manifest)
+    assert facts["max_vela_scratch_bytes"] == inspection.ethosu[0].scratch_bytes
+    assert import_artifact(inspection, scratch(tmp_path)).directory == product.directory
+    small = Pools(method_pool_size=1 << 20, temp_pool_size=256, temp_pool_region="FAST",
+                  fast_scratch_size=0)
+    with pytest.raises(OrchestratorError, match="temp pool .* needs 1.2 KiB") as error:
+        check_fits(needs_for(facts, product.pte.stat().st_size, 64, small, 1 << 20, 1 << 16),
+                   "invoke run --pte x")
+    assert "--temp-pool" in (error.value.next_step or "")

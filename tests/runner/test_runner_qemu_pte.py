@@ -74,3 +74,23 @@ def test_cortex_m55_float_bundle(foreign: dict[str, Path], runner_scratch: Scrat
     assert result.status is Status.PASS, result.reason
     assert result.target.name == "cortex-m55"
     assert bundle_check(result)["ran"] == 3
+
+
+def test_our_own_bundle_passes_bit_for_bit(runner_scratch: Scratch,
+                                           runtime_sources: dict[str, Any]) -> None:
+    """invoke compile --bundle: the .bpte's expected outputs are our exact reference, so our
+    own run --pte of it passes with atol = rtol = 0."""
+    from orchestrator.aot.api import compile_model
+    from orchestrator.artifacts.bundle import read_bundle
+    from orchestrator.artifacts.bundle_product import bundle_product
+
+    product = compile_model("add", "ethos-u85-128", scratch_root=runner_scratch.root)
+    bpte = bundle_product(product, runner_scratch.root / "add_u85.bpte")
+    case = read_bundle(bpte.read_bytes()).suites[0].cases[0]
+    assert [v.data for v in case.expected_outputs] == [
+        t.path.read_bytes() for t in product.reference_exact]
+    assert json.loads(bpte.with_name(bpte.name + ".json").read_text())["exact"] is True
+    result = run_pte(runner_scratch, runtime_sources, bpte, atol=0.0, rtol=0.0)
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.exact is True
+
