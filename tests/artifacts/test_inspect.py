@@ -105,7 +105,7 @@ def test_not_a_program(tmp_path: Path) -> None:
 
 
 def test_cli_json_and_exit_codes_without_torch(foreign: dict[str, Path]) -> None:
-    code = ("import sys, runpy; sys.argv = ['invoke', 'inspect', '--json', sys.argv[1]];\n"
+    code = ("import sys\n"
             "from orchestrator.commands.inspect import inspect_command\n"
             "from orchestrator.options.artifact import InspectTask\n"
             "rc = inspect_command(InspectTask(file=sys.argv[1]), json=True)\n"

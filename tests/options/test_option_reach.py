@@ -35,6 +35,7 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "build_type": ("debug", "debug", "debug"),
     "build_options": (["EOR_STACK_SIZE=0x10000", "EOR_X=1"], ["EOR_STACK_SIZE=0x10000"], None),
     "elf": ("runner.elf", None, "runner.elf"),
+    "pte": ("model.bpte", None, "model.bpte"),
     "data": (["a.bin@0x10", "b.bin@0x20"], None, ("a.bin@0x10", "b.bin@0x20")),
     "memory_mode": ("Sram_Only", "Sram_Only", ("Sram_Only", "Sram_Only")),
     "kernel_set": ("common", "common", "common"),
@@ -78,7 +79,7 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "app": lambda: request.app, "sim": lambda: request.sim,
         "timeout_s": lambda: sim_limits.deadline_s, "idle_timeout_s": lambda: sim_limits.idle_s,
         "build_type": lambda: runner.build_type, "build_options": lambda: request.build_options,
-        "elf": lambda: request.elf, "data": lambda: request.data,
+        "elf": lambda: request.elf, "data": lambda: request.data, "pte": lambda: request.pte,
         "memory_mode": lambda: (runner.memory_mode, compile_options.get("memory_mode")),
         **{name: (lambda name=name: compile_options.get(name)) for name in (
             "delegate", "calibration", "system_config", "vela_config", "vela_flags",
