@@ -48,6 +48,7 @@ def test_u85_bundle_checks_every_case_in_one_session(
     result = run_pte(runner_scratch, runtime_sources, foreign["bundled"])
     assert result.status is Status.PASS, result.reason
     assert result.target.name == "ethos-u85-128"
+    assert result.npu is not None and result.npu.delegations == 3   # one session, 3 cases
     check = bundle_check(result)
     assert check["cases"] == check["ran"] == 3 and (check["atol"], check["rtol"]) == (0.01, 0.01)
     assert sorted({o["case"] for o in check["outputs"]}) == [0, 1, 2]
