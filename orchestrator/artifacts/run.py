@@ -24,7 +24,9 @@ from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.errors import OrchestratorError
 from orchestrator.options import RunRequest
+from orchestrator.parse.protocol_values import outputs
 from orchestrator.paths import Scratch
+from orchestrator.protocol import ParsedStream
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import Comparison, RunResult
 from orchestrator.results.model import utc_now
@@ -142,6 +144,8 @@ def run_bundle(run: ModelRun, inspection: Inspection, bundle: Bundle,
     session = run_session(run, SessionLimits(run.request.timeout_s, run.request.idle_timeout_s,
                                              SECONDS_PER_CASE), input_sets)
     label_npu(session.result, run)
+    if session.samples:
+        session.result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
     atol, rtol = tolerances(thresholds)
     orders = [spec.dim_order for spec in method.outputs]
     checks: list[OutputCheck] = []
