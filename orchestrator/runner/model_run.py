@@ -110,7 +110,7 @@ def runner_options_for(target: Target, request: RunChoices) -> RunnerOptions:
     settings = request.runner
     mode = memory_mode_of(target, request.compile.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
-                                         settings.fast_scratch),
+                                         settings.fast_scratch, target.platform),
                          settings.kernel_set, request.build_type, settings.jobs,
                          profile=settings.profile or settings.intermediates,
                          intermediates=settings.intermediates)
