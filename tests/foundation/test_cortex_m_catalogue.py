@@ -79,3 +79,14 @@ def test_a_model_too_big_for_the_board_is_refused_before_the_build() -> None:
     assert "PSRAM (16 MiB at 0x21000000)" in error.cause
     assert error.next_step is not None and "cortex-m55" in error.next_step
     assert "cortex-m3," not in error.next_step and "\n" not in error.cause
+
+
+def test_the_listing_names_backend_and_the_core_that_runs_it() -> None:
+    from orchestrator.targets.listing import cpu_label, target_summary
+
+    labels = {t.name: cpu_label(target_summary(t)) for t in CATALOGUE if t.cpu_spec}
+    assert labels["cortex-m4"] == "cortex-m4 (DSP)"
+    assert labels["cortex-m0plus"] == "cortex-m0plus (SCALAR, runs on the board's cortex-m3)"
+    assert labels["cortex-m85"] == "cortex-m85 (MVE, built as cortex-m55)"
+    summary = target_summary(CATALOGUE.target("cortex-m55"))
+    assert summary["cortex_m"]["cmsis_nn_allowed"] == ["scalar", "dsp", "mve"]
