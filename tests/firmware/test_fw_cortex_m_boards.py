@@ -37,6 +37,17 @@ def test_selftest_passes_on_the_cpus_qemu_board(qemu, builds, tmp_path, cpu) -> 
     assert elf_float_abi(build.elf.read_bytes()) == FLOAT_ABI[cpu]
 
 
+@pytest.mark.parametrize("cpu", ["cortex-m0", "cortex-m3", "cortex-m33"])
+def test_a_fault_is_caught_on_armv6m_v7m_and_v8m(qemu, builds, tmp_path, cpu) -> None:
+    """The fault entry (Thumb-1 on Armv6-M, IT blocks on v7-M, MSPLIM cleared on v8-M
+    Mainline) reports a classified hard fault."""
+    build = builds.get(cpu, "EOR_SELFTEST_BEHAVIOUR=fault")
+    plan = plan_placed(None, place(load_catalogue().target(cpu), "qemu"), SimOptions(),
+                       binary=qemu[1])
+    result = simulate(plan, build.elf, tmp_path, expected_build_id=build.build_id)
+    assert result.verdict.cause == "hard_fault" and result.verdict.status == "error"
+
+
 def elf_float_abi(elf: bytes) -> str:
     """The ELF header's float ABI flag (e_flags EF_ARM_ABI_FLOAT_SOFT / _HARD)."""
     (flags,) = struct.unpack_from("<I", elf, 0x24)
