@@ -20,21 +20,22 @@ def cpu_of(target: Target) -> CpuSpec:
     return target.cpu_spec
 
 
-def parse_isa(value: str | None) -> str | None:
+def parse_isa(value: str | None, target: str = "cortex-m55") -> str | None:
     """'DSP' / 'dsp' -> 'dsp'; None stays None; anything else is refused."""
     if value is None or value == "":
         return None
     isa = value.strip().lower()
     if isa not in CMSIS_NN_BACKENDS:
         raise OrchestratorError(f"unknown ISA '{value}' (valid: {', '.join(CMSIS_NN_BACKENDS)})",
-                                "invoke compile --isa dsp (or leave it out for the CPU's own)")
+                                f"invoke compile --target {target} --isa dsp (or without "
+                                "--isa for the CPU's own)")
     return isa
 
 
 def check_isa(target: Target, isa: str | None) -> str | None:
     """The ISA override for `target`, refused in one sentence when the core cannot execute it
     or GCC cannot build the firmware for it; None when it is the CPU's own backend."""
-    isa = parse_isa(isa)
+    isa = parse_isa(isa, target.name)
     if isa is None:
         return None
     if target.cpu_spec is None:
