@@ -33,6 +33,8 @@ from orchestrator.aot.vela_report import parse_vela_output
 from orchestrator.errors import OrchestratorError
 from orchestrator.exact.record import MANIFEST_KEY as EXACT_KEY
 from orchestrator.exact.record import ExactRecord
+from orchestrator.targets import load_catalogue
+from orchestrator.targets.cortex_m import cortex_m_record
 from orchestrator.tosa.partitions import MANIFEST_KEY as PARTITIONS_KEY
 from orchestrator.tosa.partitions import Partition
 
@@ -295,6 +297,9 @@ def build_product(request: CompileRequest, staging: Path) -> dict[str, Any]:
         "known_issues": saved.lowered.workarounds,   # upstream issues met, each worked around
         "compile_seconds": round(time.perf_counter() - started, 3),
     }
+    if request.options.cortex_m:
+        manifest["cortex_m"] = cortex_m_record(load_catalogue().target(request.options.target),
+                                               request.options.isa)
     manifest["lowering"] = {"key": request.lowering_key(), "lowered_for": request.options.target,
                             "seconds": manifest["compile_seconds"],
                             "delegate_partitions": [list(p) for p in saved.placement]}

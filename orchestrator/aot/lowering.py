@@ -203,7 +203,6 @@ def _lower_cortex_m(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any
     import torch
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
     from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
-    from executorch.backends.cortex_m.target_config import CortexMTargetConfig
     from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
 
     preserve: list[Any] = []
@@ -227,13 +226,24 @@ def _lower_cortex_m(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any
             exported, compile_config=EdgeCompileConfig(preserve_ops=preserve,
                                                        _check_ir_validity=False))
         manager = CortexMPassManager(edge.exported_program(),
-                                     target_config=CortexMTargetConfig.from_target_string(
-                                         options.target))
+                                     target_config=cortex_m_target_config(options))
         edge._edge_programs["forward"] = manager.transform()
     except Exception as error:  # noqa: BLE001
         raise lowering_error(options, name, error,
                              "compile with --quantize none to check the float path") from None
     return Lowered(edge, quantized, inputs, workarounds + _zero_point_workaround(edge))
+
+
+def cortex_m_target_config(options: CompileOptions) -> Any:
+    """Upstream's CortexMTargetConfig for the target's CPU and ISA override (what
+    aot_arm_compiler.py builds from --target, plus `isa=`)."""
+    from executorch.backends.cortex_m.library import cmsis_nn
+    from executorch.backends.cortex_m.target_config import CortexMTargetConfig
+
+    config = CortexMTargetConfig.from_target_string(options.target)
+    if options.isa is None:
+        return config
+    return CortexMTargetConfig(cpu=config.cpu, isa=getattr(cmsis_nn.Backend, options.isa.upper()))
 
 
 def lower(model: Any, inputs: tuple[Any, ...], samples: list[tuple[Any, ...]],

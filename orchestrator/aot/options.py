@@ -11,6 +11,7 @@ from orchestrator.aot.vela_flags import check_vela_flags
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.targets import Target, load_catalogue
+from orchestrator.targets.cortex_m import check_isa
 
 QUANTIZATIONS = ("int8", "a16w8")
 NO_QUANTIZE = ("none", "float", "off", "")
@@ -30,12 +31,16 @@ class CompileOptions:
     tosa: bool = False
     strict_export: bool = True
     torchvision: bool = False
+    isa: str | None = None   # Cortex-M: a CMSIS-NN backend other than the CPU's own
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (notes excluded: they are derived, not chosen)."""
+        """A JSON-ready dict (notes excluded: they are derived, not chosen; isa only when
+        chosen, so products compiled before it existed keep their keys)."""
         data = asdict(self)
         data.pop("notes")
+        if self.isa is None:
+            data.pop("isa")
         data["vela_flags"] = list(self.vela_flags)
         return data
 
@@ -118,6 +123,7 @@ def resolve_options(target: str, choices: CompileChoices | None = None) -> Compi
     _check_delegate(spec, wants_delegate)
     config = _check_vela_config(chosen.vela_config)
     flags = parse_vela_flags(chosen.vela_flags)
+    isa = check_isa(spec, chosen.isa)
     if spec.npu is None:
         if chosen.system_config or chosen.memory_mode or config or flags or chosen.tosa:
             raise OrchestratorError(
@@ -125,7 +131,7 @@ def resolve_options(target: str, choices: CompileChoices | None = None) -> Compi
                 f"invoke compile --target {spec.name} without Vela/TOSA options")
         return CompileOptions(target=spec.name, quantize=scheme, delegate=False,
                               strict_export=chosen.strict_export,
-                              torchvision=chosen.torchvision)
+                              torchvision=chosen.torchvision, isa=isa)
     check_vela_flags(flags)
     _check_choice(spec, "system_config", chosen.system_config, spec.npu.system_configs,
                   bool(config))

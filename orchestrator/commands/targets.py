@@ -5,7 +5,7 @@ from __future__ import annotations
 from orchestrator.cli import console, print_json
 from orchestrator.options.inspect import TargetsListing
 from orchestrator.targets.catalogue import load_catalogue
-from orchestrator.targets.listing import model_lanes, target_summary
+from orchestrator.targets.listing import cpu_label, model_lanes, target_summary
 
 
 def targets_command(listing: TargetsListing | None = None, json: bool = False) -> int:
@@ -21,7 +21,7 @@ def targets_command(listing: TargetsListing | None = None, json: bool = False) -
                    "system config", "memory mode"):
         table.add_column(column)
     for item in summaries:
-        table.add_row(item["name"], item["cpu"], item["npu"] or "-", str(item["macs"] or "-"),
+        table.add_row(item["name"], cpu_label(item), item["npu"] or "-", str(item["macs"] or "-"),
                       item["platform"], ", ".join(item["simulators"] + model_lanes(item)),
                       item["system_config"] or "-", item["memory_mode"] or "-")
     console().print(table)

@@ -50,7 +50,8 @@ def configure_definitions(config: BuildConfig, tools: BuildTools,
     source = firmware_source()
     maps = prefix_maps(build_dir.parent.parent, build_dir,
                        {name: Path(path) for name, path in config.trees})
-    compilers = Compilers(tools.gcc, tools.gxx, config.platform.gcc_cpu)
+    compilers = Compilers(tools.gcc, tools.gxx, config.platform.gcc_cpu,
+                          config.platform.float_abi)
     definitions = {
         **toolchain_definitions(compilers, maps, compiler_launcher()),
         "CMAKE_MAKE_PROGRAM": str(tools.ninja),

@@ -46,6 +46,8 @@ class BuildConfig:
     def key(self) -> str:
         """Directory name under scratch/build/: readable parts plus a hash of the options."""
         parts = [self.app, self.platform.name, self.npu_config or "cpu", self.build_type]
+        if self.platform.variant:   # another core's build on this board (cortex-m0 on M3)
+            parts.insert(2, self.platform.variant.replace("+", "-"))
         if self.options:
             digest = hashlib.sha256(repr(self.options).encode()).hexdigest()[:10]
             parts.append(digest)
@@ -65,7 +67,8 @@ class BuildConfig:
             "EOR_NPU_CONFIG": self.npu_config or "none",
             "CMAKE_BUILD_TYPE": firmware_data()["build_types"][self.build_type],
         }
-        values.update({cmake: f"0x{layout[name]:x}" for name, cmake in LAYOUT_OPTIONS.items()})
+        sizes = {**layout, **dict(self.platform.layout)}   # a smaller board's own sizes
+        values.update({cmake: f"0x{sizes[name]:x}" for name, cmake in LAYOUT_OPTIONS.items()})
         values.update(dict(self.options))
         return values
 

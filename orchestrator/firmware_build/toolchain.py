@@ -28,6 +28,7 @@ class Compilers:
     gcc: Path
     gxx: Path
     cpu: str
+    float_abi: str = "hard"   # soft on cores without an FPU (targets.toml cpus.*)
 
 
 def compiler_launcher() -> Path | None:
@@ -56,10 +57,13 @@ def toolchain_definitions(compilers: Compilers, maps: list[str], launcher: Path 
                           toolchain_file: Path = TOOLCHAIN_FILE) -> dict[str, str]:
     """-D definitions that select the toolchain file (the checkout's, or a copy of it) and
     feed it."""
-    return {"CMAKE_TOOLCHAIN_FILE": str(toolchain_file),
-            "EOR_GCC": str(compilers.gcc), "EOR_GXX": str(compilers.gxx),
-            "EOR_CPU": compilers.cpu, "EOR_PREFIX_MAPS": ";".join(maps),
-            "EOR_COMPILER_LAUNCHER": str(launcher or "")}
+    definitions = {"CMAKE_TOOLCHAIN_FILE": str(toolchain_file),
+                   "EOR_GCC": str(compilers.gcc), "EOR_GXX": str(compilers.gxx),
+                   "EOR_CPU": compilers.cpu, "EOR_PREFIX_MAPS": ";".join(maps),
+                   "EOR_COMPILER_LAUNCHER": str(launcher or "")}
+    if compilers.float_abi != "hard":   # the toolchain file's default: hard-float builds
+        definitions["EOR_FLOAT_ABI"] = compilers.float_abi   # keep the arguments they had
+    return definitions
 
 
 def build_environment(launcher: Path | None, jobs: int = 2) -> dict[str, str]:

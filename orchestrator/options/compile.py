@@ -45,6 +45,10 @@ class CompileChoices:
     vela_config: str | None = option(None, "your own vela.ini", parse=text)
     vela_flags: str | tuple[str, ...] | None = option(None, "extra Vela flags, e.g. "
                                                       "'--optimise Size'", parse=vela_flags)
+    isa: str | None = option(None, "Cortex-M targets: the CMSIS-NN backend (scalar, dsp, mve) "
+                             "instead of the CPU's own, e.g. --isa dsp on cortex-m55 (an M55 "
+                             "without MVE); refused where the core cannot execute it",
+                             parse=text)
     tosa: bool = option(False, "also keep the TOSA flatbuffer(s)", parse=switch)
     strict_export: bool = option(True, "strict torch.export (default); --no-strict for "
                                  "non-strict export", parse=switch, flag="strict")

@@ -20,7 +20,7 @@ def build_runner_app(work: Scratch, target: str, build_type: str | None = None,
     """Build the runtime and the runner ELF for `target` (incrementally)."""
     resolved = load_catalogue().target(target)
     mode = memory_mode_of(resolved, memory_mode)
-    options = RunnerOptions(mode, pools_for(mode),
+    options = RunnerOptions(mode, pools_for(mode, board=resolved.platform),
                             kernel_set or runner_data().default_kernel_set,
                             build_type or runner_data().default_build_type, jobs)
     return build_runner(work, resolved, options, sources).firmware

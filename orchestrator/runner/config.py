@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from orchestrator.errors import OrchestratorError
-from orchestrator.targets.model import Target
+from orchestrator.targets.model import Platform, Target
 from orchestrator.targets.runner_data import RUNNER_DATA, Pools, RunnerData, runner_data
 
 __all__ = ["RUNNER_DATA", "Pools", "RunnerData", "memory_mode_of", "pools_for", "runner_data"]
@@ -26,9 +26,13 @@ def memory_mode_of(target: Target, memory_mode: str | None) -> str:
 
 
 def pools_for(mode: str, method_pool: int | None = None, temp_pool: int | None = None,
-              fast_scratch: int | None = None) -> Pools:
-    """The catalogue pools of `mode` with any user overrides applied."""
+              fast_scratch: int | None = None, board: Platform | None = None) -> Pools:
+    """The catalogue pools of `mode` (a smaller `board`'s own sizes, targets.toml pools) with
+    any user overrides applied."""
+    sizes = dict(board.pools if board else ())
     base = runner_data().pools[mode]
+    base = replace(base, method_pool_size=sizes.get("method_pool_size", base.method_pool_size),
+                   temp_pool_size=sizes.get("temp_pool_size", base.temp_pool_size))
     return replace(base, method_pool_size=method_pool or base.method_pool_size,
                    temp_pool_size=temp_pool or base.temp_pool_size,
                    fast_scratch_size=base.fast_scratch_size if fast_scratch is None

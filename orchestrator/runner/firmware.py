@@ -140,7 +140,8 @@ def _runtime(work: Scratch, target: Target, options: RunnerOptions,
              sources: Mapping[str, Path] | None) -> tuple[RuntimeBuild, RuntimeSources]:
     """Build (incrementally) the runtime `target` links with `options`."""
     tools = resolve_tools(work)
-    toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu)
+    toolchain = Toolchain(tools.gcc, tools.gxx, target.platform.gcc_cpu,
+                          target.platform.float_abi)
     trees = resolve_sources(work, sources, npu=target.has_npu and placed_model(target) is None)
     runtime = build_runtime(work, runtime_config(target, options), trees, toolchain,
                             jobs=options.jobs)

@@ -17,6 +17,7 @@ from orchestrator.paths import Scratch
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
+from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.failure_causes import (
     check_nonce,
@@ -39,6 +40,7 @@ from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.plan import RunPlan, plan_request
 from orchestrator.targets import Target
+from orchestrator.targets.cortex_m import cortex_m_record, parse_isa, with_isa
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
@@ -79,7 +81,7 @@ def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
     if not request.model:
         raise OrchestratorError("the runner app needs a model",
                                 invoke_line("run", target=request.target, model="mv2"))
-    plan = plan_request(work, request, needs_data=True)
+    plan = with_isa_plan(plan_request(work, request, needs_data=True), request.compile.isa)
     started = utc_now()
     options = runner_options_for(plan.target, request)
     model, choices = request.model, model_choices(request.compile)
@@ -98,6 +100,8 @@ def build_model_run(work: Scratch, request: RunChoices, plan: RunPlan, options: 
     to scratch/runs/<the request's run id>/ (`beside`: seconds a runtime build overlapped
     the compile)."""
     options = replace(options, model_ops=model_operators(product))
+    check_board_fits(plan.target, product.manifest, product.pte.stat().st_size,
+                     sum(tensor.nbytes for tensor in product.inputs))
     build = build_runner(work, plan.target, options, request.runner.sources)
     if beside is not None:
         build.seconds[OVERLAP_STAGE] = beside
@@ -105,12 +109,19 @@ def build_model_run(work: Scratch, request: RunChoices, plan: RunPlan, options: 
                     request.run_id, rerun, started)
 
 
+def with_isa_plan(plan: RunPlan, isa: str | None) -> RunPlan:
+    """The plan with its target's firmware built for the compile's ISA override."""
+    placed = with_isa(plan.target, parse_isa(isa))
+    return plan if placed is plan.target else replace(
+        plan, placement=replace(plan.placement, target=placed))
+
+
 def runner_options_for(target: Target, request: RunChoices) -> RunnerOptions:
     """The runner ELF the request selects: memory mode, pools, kernel set, build type."""
     settings = request.runner
     mode = memory_mode_of(target, request.compile.memory_mode)
     return RunnerOptions(mode, pools_for(mode, settings.method_pool, settings.temp_pool,
-                                         settings.fast_scratch),
+                                         settings.fast_scratch, target.platform),
                          settings.kernel_set, request.build_type, settings.jobs,
                          profile=settings.profile or settings.intermediates,
                          intermediates=settings.intermediates)
@@ -206,6 +217,9 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
                                   "kernel_set": settings.kernel_set,
                                   "kernels": build.runtime.kernels_json(),
                                   "product": str(product.directory)})
+    if target.cpu_spec is not None:   # CPU, ISA, CMSIS-NN backend and the core that ran it
+        result.target.options["cortex_m"] = cortex_m_record(
+            target, product.manifest["options"].get("isa"), run.plan.simulator, ran=True)
     if product.manifest["model"].get("kind") == "upstream":   # where it came from, its seed
         result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),

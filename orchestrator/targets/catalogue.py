@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from orchestrator._toml import DATA_DIR, load_toml
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets.model import (
     Capabilities,
+    CpuSpec,
     Limits,
     NpuFamily,
     NpuModel,
@@ -27,7 +28,14 @@ SCHEMA_VERSION = 1
 # Required keys and their types per section; optional keys follow with their types.
 _PLATFORM_KEYS = {"description": str, "cpu": str, "gcc_cpu": str, "uart0": int,
                   "regions": list, "npu_families": list}
-_PLATFORM_OPTIONAL = {"npu_base": int, "npu_irq": int}
+_PLATFORM_OPTIONAL = {"npu_base": int, "npu_irq": int, "layout": dict, "pools": dict}
+_PLATFORM_LAYOUT_KEYS = ("stack_size", "heap_size", "model_area_size", "input_area_size")
+_PLATFORM_POOL_KEYS = ("method_pool_size", "temp_pool_size")
+_CPU_KEYS = {"arch": str, "gcc_cpu": str, "fpu": str, "float_abi": str, "cmsis_nn": str,
+             "cmsis_nn_allowed": list}
+_CPU_OPTIONAL = {"isa_gcc_cpu": dict}
+CMSIS_NN_BACKENDS = ("scalar", "dsp", "mve")   # SCALAR < DSP < MVE (upstream's order)
+_FLOAT_ABIS = ("soft", "softfp", "hard")
 _SIMULATOR_KEYS = {"kind": str, "binary": str, "platforms": list, "capabilities": dict,
                    "limits": dict}
 _SIMULATOR_OPTIONAL = {"machine": str, "npu_prefix": str, "board_prefix": str,
@@ -99,7 +107,37 @@ def _parse_platform(name: str, table: Mapping[str, Any]) -> Platform:
     return Platform(name=name, description=table["description"], cpu=table["cpu"],
                     gcc_cpu=table["gcc_cpu"], uart0=table["uart0"], regions=tuple(regions),
                     npu_families=tuple(table["npu_families"]),
-                    npu_base=table.get("npu_base"), npu_irq=table.get("npu_irq"))
+                    npu_base=table.get("npu_base"), npu_irq=table.get("npu_irq"),
+                    layout=_sizes(f"{entry}.layout", table.get("layout", {}),
+                                  _PLATFORM_LAYOUT_KEYS),
+                    pools=_sizes(f"{entry}.pools", table.get("pools", {}), _PLATFORM_POOL_KEYS))
+
+
+def _sizes(entry: str, table: Mapping[str, Any],
+           names: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """A platform's size overrides: known names, positive integers, sorted."""
+    for key, value in table.items():
+        _require(key in names, entry, f"unknown key '{key}' (valid: {', '.join(names)})")
+        _require(isinstance(value, int) and not isinstance(value, bool) and value > 0, entry,
+                 f"'{key}' must be a positive integer")
+    return tuple(sorted(table.items()))
+
+
+def _parse_cpu(name: str, table: Mapping[str, Any]) -> CpuSpec:
+    entry = f"cpus.{name}"
+    _check_keys(entry, table, _CPU_KEYS, _CPU_OPTIONAL)
+    allowed = tuple(table["cmsis_nn_allowed"])
+    _require(all(b in CMSIS_NN_BACKENDS for b in allowed), entry,
+             f"cmsis_nn_allowed must name backends of {', '.join(CMSIS_NN_BACKENDS)}")
+    _require(table["cmsis_nn"] in allowed, entry, "the default cmsis_nn is not allowed")
+    _require(table["float_abi"] in _FLOAT_ABIS, entry,
+             f"float_abi must be one of {', '.join(_FLOAT_ABIS)}")
+    overrides = table.get("isa_gcc_cpu", {})
+    _require(all(b in allowed and isinstance(v, str) for b, v in overrides.items()), entry,
+             "isa_gcc_cpu may only spell allowed backends")
+    return CpuSpec(name=name, arch=table["arch"], gcc_cpu=table["gcc_cpu"], fpu=table["fpu"],
+                   float_abi=table["float_abi"], cmsis_nn=table["cmsis_nn"],
+                   cmsis_nn_allowed=allowed, isa_gcc_cpu=tuple(sorted(overrides.items())))
 
 
 def _parse_simulator(name: str, table: Mapping[str, Any]) -> Simulator:
@@ -193,6 +231,7 @@ class Catalogue:
     families: Mapping[str, NpuFamily]
     targets: Mapping[str, Target]
     npu_models: Mapping[str, NpuModel]
+    cpus: Mapping[str, CpuSpec] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Target]:
         return iter(self.targets.values())
@@ -229,10 +268,19 @@ def _lookup(entry: str, table: Mapping[str, Any], name: str, what: str) -> Any:
     return table[name]
 
 
+def cpu_platform(board: Platform, cpu: CpuSpec) -> Platform:
+    """`board` as `cpu`'s firmware is linked for it: the CPU's -mcpu and float ABI; a variant
+    name when that is not the board's own core (its builds are kept apart)."""
+    variant = "" if cpu.gcc_cpu == board.gcc_cpu and cpu.name in (board.cpu, board.gcc_cpu) \
+        else cpu.gcc_cpu
+    return replace(board, gcc_cpu=cpu.gcc_cpu, float_abi=cpu.float_abi, variant=variant)
+
+
 def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
                    simulators: Mapping[str, Simulator],
                    families: Mapping[str, NpuFamily],
-                   npu_models: Mapping[str, NpuModel]) -> dict[str, Target]:
+                   npu_models: Mapping[str, NpuModel],
+                   cpus: Mapping[str, CpuSpec]) -> dict[str, Target]:
     targets: dict[str, Target] = {}
 
     def add(target: Target) -> None:
@@ -260,8 +308,10 @@ def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
         _check_keys(entry, table, _CPU_TARGET_KEYS)
         platform = _lookup(entry, platforms, table["platform"], "platform")
         sims = tuple(_lookup(entry, simulators, sim, "simulator") for sim in table["simulators"])
-        add(Target(name=name, cpu=name, platform=platform, simulators=sims,
-                   quantization=tuple(table["quantization"])))
+        _require(name not in targets, f"targets.{name}", "duplicate target name")
+        cpu = _lookup(entry, cpus, name, "CPU (cpus.<name>)")
+        add(Target(name=name, cpu=name, platform=cpu_platform(platform, cpu), simulators=sims,
+                   quantization=tuple(table["quantization"]), cpu_spec=cpu))
     return targets
 
 
@@ -278,10 +328,11 @@ def parse_catalogue(data: Mapping[str, Any]) -> Catalogue:
     families = {name: _parse_family(name, t) for name, t in data.get("npu_families", {}).items()}
     npu_models = {name: _parse_npu_model(name, t, platforms, simulators, families)
                   for name, t in data.get("npu_models", {}).items()}
-    targets = _build_targets(data, platforms, simulators, families, npu_models)
+    cpus = {name: _parse_cpu(name, t) for name, t in data.get("cpus", {}).items()}
+    targets = _build_targets(data, platforms, simulators, families, npu_models, cpus)
     _require(bool(targets), "targets", "the catalogue defines no targets")
     return Catalogue(platforms=platforms, simulators=simulators, families=families,
-                     targets=targets, npu_models=npu_models)
+                     targets=targets, npu_models=npu_models, cpus=cpus)
 
 
 _CACHE: dict[Path, Catalogue] = {}

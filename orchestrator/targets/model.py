@@ -31,6 +31,13 @@ class Platform:
     npu_families: tuple[str, ...]
     npu_base: int | None = None
     npu_irq: int | None = None
+    float_abi: str = "hard"
+    # Firmware layout / runner pool sizes replacing the defaults on a smaller board.
+    layout: tuple[tuple[str, int], ...] = ()
+    pools: tuple[tuple[str, int], ...] = ()
+    # Set when a CPU target runs here with other compiler flags than the board's own core
+    # (a cortex-m0 build on the Cortex-M3 board, an M55 built without MVE): its builds differ.
+    variant: str = ""
 
     def region(self, name: str) -> Region:
         """The region called `name` (KeyError if the platform has none)."""
@@ -38,6 +45,26 @@ class Platform:
             if region.name == name:
                 return region
         raise KeyError(f"platform {self.name} has no region {name}")
+
+
+@dataclass(frozen=True)
+class CpuSpec:
+    """A Cortex-M CPU: how GCC builds for it and the CMSIS-NN backends it can execute."""
+
+    name: str
+    arch: str
+    gcc_cpu: str
+    fpu: str
+    float_abi: str
+    cmsis_nn: str   # the backend upstream resolves for the CPU (cmsis_nn.resolve_backend)
+    cmsis_nn_allowed: tuple[str, ...]
+    isa_gcc_cpu: tuple[tuple[str, str], ...] = ()   # (backend, -mcpu spelling) of overrides
+
+    def gcc_cpu_for(self, backend: str) -> str | None:
+        """-mcpu building `backend`'s kernels (None: GCC cannot spell it for this core)."""
+        if backend == self.cmsis_nn:
+            return self.gcc_cpu
+        return dict(self.isa_gcc_cpu).get(backend)
 
 
 @dataclass(frozen=True)
@@ -135,6 +162,7 @@ class Target:
     npu: NpuFamily | None = None
     macs: int | None = None
     npu_models: tuple[NpuModel, ...] = ()
+    cpu_spec: CpuSpec | None = None   # CPU targets: the Cortex-M CPU (cpus.<name>)
 
     @property
     def has_npu(self) -> bool:

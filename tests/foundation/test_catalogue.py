@@ -17,7 +17,8 @@ UPSTREAM_TARGETS = {
     "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
     "ethos-u65-256", "ethos-u65-512",
     "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
-    "cortex-m55", "cortex-m85",
+    "cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m23",
+    "cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m85",
 }
 
 

@@ -41,10 +41,12 @@ def test_every_compile_flag_reaches_the_request(tmp_path):
     assert options.tosa and not options.strict_export
     cpu = compile_task("--target", "cortex-m55", "--no-delegate", "--torchvision")
     assert cpu.choices.given() == {"delegate": False, "torchvision": True}
+    dsp = compile_task("--model", "add", "--target", "cortex-m55", "--isa", "DSP")
+    assert request_for(dsp.model, dsp.target, dsp.choices).options.isa == "dsp"
     flags = {spec.name for spec in specs(CompileTask)}
     assert flags == {"model", "target", "quantize", "delegate", "inputs", "calibration",
                      "system_config", "memory_mode", "vela_config", "vela_flags", "tosa",
-                     "strict_export", "torchvision", "random_weights", "toolset"}
+                     "strict_export", "torchvision", "random_weights", "toolset", "isa"}
     assert compile_task("--toolset", "executorch==1.5.1").toolset == "executorch==1.5.1"
     upstream = compile_task("--model", "mv3", "--target", "ethos-u85-128", "--random-weights")
     request = request_for(upstream.model, upstream.target, upstream.choices)

@@ -51,6 +51,7 @@ SAMPLES: dict[str, tuple[Any, Any, Any]] = {
     "vela_config": ("my.ini", "my.ini", "my.ini"),
     "vela_flags": ("--optimise=Size", "--optimise Size", None),
     "tosa": (True, True, True),
+    "isa": ("dsp", "dsp", "dsp"),
     "strict_export": (False, False, False),
     "torchvision": (True, True, True),
     "random_weights": (True, True, True),
@@ -83,7 +84,7 @@ def stage_value(name: str, request: RunRequest) -> Any:
         "memory_mode": lambda: (runner.memory_mode, compile_options.get("memory_mode")),
         **{name: (lambda name=name: compile_options.get(name)) for name in (
             "delegate", "calibration", "system_config", "vela_config", "vela_flags",
-            "tosa", "strict_export", "torchvision", "random_weights")},
+            "tosa", "strict_export", "torchvision", "random_weights", "isa")},
         "kernel_set": lambda: runner.kernel_set,
         "method_pool": lambda: runner.pools.method_pool_size,
         "temp_pool": lambda: runner.pools.temp_pool_size,

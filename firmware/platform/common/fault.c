@@ -13,11 +13,35 @@ void eor_fault_report(const uint32_t *frame, uint32_t exc_return, unsigned kind)
 static const char *const fault_names[] = {"hard", "memmanage", "bus", "usage", "secure", "nmi"};
 static const char *const fault_titles[] = {"Hard", "MemManage", "Bus", "Usage", "Secure", "NMI"};
 
-/* Each handler picks the stack the exception frame was pushed to and tail-calls the report. */
+/* A stack-limit fault must not fault again: Armv8-M Mainline clears MSPLIM first. */
+#if defined(__ARM_ARCH_8M_MAIN__)
+#define EOR_CLEAR_STACK_LIMIT "movs r3, #0\n msr msplim, r3\n"
+#else
+#define EOR_CLEAR_STACK_LIMIT ""
+#endif
+
+/* Each handler picks the stack the exception frame was pushed to and tail-calls the report
+ * (Armv6-M and Armv8-M Baseline have no IT blocks or TST with an immediate). */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
 #define EOR_FAULT_HANDLER(name, kind)                                                  \
   __attribute__((naked)) void name(void) {                                            \
-    __asm volatile("movs r3, #0\n"                                                    \
-                   "msr msplim, r3\n" /* a stack-limit fault must not fault again */  \
+    __asm volatile("mov r0, lr\n"                                                     \
+                   "movs r1, #4\n"                                                    \
+                   "tst r0, r1\n"                                                     \
+                   "bne 1f\n"                                                         \
+                   "mrs r0, msp\n"                                                    \
+                   "b 2f\n"                                                           \
+                   "1: mrs r0, psp\n"                                                 \
+                   "2: mov r1, lr\n"                                                  \
+                   "movs r2, %0\n"                                                    \
+                   "ldr r3, =eor_fault_report\n"                                      \
+                   "bx r3\n"                                                          \
+                   ".ltorg\n" ::"i"(kind));                                           \
+  }
+#else
+#define EOR_FAULT_HANDLER(name, kind)                                                  \
+  __attribute__((naked)) void name(void) {                                            \
+    __asm volatile(EOR_CLEAR_STACK_LIMIT                                              \
                    "tst lr, #4\n"                                                     \
                    "ite eq\n"                                                         \
                    "mrseq r0, msp\n"                                                  \
@@ -26,6 +50,7 @@ static const char *const fault_titles[] = {"Hard", "MemManage", "Bus", "Usage", 
                    "movs r2, %0\n"                                                    \
                    "b eor_fault_report\n" ::"i"(kind));                               \
   }
+#endif
 
 EOR_FAULT_HANDLER(HardFault_Handler, EOR_FAULT_HARD)
 EOR_FAULT_HANDLER(MemManage_Handler, EOR_FAULT_MEMMANAGE)

@@ -1,4 +1,5 @@
-/* Reset: enable FPU/MVE, set VTOR and the stack limit, initialise .data/.bss, run C/C++
+/* Reset: enable FPU/MVE (cores that have them), set VTOR and the stack limit (Armv8-M
+ * Mainline), initialise .data/.bss, run C/C++
  * constructors, bring up UART0 and the cycle source, call main, exit via semihosting. */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,9 +24,17 @@ void eor_stack_paint(void);
 void *__dso_handle = 0;
 
 static void enable_fpu_and_mve(void) {
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
   /* CP10/CP11 full access covers the FPU and MVE (Helium). */
   SCB_CPACR |= (3u << 20) | (3u << 22);
   __asm volatile("dsb\n isb" ::: "memory");
+#endif
+}
+
+static void set_stack_limit(void) {
+#if defined(__ARM_ARCH_8M_MAIN__)
+  __asm volatile("msr msplim, %0" : : "r"(__eor_stack_limit));
+#endif /* Armv6-M, Armv7-M and Armv8-M Baseline: no MSPLIM, the painted stack shows overflow */
 }
 
 static void init_memory(void) {
@@ -47,7 +56,7 @@ void Reset_Handler(void) __attribute__((noreturn));
 void Reset_Handler(void) {
   __asm volatile("cpsid i" ::: "memory");
   enable_fpu_and_mve();
-  __asm volatile("msr msplim, %0" : : "r"(__eor_stack_limit));
+  set_stack_limit();
   init_memory();
   eor_stack_paint();
   eor_vectors_relocate();

@@ -1,0 +1,2 @@
+# QEMU mps2-an386: Cortex-M4 with FPU, the AN385 map.
+set(EOR_PLATFORM_DEFINES EOR_PLATFORM_MPS2_AN386=1)

@@ -1,0 +1,72 @@
+"""Every Cortex-M CPU on its QEMU board (real compiles, runtime builds per CPU, QEMU runs):
+the device's outputs equal the exact reference bit for bit, the result records CPU, ISA and
+CMSIS-NN backend (and which core ran a CPU QEMU has no board for). Scalar = DSP = MVE: the
+same model on M3 (scalar), M4 (DSP) and M55 (MVE) gives bit-identical outputs. One runtime
+build per CPU costs minutes: M3 and M4 (and M55 for the agreement check) run by default, the
+other CPUs under -m sweep."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.options.compile import CompileChoices
+from orchestrator.options.fields import from_cli
+from orchestrator.results import RunResult, Status
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
+MODEL = str(Path(__file__).resolve().parents[1] / "aot" / "models" / "cmsis_mix.py")
+SWEEP = pytest.mark.sweep
+CPUS = ["cortex-m3", "cortex-m4", pytest.param("cortex-m7", marks=SWEEP),
+        pytest.param("cortex-m33", marks=SWEEP), pytest.param("cortex-m0plus", marks=SWEEP),
+        pytest.param("cortex-m0", marks=SWEEP), pytest.param("cortex-m23", marks=SWEEP),
+        pytest.param("cortex-m35p", marks=SWEEP)]
+BACKEND = {"cortex-m0": "SCALAR", "cortex-m0plus": "SCALAR", "cortex-m3": "SCALAR",
+           "cortex-m23": "SCALAR", "cortex-m4": "DSP", "cortex-m7": "DSP", "cortex-m33": "DSP",
+           "cortex-m35p": "DSP", "cortex-m55": "MVE"}
+_RESULTS: dict[tuple[str, str | None], RunResult] = {}
+
+
+def run_on(work, sources, cpu: str, isa: str | None = None) -> RunResult:
+    """One run of the model on `cpu` (once per session)."""
+    if (cpu, isa) not in _RESULTS:
+        choices = {"quantize": "int8", **({"isa": isa} if isa else {})}
+        request = RunRequest(target=cpu, app="runner", sim="qemu", model=MODEL,
+                             timeout_s=600.0, idle_timeout_s=300.0,
+                             runner=replace(from_cli(RunnerSettings, {}), sources=sources),
+                             compile=from_cli(CompileChoices, choices))
+        _RESULTS[(cpu, isa)] = execute(request, work)
+    return _RESULTS[(cpu, isa)]
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+def test_device_output_is_bit_exact_on_the_cpus_board(runner_scratch, runtime_sources,
+                                                      cpu) -> None:
+    result = run_on(runner_scratch, runtime_sources, cpu)
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.exact is True
+    assert result.comparison.mismatches == 0
+    record = result.target.options["cortex_m"]
+    assert (record["cpu"], record["cmsis_nn_backend"]) == (cpu, BACKEND[cpu])
+    assert ("ran_on" in record) == (cpu in ("cortex-m0", "cortex-m0plus", "cortex-m23",
+                                            "cortex-m35p"))
+
+
+def _values(result: RunResult) -> list[list[object]]:
+    return [output.values for output in result.outputs]
+
+
+def test_scalar_dsp_and_mve_kernels_give_identical_outputs(runner_scratch,
+                                                           runtime_sources) -> None:
+    runs = {cpu: run_on(runner_scratch, runtime_sources, cpu)
+            for cpu in ("cortex-m3", "cortex-m4", "cortex-m55")}
+    for cpu, result in runs.items():
+        assert result.status is Status.PASS, (cpu, result.reason)
+        assert result.outputs and all(output.exact for output in result.outputs)
+    assert _values(runs["cortex-m3"]) == _values(runs["cortex-m4"]) == _values(
+        runs["cortex-m55"])
+    backends = {result.target.options["cortex_m"]["cmsis_nn_backend"] for result in runs.values()}
+    assert backends == {"SCALAR", "DSP", "MVE"}
