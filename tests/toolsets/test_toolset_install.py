@@ -5,7 +5,10 @@ environment. The real file comes from the registry once (the fixture cache)."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,15 @@ from orchestrator.paths import scratch
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_install import install_toolset
 from orchestrator.toolsets.catalogue import find_toolset
-from orchestrator.toolsets.environment import installed_toolset, toolset_root
+from orchestrator.toolsets.environment import installed_toolset, own_versions, release, toolset_root
+from orchestrator.toolsets.layering import (
+    layer_on,
+    layered_directories,
+    own_distributions,
+    own_heavy,
+    own_site_packages,
+    tool_site_directories,
+)
 
 pytestmark = pytest.mark.slow
 VELA = "vela-5.2.0"
@@ -72,3 +83,58 @@ def test_a_file_without_a_pinned_digest_needs_allow_unpinned(installed, toolset_
     done = install_toolset(find_toolset(VELA), SetupOptions(
         mirror=file_server.url, allow_unpinned=frozenset({"ethos-u-vela"})), where)
     assert done.state["files"]["ethos-u-vela"]["verified"] == "unpinned (allowed)"
+
+
+_INSTALL_IN_THE_VENV = """
+import json, sys
+from pathlib import Path
+from orchestrator.paths import scratch
+from orchestrator.setup.options import SetupOptions
+from orchestrator.setup.toolset_install import install_toolset
+from orchestrator.toolsets.catalogue import find_toolset
+done = install_toolset(find_toolset(sys.argv[1]), SetupOptions(mirror=sys.argv[2]),
+                       scratch(Path(sys.argv[3])).ensure())
+print(json.dumps({"directory": str(done.directory), "state": done.state}))
+"""
+_WHERE_IS = ("import importlib.metadata as m, json, sys\n"
+             "print(json.dumps({p: [m.version(p), str(m.distribution(p).locate_file(''))] "
+             "for p in sys.argv[1:]}))")
+
+
+def test_a_tool_in_a_venv_gets_a_toolset_layered_on_that_venv(installed, toolset_cache,
+                                                              file_server, tmp_path):
+    """The tool runs in a venv made here (its packages: this environment's, layered in); the
+    toolset made from it sees the venv's executorch and torch and adds only Vela from the
+    mirror (as `venv --system-site-packages` from a venv did not: it saw the base
+    interpreter's packages and went looking for executorch)."""
+    wheel = _registry_wheel(installed, toolset_cache)
+    shutil.copy(wheel, file_server.directory / wheel.name)
+    tool = tmp_path / "tool-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tool)], check=True)
+    layer_on(tool, tool_site_directories())
+    done = subprocess.run([str(tool / "bin" / "python"), "-c", _INSTALL_IN_THE_VENV, VELA,
+                           file_server.url, str(tmp_path / "scratch")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    directory = Path(answer["directory"])
+    assert layered_directories(directory) == [str(own_site_packages(tool))]
+    assert set(answer["state"]["files"]) == {"ethos-u-vela"}
+    assert own_distributions(directory)["ethos-u-vela"] == "5.2.0"
+    assert {"executorch", "torch"}.isdisjoint(own_distributions(directory))
+    seen = subprocess.run([str(directory / "bin" / "python"), "-c", _WHERE_IS, "executorch",
+                           "torch", "ethos-u-vela"], capture_output=True, text=True, check=True)
+    where = json.loads(seen.stdout)
+    assert where["ethos-u-vela"][0] == "5.2.0" and str(directory) in where["ethos-u-vela"][1]
+    for package in ("executorch", "torch"):
+        assert where[package][0] == own_versions()[package]
+        assert str(directory) not in where[package][1]
+
+
+@pytest.mark.parametrize("name", ["vela-5.2.0", "et-1.5.1"])
+def test_a_toolset_with_the_tools_torch_holds_no_torch_or_nvidia_of_its_own(installed, name):
+    done = installed(name)
+    if release(own_versions()["torch"]) != done.toolset.versions["torch"]:
+        pytest.skip(f"this environment's torch is not {name}'s")
+    assert own_heavy(done.directory) == []
+    assert "torch" not in done.state["files"]
