@@ -50,9 +50,18 @@ def _entry(path: Path) -> dict[str, Any]:
     return {"sha256": sha256_of(path), "size": info.st_size, "mtime_ns": info.st_mtime_ns}
 
 
-def record_files(directory: Path) -> dict[str, dict[str, Any]]:
-    """Record every file below `directory` (call it last, before publishing the entry)."""
-    files = {path.relative_to(directory).as_posix(): _entry(path) for path in _files(directory)}
+def record_files(directory: Path, paths: list[Path] | None = None
+                 ) -> dict[str, dict[str, Any]]:
+    """Record every file below `directory` (call it last, before publishing the entry), or
+    only `paths` (a build's outputs; one whose stat is unchanged keeps its recorded sha256)."""
+    old = (_recorded(directory) or {}) if paths is not None else {}
+    files = {}
+    for path in _files(directory) if paths is None else sorted(paths):
+        name = path.relative_to(directory).as_posix()
+        info = path.stat()
+        kept = old.get(name)
+        files[name] = kept if kept is not None and (kept.get("size"), kept.get("mtime_ns")) \
+            == (info.st_size, info.st_mtime_ns) else _entry(path)
     staged = directory / f"{RECORD}.tmp"
     staged.write_text(json.dumps({"schema": RECORD_SCHEMA, "files": files}, indent=1,
                                  sort_keys=True) + "\n")
@@ -132,6 +141,18 @@ def set_aside(directory: Path) -> None:
     except FileNotFoundError:
         return
     shutil.rmtree(trash, ignore_errors=True)
+
+
+def remove_damaged_outputs(directory: Path) -> list[str]:
+    """A build directory's recorded outputs that differ, each named in one line and removed
+    (the incremental build then makes it again); [] when sound or never recorded."""
+    found = damage(directory)
+    if found is None or found.unrecorded:
+        return []
+    for name in found.files:
+        print(Damage(directory, (name,)).describe("rebuilt"), file=sys.stderr)
+        (directory / name).unlink(missing_ok=True)
+    return list(found.files)
 
 
 def checked(directory: Path, action: str = "rebuilt") -> bool:
