@@ -146,13 +146,36 @@ def set_aside(directory: Path) -> None:
 def remove_damaged_outputs(directory: Path) -> list[str]:
     """A build directory's recorded outputs that differ, each named in one line and removed
     (the incremental build then makes it again); [] when sound or never recorded."""
-    found = damage(directory)
-    if found is None or found.unrecorded:
-        return []
-    for name in found.files:
+    damaged = _present_damage(directory, full=False)
+    for name in damaged:
         print(Damage(directory, (name,)).describe("rebuilt"), file=sys.stderr)
         (directory / name).unlink(missing_ok=True)
-    return list(found.files)
+    return damaged
+
+
+def _present_damage(directory: Path, full: bool) -> list[str]:
+    """A build directory's recorded outputs that exist and differ (a missing one is made
+    again by the next build)."""
+    found = damage(directory, full)
+    if found is None or found.unrecorded:
+        return []
+    return [name for name in found.files if (directory / name).exists()]
+
+
+def scan(entries: list[Path], builds: list[Path]) -> list[str]:
+    """The full check (`invoke products --verify`): every file of each entry and each build
+    hashed; a damaged entry set aside, a build's damaged outputs removed; one line each."""
+    lines = []
+    for directory in entries:
+        found = damage(directory, full=True)
+        if found is not None:
+            lines.append(found.describe("set aside (rebuilt on next use)"))
+            set_aside(directory)
+    for directory in builds:
+        for name in _present_damage(directory, full=True):
+            lines.append(Damage(directory, (name,)).describe("removed (rebuilt on next build)"))
+            (directory / name).unlink(missing_ok=True)
+    return lines
 
 
 def checked(directory: Path, action: str = "rebuilt") -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from orchestrator.aot.product_cache import (
     LOWERING,
@@ -11,10 +12,12 @@ from orchestrator.aot.product_cache import (
     list_cache,
     total_size,
 )
+from orchestrator.cache_check import RECORD, scan
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.products import ProductsTask
-from orchestrator.paths import scratch
+from orchestrator.paths import scratch, user_cache
+from orchestrator.runner.runtime import RUNTIME_DIR
 
 
 def human_size(size: int) -> str:
@@ -68,6 +71,8 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
                                 "invoke products --keep 20 --dry-run")
     models = scratch(scratch_root).models
     now = time.time()
+    if task.verify:
+        return _verify(models, json)
     if task.keep is None and task.max_size is None:
         products = list_cache(models)
         if json:
@@ -88,6 +93,26 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
           + "".join(f"\n  kept, in use by a running job: {p.key}"
                     for p in report.skipped_in_use))
     return 0
+
+
+def _verify(models: Path, json: bool) -> int:
+    """Hash every recorded file of the cache; damaged entries set aside (libraries of a
+    runtime build removed). 1 when something was damaged."""
+    entries = [entry.directory for entry in list_cache(models)]
+    cache = user_cache()
+    runtime = cache / RUNTIME_DIR if cache is not None else scratch().build
+    builds = sorted(d for d in runtime.iterdir() if (d / RECORD).is_file()) \
+        if runtime.is_dir() else []
+    found = scan(entries, builds)
+    if json:
+        print_json({"models": str(models), "runtime": str(runtime),
+                    "checked": len(entries) + len(builds), "damaged": found})
+    else:
+        for line in found:
+            print(line)
+        print(f"checked {len(entries)} product(s) and lowering(s) and {len(builds)} runtime "
+              f"build(s): {len(found) or 'no'} damaged")
+    return 1 if found else 0
 
 
 def _print_listing(products: list[CachedProduct], now: float, where: str) -> None:

@@ -98,3 +98,38 @@ def test_a_flipped_byte_in_a_product_and_in_a_lowering_is_rebuilt(tmp_path, caps
     assert f"scratch/models/lowered/{lowering.name}/model.pte differs" in err
     assert not other.cached and damage(other.directory, full=True) is None
     assert damage(lowering, full=True) is None, "the lowering was not kept again"
+
+
+def test_products_verify_hashes_the_whole_cache_and_sets_damage_aside(tmp_path, monkeypatch,
+                                                                      capsys):
+    """`invoke products --verify` finds what the use's fast path cannot (a flip that kept
+    the mtime), in a product and in a runtime build's library."""
+    from test_aot_product_cache import make_product
+
+    from orchestrator.commands.products import products_command
+    from orchestrator.options.products import ProductsTask
+    from orchestrator.paths import USER_CACHE_ENV
+
+    monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
+    where = scratch(tmp_path / "scratch").ensure()
+    sound = make_product(where.models, "sound", "ethos-u55-128", 64, 10)
+    bad = make_product(where.models, "bad", "ethos-u55-128", 64, 20)
+    build = tmp_path / "cache" / "runtime" / "runtime-x"
+    build.mkdir(parents=True)
+    (build / "libexecutorch_core.a").write_bytes(b"!<arch>\n" * 32)
+    for directory in (sound, bad):
+        record_files(directory)
+    record_files(build, [build / "libexecutorch_core.a"])
+    flip_byte(bad / PTE, 3, keep_mtime=True)
+    flip_byte(build / "libexecutorch_core.a", 3, keep_mtime=True)
+    capsys.readouterr()
+    assert products_command(ProductsTask(verify=True), scratch_root=str(where.root)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["scratch/models/bad/model.pte differs from its manifest: set aside "
+                   "(rebuilt on next use)",
+                   f"{build}/libexecutorch_core.a differs from its manifest: removed "
+                   "(rebuilt on next build)",
+                   "checked 2 product(s) and lowering(s) and 1 runtime build(s): 2 damaged"]
+    assert not bad.exists() and sound.is_dir() and not (build / "libexecutorch_core.a").exists()
+    assert products_command(ProductsTask(verify=True), json=True,
+                            scratch_root=str(where.root)) == 0
