@@ -19,10 +19,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from orchestrator.cache_check import record_files
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.digests import file_digests
+from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_plan import Addition, additions, read_report, requirements
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset, pinned_digests
@@ -193,15 +195,36 @@ def _publish(staging: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _remove_leftovers(final: Path) -> None:
+    """What an install killed midway left (its staging, a replaced environment moved aside);
+    called with the install lock held, so no live install owns them."""
+    for pattern in (f".staging-{final.name}-*", f".old-{final.name}-*"):
+        for leftover in final.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def install_toolset(toolset: Toolset, options: SetupOptions, where: Scratch) -> InstalledToolset:
-    """The toolset's environment, installed unless it already is (or --force)."""
+    """The toolset's environment, installed unless it already is (or --force). Installs of
+    one toolset take turns (a lock beside it): the second finds the first's environment."""
+    final = toolset_directory(toolset, where)
     found = installed_toolset(toolset, where)
     if found is not None and not options.forced(toolset.name):
         return found
-    final = toolset_directory(toolset, where)
     final.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(final.with_name(f".{final.name}.lock"),
+                        f"waiting for another install of toolset {toolset.name}"):
+        found = installed_toolset(toolset, where)
+        if found is not None and not options.forced(toolset.name):
+            return found
+        _remove_leftovers(final)
+        _install(toolset, options, where, final)
+    installed = installed_toolset(toolset, where)
+    assert installed is not None, f"toolset {toolset.name} was published without its state"
+    return installed
+
+
+def _install(toolset: Toolset, options: SetupOptions, where: Scratch, final: Path) -> None:
     staging = final.with_name(f".staging-{final.name}-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
     log = final.with_name(f"{final.name}.{INSTALL_LOG}")   # kept beside it if the install fails
     log.unlink(missing_ok=True)
     cache = options.download_cache(where) / "toolsets"
@@ -210,9 +233,7 @@ def install_toolset(toolset: Toolset, options: SetupOptions, where: Scratch) -> 
         try:
             state = _build(toolset, staging, log, cache, options)
             (staging / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")
+            record_files(staging)   # verified on every use (toolsets/environment.py)
             _publish(staging, final)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    installed = installed_toolset(toolset, where)
-    assert installed is not None, f"toolset {toolset.name} was published without its state"
-    return installed

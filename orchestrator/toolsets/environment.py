@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orchestrator.cache_check import checked
 from orchestrator.paths import Scratch
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset
 from orchestrator.toolsets.layering import layered_directories, tool_site_directories
@@ -90,6 +91,8 @@ def installed_toolset(toolset: Toolset, where: Scratch) -> InstalledToolset | No
         return None
     if (state.get("schema") != STATE_SCHEMA or state.get("packages") != toolset.versions
             or not python_of(directory).exists()
-            or layered_directories(directory) != tool_site_directories()):
+            or layered_directories(directory) != tool_site_directories()
+            or not checked(directory, "installed again by invoke setup --toolsets "
+                           f"{toolset.name}")):
         return None
     return InstalledToolset(toolset, directory, state)

@@ -41,7 +41,8 @@ def _registry_wheel(installed, toolset_cache) -> Path:
 
 
 def _nothing_half_made(root: Path) -> None:
-    assert [path.name for path in root.iterdir() if path.name.startswith(".")] == []
+    assert [path.name for path in root.iterdir() if path.name.startswith(".")
+            and not path.name.endswith(".lock")] == []
 
 
 def test_a_toolset_installs_from_a_mirror_with_its_digest_checked(
@@ -138,3 +139,57 @@ def test_a_toolset_with_the_tools_torch_holds_no_torch_or_nvidia_of_its_own(inst
         pytest.skip(f"this environment's torch is not {name}'s")
     assert own_heavy(done.directory) == []
     assert "torch" not in done.state["files"]
+
+
+def _installing(python: str, url: str, root: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([python, "-c", _INSTALL_IN_THE_VENV, VELA, url, str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_installs_killed_midway_or_run_twice_at_once_leave_one_sound_environment(
+        installed, toolset_cache, file_server, tmp_path):
+    """One install SIGKILLed while it stages, then two at once (real processes): they take
+    turns, the second finds the first's environment, nothing half-made is left."""
+    import signal
+    import time
+
+    wheel = _registry_wheel(installed, toolset_cache)
+    shutil.copy(wheel, file_server.directory / wheel.name)
+    root = tmp_path / "scratch"
+    victim = _installing(sys.executable, file_server.url, root)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((root / "toolsets").glob(".staging-*")):
+        time.sleep(0.05)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate(timeout=30)
+    assert list((root / "toolsets").glob(".staging-*")), "the victim left no staging to clean"
+    pair = [_installing(sys.executable, file_server.url, root) for _ in range(2)]
+    answers = [process.communicate(timeout=600) for process in pair]
+    assert [process.returncode for process in pair] == [0, 0], [err for _o, err in answers]
+    assert sum("waiting for another install" in err for _out, err in answers) == 1
+    assert sum(" done in " in err for _out, err in answers) == 1, "installed twice"
+    where = scratch(root)
+    assert installed_toolset(find_toolset(VELA), where) is not None
+    _nothing_half_made(toolset_root(where))
+
+
+def test_a_flipped_byte_in_a_toolset_environment_is_named_and_installed_again(
+        installed, toolset_cache, file_server, tmp_path, capsys):
+    wheel = _registry_wheel(installed, toolset_cache)
+    shutil.copy(wheel, file_server.directory / wheel.name)
+    where = scratch(tmp_path / "scratch").ensure()
+    options = SetupOptions(mirror=file_server.url)
+    done = install_toolset(find_toolset(VELA), options, where)
+    metadata = next(own_site_packages(done.directory).glob("ethos_u_vela-*.dist-info")) \
+        / "METADATA"
+    data = bytearray(metadata.read_bytes())
+    data[0] ^= 0x20
+    metadata.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert installed_toolset(find_toolset(VELA), where) is None
+    name = metadata.relative_to(done.directory).as_posix()
+    assert (f"scratch/toolsets/{done.directory.name}/{name} differs from its manifest: "
+            f"installed again by invoke setup --toolsets {VELA}") in capsys.readouterr().err
+    again = install_toolset(find_toolset(VELA), options, where)
+    assert metadata.read_bytes()[0] == data[0] ^ 0x20
+    assert installed_toolset(find_toolset(VELA), where) == again
