@@ -18,6 +18,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.options.products import ProductsTask
 from orchestrator.paths import scratch, user_cache
 from orchestrator.runner.runtime import RUNTIME_DIR
+from orchestrator.toolsets.environment import TOOLSETS_DIR
 
 
 def human_size(size: int) -> str:
@@ -95,14 +96,20 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
     return 0
 
 
+def _recorded_children(folder: Path) -> list[Path]:
+    return sorted(d for d in folder.iterdir() if (d / RECORD).is_file()) \
+        if folder.is_dir() else []
+
+
 def _verify(models: Path, json: bool) -> int:
-    """Hash every recorded file of the cache; damaged entries set aside (libraries of a
-    runtime build removed). 1 when something was damaged."""
-    entries = [entry.directory for entry in list_cache(models)]
+    """Hash every recorded file of the cache (products, lowerings, toolset environments);
+    damaged entries set aside (libraries of a runtime build removed). 1 when something was
+    damaged."""
+    toolsets = _recorded_children(models.parent / TOOLSETS_DIR)
+    entries = [entry.directory for entry in list_cache(models)] + toolsets
     cache = user_cache()
     runtime = cache / RUNTIME_DIR if cache is not None else scratch().build
-    builds = sorted(d for d in runtime.iterdir() if (d / RECORD).is_file()) \
-        if runtime.is_dir() else []
+    builds = _recorded_children(runtime)
     found = scan(entries, builds)
     if json:
         print_json({"models": str(models), "runtime": str(runtime),
@@ -110,8 +117,9 @@ def _verify(models: Path, json: bool) -> int:
     else:
         for line in found:
             print(line)
-        print(f"checked {len(entries)} product(s) and lowering(s) and {len(builds)} runtime "
-              f"build(s): {len(found) or 'no'} damaged")
+        print(f"checked {len(entries) - len(toolsets)} product(s) and lowering(s), "
+              f"{len(toolsets)} toolset(s) and {len(builds)} runtime build(s): "
+              f"{len(found) or 'no'} damaged")
     return 1 if found else 0
 
 

@@ -129,7 +129,8 @@ def test_products_verify_hashes_the_whole_cache_and_sets_damage_aside(tmp_path, 
                    "(rebuilt on next use)",
                    f"{build}/libexecutorch_core.a differs from its manifest: removed "
                    "(rebuilt on next build)",
-                   "checked 2 product(s) and lowering(s) and 1 runtime build(s): 2 damaged"]
+                   "checked 2 product(s) and lowering(s), 0 toolset(s) and 1 runtime "
+                   "build(s): 2 damaged"]
     assert not bad.exists() and sound.is_dir() and not (build / "libexecutorch_core.a").exists()
     assert products_command(ProductsTask(verify=True), json=True,
                             scratch_root=str(where.root)) == 0
