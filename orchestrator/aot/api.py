@@ -20,6 +20,7 @@ from orchestrator.aot.options import resolve_options
 from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
 from orchestrator.aot.sources import resolve_model, tensor_files
+from orchestrator.cache_check import checked
 from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import filling, writing
 from orchestrator.options.compile import CompileChoices
@@ -30,17 +31,21 @@ FAILED_LOG_SUFFIX = ".failed.log"
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
-    """The finished product for `request`, if it is already in scratch/models/, leased to this
-    process (orchestrator/aot/product_cache.py: a clean-up never removes it while we run)."""
+    """The finished product for `request`, if it is already in scratch/models/ and its files
+    are as recorded (orchestrator/cache_check.py: a damaged one is named and set aside),
+    leased to this process (orchestrator/aot/product_cache.py: a clean-up never removes it
+    while we run)."""
     product = load_product(where.models / request.key())
-    return product if product is not None and hold(product.directory) else None
+    return product if (product is not None and checked(product.directory)
+                       and hold(product.directory)) else None
 
 
 def cached_lowering(request: CompileRequest, where: Scratch) -> Lowering | None:
-    """The finished lowering `request` is a configuration of, if it is in scratch (leased to
-    this process, as products are)."""
+    """The finished lowering `request` is a configuration of, if it is in scratch and sound
+    (leased to this process, as products are)."""
     lowering = load_lowering(lowered_root(where.models) / request.lowering_key())
-    return lowering if lowering is not None and hold(lowering.directory) else None
+    return lowering if (lowering is not None and checked(lowering.directory)
+                        and hold(lowering.directory)) else None
 
 
 def compile_request(request: CompileRequest, where: Scratch | None = None) -> Product:

@@ -23,6 +23,7 @@ from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.etrecord import ETRECORD
+from orchestrator.cache_check import record_files
 from orchestrator.tosa.partitions import PARTITIONS_DIR
 
 LOWERED_DIR = "lowered"
@@ -120,6 +121,7 @@ def publish_lowering(product: Path, template_manifest: dict[str, Any],
         link_tree(product / layout.PTE, staging / layout.PTE)
         layout.write_json(staging / TEMPLATE_MANIFEST, template_manifest)
         layout.write_json(staging / LOWERING_MANIFEST, manifest)
+        record_files(staging)
         try:
             os.rename(staging, final)
         except OSError:

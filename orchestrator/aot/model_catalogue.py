@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.cache_check import sha256_of
 from orchestrator.errors import OrchestratorError
 
 MODELS_PATH = DATA_DIR / "models.toml"
@@ -259,3 +260,16 @@ def weight_path(root: Path, weight: WeightFile) -> Path:
 def missing_weights(weights: tuple[WeightFile, ...], root: Path) -> list[str]:
     """File names of `weights` not installed under `root`."""
     return [w.filename for w in weights if not weight_path(root, w).is_file()]
+
+
+def damaged_weights(weights: tuple[WeightFile, ...], root: Path) -> list[Path]:
+    """Installed weight files whose sha256 is not their pin (or, unpinned, does not start
+    with the prefix upstream names them by). A use hashes them in full: only a compile that
+    loads the model (seconds) reads them."""
+    damaged = []
+    for weight in weights:
+        path = weight_path(root, weight)
+        expected = weight.sha256 or weight.sha256_prefix
+        if expected and path.is_file() and not sha256_of(path).startswith(expected):
+            damaged.append(path)
+    return damaged

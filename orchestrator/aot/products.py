@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
+from orchestrator.cache_check import record_files
 from orchestrator.exact.record import ExactRecord
 from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, partitions_from_manifest
@@ -166,7 +167,9 @@ def staging_directory(models: Path, key: str) -> Path:
 
 
 def publish(staging: Path, final: Path) -> Path:
-    """Move a finished staging directory to `final`; if another process won, keep theirs."""
+    """Record its files' digests, then move a finished staging directory to `final`; if
+    another process won, keep theirs."""
+    record_files(staging)
     try:
         os.rename(staging, final)
     except OSError:

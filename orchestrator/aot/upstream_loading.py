@@ -16,6 +16,7 @@ from orchestrator.aot.model_catalogue import (
     UPSTREAM_PACKAGE,
     UPSTREAM_PREFIX,
     ModelEntry,
+    damaged_weights,
     hf_hub_cache,
     load_model_catalogue,
     missing_weights,
@@ -180,8 +181,20 @@ def _weights_context(ref: ModelRef, entry: ModelEntry) -> Iterator[None]:
             f"invoke setup --models {ref.name}{allow} (a machine without internet: add "
             "--mirror URL, or put the files in the download cache and add --offline), or "
             "add --random-weights for seeded random weights")
+    _refuse_damaged(ref, entry, root)
     with hub_dir(torch_hub_dir(root)), hf_offline_cache(hf_hub_cache(root)):
         yield
+
+
+def _refuse_damaged(ref: ModelRef, entry: ModelEntry, root: Path) -> None:
+    """Weights that differ from their pin are removed and the compile refused, never run."""
+    damaged = damaged_weights(entry.weights, root)
+    for path in damaged:
+        path.unlink(missing_ok=True)
+    if damaged:
+        raise OrchestratorError(
+            f"{', '.join(str(path) for path in damaged)} of model {ref.name} differs from its "
+            "pinned sha256: removed", f"invoke setup --models {ref.name}")
 
 
 def _instantiate(ref: ModelRef) -> tuple[Any, Any]:

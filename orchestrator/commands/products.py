@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from orchestrator.aot.product_cache import (
     LOWERING,
@@ -11,10 +12,13 @@ from orchestrator.aot.product_cache import (
     list_cache,
     total_size,
 )
+from orchestrator.cache_check import RECORD, scan
 from orchestrator.cli import print_json
 from orchestrator.errors import OrchestratorError
 from orchestrator.options.products import ProductsTask
-from orchestrator.paths import scratch
+from orchestrator.paths import scratch, user_cache
+from orchestrator.runner.runtime import RUNTIME_DIR
+from orchestrator.toolsets.environment import TOOLSETS_DIR
 
 
 def human_size(size: int) -> str:
@@ -68,6 +72,8 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
                                 "invoke products --keep 20 --dry-run")
     models = scratch(scratch_root).models
     now = time.time()
+    if task.verify:
+        return _verify(models, json)
     if task.keep is None and task.max_size is None:
         products = list_cache(models)
         if json:
@@ -88,6 +94,33 @@ def products_command(task: ProductsTask, json: bool = False, scratch_root: str |
           + "".join(f"\n  kept, in use by a running job: {p.key}"
                     for p in report.skipped_in_use))
     return 0
+
+
+def _recorded_children(folder: Path) -> list[Path]:
+    return sorted(d for d in folder.iterdir() if (d / RECORD).is_file()) \
+        if folder.is_dir() else []
+
+
+def _verify(models: Path, json: bool) -> int:
+    """Hash every recorded file of the cache (products, lowerings, toolset environments);
+    damaged entries set aside (libraries of a runtime build removed). 1 when something was
+    damaged."""
+    toolsets = _recorded_children(models.parent / TOOLSETS_DIR)
+    entries = [entry.directory for entry in list_cache(models)] + toolsets
+    cache = user_cache()
+    runtime = cache / RUNTIME_DIR if cache is not None else scratch().build
+    builds = _recorded_children(runtime)
+    found = scan(entries, builds)
+    if json:
+        print_json({"models": str(models), "runtime": str(runtime),
+                    "checked": len(entries) + len(builds), "damaged": found})
+    else:
+        for line in found:
+            print(line)
+        print(f"checked {len(entries) - len(toolsets)} product(s) and lowering(s), "
+              f"{len(toolsets)} toolset(s) and {len(builds)} runtime build(s): "
+              f"{len(found) or 'no'} damaged")
+    return 1 if found else 0
 
 
 def _print_listing(products: list[CachedProduct], now: float, where: str) -> None:

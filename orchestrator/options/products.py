@@ -18,3 +18,6 @@ class ProductsTask:
                                   "total size (e.g. 500M, 2G)", parse=size, matrix=False)
     dry_run: bool = option(False, "list what --keep / --max-size would remove; remove nothing",
                            matrix=False)
+    verify: bool = option(False, "hash every file of every cached product, lowering and "
+                          "runtime build against its record; set damaged ones aside",
+                          matrix=False)

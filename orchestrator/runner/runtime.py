@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from orchestrator.cache_check import record_files, remove_damaged_outputs
 from orchestrator.cmake_cache import forget_moved_cache
 from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
@@ -177,6 +178,7 @@ def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: Runti
                           toolchain: Toolchain, jobs: int, recipe: Recipe) -> RuntimeBuild:
     """build_runtime's work, with the build directory's lock held."""
     started = time.monotonic()
+    remove_damaged_outputs(build_dir)   # a library that differs from its record is rebuilt
     ops, kernel_sources = resolve_ops(config, sources, build_dir)
     args = configure_args(replace(config, ops=ops), sources, toolchain, build_dir,
                           kernel_sources, recipe)
@@ -196,5 +198,6 @@ def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: Runti
     if config.ops == MODEL:
         assert not isinstance(ops, str)
         write_grown(build_dir, ops, kernel_sources)
+    record_files(build_dir, sorted(build_dir.rglob("*.a")))
     return RuntimeBuild(build_dir, build_dir / LIBS_FILE, configured,
                         time.monotonic() - started, config.kernel_set, ops)

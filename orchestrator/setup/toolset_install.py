@@ -1,9 +1,11 @@
 """Install a toolset's environment (`invoke setup --toolsets NAME`): a virtual environment
-under scratch/toolsets/<name>/ over the tool's own (--system-site-packages), the toolset's
-distribution files downloaded (registry, or --mirror: a folder of files served over HTTP or
-on disk), each checked against its sha256 in toolsets.toml, installed, then the versions the
-environment really imports checked against the pins. Staged beside the final directory and
-renamed into place, so an interrupted install leaves nothing half-made.
+under scratch/toolsets/<name>/ layered on the tool's real one (toolsets/layering.py), what
+it adds resolved there (toolset_plan.py), each distribution file, dependencies included,
+downloaded alone (registry, or --mirror: a folder of files served over HTTP or on disk) and
+checked against its sha256 in toolsets.toml (else refused unless --allow-unpinned names
+it), installed without further resolution, then the versions the environment really
+imports checked against the pins and no torch/nvidia copy of its own. Staged beside the
+final directory and renamed into place, so an interrupted install leaves nothing half-made.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from orchestrator.cache_check import record_files
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
 from orchestrator.progress import step
 from orchestrator.setup.digests import file_digests
+from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.setup.options import SetupOptions
+from orchestrator.setup.toolset_plan import Addition, additions, read_report, requirements
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset, pinned_digests
 from orchestrator.toolsets.environment import (
     STATE_FILE,
@@ -31,6 +36,13 @@ from orchestrator.toolsets.environment import (
     python_of,
     toolset_directory,
     version_differences,
+)
+from orchestrator.toolsets.layering import (
+    canonical,
+    layer_on,
+    layered_directories,
+    own_heavy,
+    tool_site_directories,
 )
 
 INSTALL_LOG = "install.log"
@@ -71,19 +83,23 @@ def _source_flags(options: SetupOptions, cache: Path) -> list[str]:
     return []
 
 
-def _download(python: Path, requirement: str, cache: Path, options: SetupOptions,
+def _wheel_of(path: Path) -> tuple[str, str]:
+    """('typing-extensions', '4.12.2') from a wheel's file name."""
+    name, version = (path.name.split("-") + ["", ""])[:2]
+    return canonical(name), version
+
+
+def _download(python: Path, addition: Addition, cache: Path, options: SetupOptions,
               log: Path, toolset: Toolset) -> Path:
-    """One pinned distribution file into the cache (pip picks the host's file)."""
-    before = set(cache.iterdir())
-    _run([str(python), "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-          "--dest", str(cache), *_source_flags(options, cache), requirement], log,
-         f"downloading {requirement}", toolset)
-    name, version = requirement.split("==")
-    prefix = f"{name.replace('-', '_')}-{version}"
-    found = [path for path in cache.iterdir() if path.name.startswith(prefix)
-             and path.suffix == ".whl"] or [path for path in set(cache.iterdir()) - before]
+    """One distribution file into the cache, without its dependencies (pip picks the host's
+    file)."""
+    _run([str(python), "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+          "--disable-pip-version-check", "--dest", str(cache), *_source_flags(options, cache),
+          addition.requirement], log, f"downloading {addition.requirement}", toolset)
+    found = [path for path in cache.iterdir() if path.suffix == ".whl"
+             and _wheel_of(path) == (canonical(addition.name), addition.version)]
     if not found:
-        raise OrchestratorError(f"pip downloaded no file for {requirement}",
+        raise OrchestratorError(f"pip downloaded no wheel for {addition.requirement}",
                                 f"read {log}, then invoke setup --toolsets {toolset.name}")
     return sorted(found)[-1]
 
@@ -117,36 +133,57 @@ def _needed(toolset: Toolset, present: dict[str, str]) -> list[str]:
     return sorted(differing, key=lambda package: package != "executorch")
 
 
-def _install_files(python: Path, toolset: Toolset, files: dict[str, Path],
-                   flags: list[str], log: Path) -> None:
-    """executorch with its ethos-u extra's dependencies, the others laid over it as pinned."""
-    for package, path in files.items():
-        extra, deps = ("[ethos-u]", []) if package == "executorch" else ("", ["--no-deps"])
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *deps,
-              *flags, f"{path}{extra}"], log, f"installing {path.name}", toolset)
+def _resolve(python: Path, toolset: Toolset, needed: list[str], cache: Path,
+             options: SetupOptions, log: Path) -> list[Addition]:
+    """What the install adds over the tool's environment, dependencies included."""
+    report = log.with_suffix(".resolve.json")
+    resolved: list[tuple[str, str]] = []
+    try:
+        for requirement in requirements(toolset, needed):   # each alone: pins are laid over
+            _run([str(python), "-m", "pip", "install", "--dry-run", "--quiet",
+                  "--only-binary=:all:", "--disable-pip-version-check", "--report", str(report),
+                  *_source_flags(options, cache), requirement], log,
+                 f"resolving {requirement}", toolset)
+            resolved += read_report(report)
+    finally:
+        report.unlink(missing_ok=True)
+    return additions(toolset, needed, resolved)
+
+
+def _no_heavy_copies(toolset: Toolset, environment: Path, needed: list[str]) -> None:
+    """A toolset whose torch is the tool's holds no torch, triton or nvidia-* of its own."""
+    heavy = own_heavy(environment) if "torch" not in needed else []
+    if heavy:
+        raise OrchestratorError(f"toolset {toolset.name} would hold its own "
+                                f"{', '.join(heavy)} though its torch is the tool's",
+                                f"report this; invoke setup --toolsets {toolset.name} --force")
 
 
 def _build(toolset: Toolset, staging: Path, log: Path, cache: Path, options: SetupOptions
            ) -> dict[str, Any]:
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(staging)], log,
+    _run([sys.executable, "-m", "venv", str(staging)], log,
          "creating its virtual environment", toolset)
+    layer_on(staging, tool_site_directories())
     python = python_of(staging)
     needed = _needed(toolset, _installed_versions(python, log, toolset))
-    files = {package: _download(python, f"{package}=={toolset.versions[package]}", cache,
-                                options, log, toolset) for package in needed}
-    checked = {package: _checked(path, package, options, toolset)
-               for package, path in files.items()}
-    _install_files(python, toolset, files, _source_flags(options, cache), log)
+    adding = _resolve(python, toolset, needed, cache, options, log) if needed else []
+    files = {addition.name: _download(python, addition, cache, options, log, toolset)
+             for addition in adding}
+    checked = {name: _checked(path, name, options, toolset) for name, path in files.items()}
+    if files:
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
+              "--no-index", *map(str, files.values())], log, "installing its files", toolset)
     versions = _installed_versions(python, log, toolset)
     differences = version_differences(toolset.versions, versions)
     if differences:
         raise OrchestratorError(f"toolset {toolset.name} does not hold its pins: "
                                 f"{'; '.join(differences)}", f"read {log}")
+    _no_heavy_copies(toolset, staging, needed)
     log.replace(staging / INSTALL_LOG)
     return {"schema": STATE_SCHEMA, "name": toolset.name, "packages": toolset.versions,
             "versions": versions, "files": checked, "runtime_tag": toolset.runtime_tag,
-            "base_python": sys.executable, "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                         time.gmtime())}
+            "base_python": sys.executable, "layered_on": layered_directories(staging),
+            "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def _publish(staging: Path, final: Path) -> None:
@@ -158,15 +195,36 @@ def _publish(staging: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _remove_leftovers(final: Path) -> None:
+    """What an install killed midway left (its staging, a replaced environment moved aside);
+    called with the install lock held, so no live install owns them."""
+    for pattern in (f".staging-{final.name}-*", f".old-{final.name}-*"):
+        for leftover in final.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def install_toolset(toolset: Toolset, options: SetupOptions, where: Scratch) -> InstalledToolset:
-    """The toolset's environment, installed unless it already is (or --force)."""
+    """The toolset's environment, installed unless it already is (or --force). Installs of
+    one toolset take turns (a lock beside it): the second finds the first's environment."""
+    final = toolset_directory(toolset, where)
     found = installed_toolset(toolset, where)
     if found is not None and not options.forced(toolset.name):
         return found
-    final = toolset_directory(toolset, where)
     final.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(final.with_name(f".{final.name}.lock"),
+                        f"waiting for another install of toolset {toolset.name}"):
+        found = installed_toolset(toolset, where)
+        if found is not None and not options.forced(toolset.name):
+            return found
+        _remove_leftovers(final)
+        _install(toolset, options, where, final)
+    installed = installed_toolset(toolset, where)
+    assert installed is not None, f"toolset {toolset.name} was published without its state"
+    return installed
+
+
+def _install(toolset: Toolset, options: SetupOptions, where: Scratch, final: Path) -> None:
     staging = final.with_name(f".staging-{final.name}-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
     log = final.with_name(f"{final.name}.{INSTALL_LOG}")   # kept beside it if the install fails
     log.unlink(missing_ok=True)
     cache = options.download_cache(where) / "toolsets"
@@ -175,9 +233,7 @@ def install_toolset(toolset: Toolset, options: SetupOptions, where: Scratch) -> 
         try:
             state = _build(toolset, staging, log, cache, options)
             (staging / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")
+            record_files(staging)   # verified on every use (toolsets/environment.py)
             _publish(staging, final)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    installed = installed_toolset(toolset, where)
-    assert installed is not None, f"toolset {toolset.name} was published without its state"
-    return installed

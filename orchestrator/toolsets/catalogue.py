@@ -78,9 +78,10 @@ def default_toolset() -> Toolset:
     return toolsets()[str(_document()["default"])]
 
 
-def pinned_digests() -> dict[str, str]:
-    """sha256 by distribution file name."""
-    return {str(k): str(v) for k, v in _document().get("digests", {}).items()}
+def pinned_digests(tables: tuple[str, ...] = ("digests", "dependency_digests")
+                   ) -> dict[str, str]:
+    """sha256 by distribution file name: the toolsets' packages' and their dependencies'."""
+    return {str(k): str(v) for table in tables for k, v in _document().get(table, {}).items()}
 
 
 def _from_requirements(spec: str) -> Toolset:

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orchestrator.cache_check import checked
 from orchestrator.paths import Scratch
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset
+from orchestrator.toolsets.layering import layered_directories, tool_site_directories
 
 TOOLSETS_DIR = "toolsets"
 STATE_FILE = "toolset.json"
-STATE_SCHEMA = 1
+STATE_SCHEMA = 2   # 2: layered on the tool's site directories (1: --system-site-packages)
 
 
 def directory_name(toolset: Toolset) -> str:
@@ -80,13 +82,17 @@ class InstalledToolset:
 
 
 def installed_toolset(toolset: Toolset, where: Scratch) -> InstalledToolset | None:
-    """The toolset's environment if it is complete and still holds its pinned versions."""
+    """The toolset's environment if it is complete, still holds its pinned versions and is
+    layered on the environment running now (one layered on another is made again)."""
     directory = toolset_directory(toolset, where)
     try:
         state = json.loads((directory / STATE_FILE).read_text())
     except (OSError, json.JSONDecodeError):
         return None
     if (state.get("schema") != STATE_SCHEMA or state.get("packages") != toolset.versions
-            or not python_of(directory).exists()):
+            or not python_of(directory).exists()
+            or layered_directories(directory) != tool_site_directories()
+            or not checked(directory, "installed again by invoke setup --toolsets "
+                           f"{toolset.name}")):
         return None
     return InstalledToolset(toolset, directory, state)

@@ -16,6 +16,7 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from orchestrator.cache_check import checked, record_files
 from orchestrator.file_faults import writing
 from orchestrator.paths import repo_root, user_cache
 
@@ -49,11 +50,11 @@ def library_key(source: Path, options: list[str], sdist_sha256: str) -> str:
 
 
 def cached_library(key: str, name: str) -> Path | None:
-    """The library another scratch or clone built with the same inputs (None: none, or no
-    user cache)."""
+    """The library another scratch or clone built with the same inputs (None: none, no user
+    cache, or one that differs from its recorded digest: named, set aside, built again)."""
     cache = user_cache()
     found = cache / CACHE_DIR / key / name if cache is not None else None
-    return found if found is not None and found.is_file() else None
+    return found if found is not None and found.is_file() and checked(found.parent) else None
 
 
 def keep_library(built: Path, key: str) -> Path:
@@ -67,6 +68,7 @@ def keep_library(built: Path, key: str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         staged = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=target.parent))
         shutil.copy2(built, staged / built.name)
+        record_files(staged)
         try:
             os.rename(staged, target)
         except OSError:   # another process kept the same build first

@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "orchestrator.progress", "orchestrator.plotting",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.protocol",
                     "orchestrator.results", "orchestrator.targets",
-                    "orchestrator.comparison")),
+                    "orchestrator.comparison", "orchestrator.cache_check")),
     ("options", ("orchestrator.options",)),
     ("stages", ("orchestrator.setup", "orchestrator.toolsets", "orchestrator.aot",
                 "orchestrator.parse",

@@ -84,3 +84,35 @@ def test_cache_dir_0_keeps_the_build_in_the_scratch(tmp_path, monkeypatch, steps
     stamp = json.loads((built.build_dir / runtime.STAMP).read_text())
     assert str(repo_root()) in " ".join(stamp["args"])    # the checkout's own project
     shutil.rmtree(tmp_path / "one")
+
+
+def test_a_flipped_byte_in_a_built_library_is_named_and_rebuilt(tmp_path, monkeypatch,
+                                                                  compilers, capsys):
+    """The build's libraries are recorded after each build; one that differs is removed
+    before the next (ninja makes a missing output again: here the step writes it)."""
+    monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
+    good = bytes(range(256)) * 64
+    seen: list[bool] = []
+
+    def step(args: list[str], log: Path, what: str, env: object) -> None:
+        library = Path(args[args.index("--build") + 1]) / "libexecutorch_core.a" \
+            if "--build" in args else None
+        if library is not None:
+            seen.append(library.exists())
+            if not library.exists():
+                library.write_bytes(good)
+
+    monkeypatch.setattr(runtime, "run_step", step)
+    built = build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    library = built.build_dir / "libexecutorch_core.a"
+    data = bytearray(library.read_bytes())
+    data[100] ^= 0x01
+    library.write_bytes(bytes(data))
+    capsys.readouterr()
+    build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    err = capsys.readouterr().err
+    assert f"{built.build_dir.name}/libexecutorch_core.a differs from its manifest: rebuilt" \
+        in err
+    assert seen == [False, False] and library.read_bytes() == good
+    build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    assert seen == [False, False, True] and capsys.readouterr().err == ""

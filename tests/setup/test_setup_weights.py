@@ -138,3 +138,29 @@ def test_a_torchaudio_asset_goes_where_torchaudio_looks_and_no_digest_is_said(se
     entry = install_model_weights(("speech",), allowed, tree, catalogue)["weights:rnnt"]
     assert entry["verified"].startswith("nothing") and entry["sha256"] == SHA256
     assert (tree.weights / "torch-hub" / "torchaudio" / "models" / "rnnt.pt").read_bytes() == BODY
+
+
+def test_installed_weights_with_a_flipped_byte_are_refused_on_use_then_set_up_again(
+        server, tree):
+    """A use (the model's load) hashes the installed weights: a flipped byte is named in one
+    line and the file removed, never loaded; setup then places the cached good copy."""
+    from types import SimpleNamespace
+
+    from orchestrator.aot.model_catalogue import damaged_weights
+    from orchestrator.aot.upstream_loading import _refuse_damaged
+
+    server.routes["models/tiny-0123.pth"] = Route(BODY)
+    catalogue = _catalogue(server.url("/models/tiny-0123.pth"))
+    install_model_weights(("tiny",), _options(), tree, catalogue)
+    weight = catalogue.weights["tiny-w"]
+    path = weight_path(tree.weights, weight)
+    data = bytearray(path.read_bytes())
+    data[7] ^= 0x20
+    path.write_bytes(bytes(data))
+    assert damaged_weights((weight,), tree.weights) == [path]
+    with pytest.raises(OrchestratorError) as caught:
+        _refuse_damaged(SimpleNamespace(name="tiny"), catalogue.upstream["tiny"], tree.weights)
+    assert "differs from its pinned sha256: removed" in caught.value.cause
+    assert "\n" not in caught.value.message and not path.exists()
+    install_model_weights(("tiny",), _options(), tree, catalogue)
+    assert path.read_bytes() == BODY and damaged_weights((weight,), tree.weights) == []

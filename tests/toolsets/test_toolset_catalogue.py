@@ -24,6 +24,7 @@ from orchestrator.toolsets.catalogue import (
     toolsets,
 )
 from orchestrator.toolsets.compile import compile_under, with_toolset_flags
+from orchestrator.toolsets.layering import canonical, is_heavy
 from orchestrator.toolsets.protocol import (
     WorkerJob,
     WorkerOutcome,
@@ -64,9 +65,19 @@ def test_toolsets_must_be_distinct():
 def test_every_pinned_digest_is_a_file_of_a_toolset_package():
     versions = {(package.replace("-", "_"), version) for toolset in toolsets().values()
                 for package, version in toolset.versions.items()}
-    for filename, digest in pinned_digests().items():
+    for filename, digest in pinned_digests(("digests",)).items():
         name, version = filename.split("-")[:2]
         assert (name, version.split("+")[0]) in versions, filename
+        assert len(digest) == 64 and int(digest, 16) >= 0
+
+
+def test_every_pinned_dependency_is_light_and_no_toolset_package():
+    packages = {canonical(package) for package in PACKAGES}
+    dependencies = pinned_digests(("dependency_digests",))
+    assert dependencies, "toolsets.toml pins no dependency digests"
+    for filename, digest in dependencies.items():
+        name = canonical(filename.split("-")[0])
+        assert name not in packages and not is_heavy(name), filename
         assert len(digest) == 64 and int(digest, 16) >= 0
 
 
