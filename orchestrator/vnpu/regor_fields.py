@@ -52,6 +52,7 @@ class Field:
     defined: tuple[str, ...] = ()
     emitted: tuple[str, ...] = ()
     numbers: tuple[int, ...] = ()   # the value of each defined member
+    offset: int = 0                 # first bit in the command (cmd1: its 64 bits)
 
 
 @dataclass
@@ -88,10 +89,14 @@ def named_members(sources: list[str], types: dict[str, dict[str, int]]) -> dict[
     return named
 
 
-def _struct_fields(body: str) -> list[tuple[str, int]]:
-    before_public = body.split("public:")[0]
-    return [(n, int(b)) for n, b in _BITFIELD.findall(before_public)
-            if n not in _SKIPPED and not n.startswith("reserved")]
+def _struct_fields(body: str) -> list[tuple[str, int, int]]:
+    """(name, width, first bit) of each field but the opcode, control and reserved bits."""
+    fields, offset = [], 0
+    for name, bits in _BITFIELD.findall(body.split("public:")[0]):
+        if name not in _SKIPPED and not name.startswith("reserved"):
+            fields.append((name, int(bits), offset))
+        offset += int(bits)
+    return fields
 
 
 def commands(header: str, sources: list[str]) -> list[Command]:
@@ -113,14 +118,14 @@ def commands(header: str, sources: list[str]) -> list[Command]:
             body = structs.get(name, "")
             typed = dict((arg, t) for t, arg in _TYPED_ARG.findall(body) if t in types)
             command = Command(name, kind, name in emitted)
-            for fname, bits in _struct_fields(body):
+            for fname, bits, offset in _struct_fields(body):
                 enum_type = typed.get(fname, "")
                 members = types.get(enum_type, {})
                 order = sorted(members, key=lambda m: members[m])
                 command.fields.append(Field(
                     fname, bits, enum_type, tuple(order),
                     tuple(m for m in order if m in named.get(enum_type, set())),
-                    tuple(members[m] for m in order)))
+                    tuple(members[m] for m in order), offset))
             found.append(command)
     return found
 

@@ -20,6 +20,13 @@ from typing import Any
 import numpy as np
 import pytest
 from vnpu_stream import Elementwise, regs, run
+from vnpu_support import check_case, compiled, needs_toolchain
+
+from orchestrator.vnpu.coverage_gen import sdist_reader
+from orchestrator.vnpu.regor_fields import family_commands
+from orchestrator.vnpu.regor_source import vela_sdist
+from orchestrator.vnpu.stream_values import stream_values
+from orchestrator.vnpu.verify import npu_delegates
 
 Array = np.ndarray[Any, Any]
 FORCED = {"FORCE_UINT8": (0, 255, False), "FORCE_INT8": (-128, 127, True),
@@ -104,3 +111,41 @@ def test_an_undefined_clip_range_is_refused() -> None:
     op = Elementwise("MAX", 4, clip=1)
     code, message = run(op.stream().payload(), np.zeros(128, dtype=np.uint8))
     assert code == 3 and "NPU_SET_ACTIVATION clip range value 1" in message, message
+
+
+# Compiled graphs reaching each clip range regor writes (U55/U65 OFM_PRECISION; U85 B16 for an
+# OFM of 16 bits or less and NONE for a wider one: ethos_u85_register_cs_generator.cpp:1011),
+# bit-exact against the TOSA reference. (U55 FORCE_INT8 needs a LUT into an int32 OFM, which
+# only regor's TFLite softmax makes: no TOSA graph reaches it; see the hand-built tests above.)
+REACHED = [("vnpu_cases_activation:clamp_narrow", "ethos-u55-128", "OFM_PRECISION"),
+           ("vnpu_cases_activation:softmax_last", "ethos-u55-128", "OFM_PRECISION"),
+           ("vnpu_cases_activation:clamp_narrow", "ethos-u85-128", "B16"),
+           ("vnpu_cases_activation:softmax_last", "ethos-u85-128", "NONE")]
+FAMILY = {"ethos-u55": "u55u65", "ethos-u65": "u55u65", "ethos-u85": "u85"}
+
+
+def clip_ranges_written(model: str, target: str) -> set[str]:
+    """The activation clip ranges the compiled streams of `model` write."""
+    family = FAMILY[target.rsplit("-", 1)[0]]
+    layout = family_commands(family, sdist_reader(vela_sdist()))
+    product = compiled(model, target)
+    return {member for _p, program in npu_delegates(product, model, target)
+            for command, field, member in stream_values(program.cmd_data, layout)
+            if (command, field) == ("NPU_SET_ACTIVATION", "activation_clip_range")}
+
+
+def _reached(model: str, target: str, clip: str) -> None:
+    needs_toolchain()
+    assert clip in clip_ranges_written(model, target)
+    check_case(model, target)
+
+
+@pytest.mark.slow
+def test_clip_range_reached_by_a_compiled_graph_slice() -> None:
+    _reached(*REACHED[2])
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target", "clip"), REACHED)
+def test_sweep_clip_range_reached_by_a_compiled_graph(model: str, target: str, clip: str) -> None:
+    _reached(model, target, clip)
