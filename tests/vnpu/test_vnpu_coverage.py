@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from vnpu_stream import U55_128, Elementwise
 
 from orchestrator._toml import load_toml
+from orchestrator.errors import OrchestratorError
 from orchestrator.vnpu import coverage, coverage_gen
+from orchestrator.vnpu.binstream import VelaProgram
+from orchestrator.vnpu.execute import run_program
 from orchestrator.vnpu.regor_fields import commands
 from orchestrator.vnpu.regor_source import vela_sdist
 
@@ -144,3 +148,18 @@ def test_a_stop_on_a_value_the_table_does_not_know_says_the_table_is_wrong() -> 
 
 def test_a_stop_naming_no_register_value_is_not_placed() -> None:
     assert coverage.place_stop(55, "OFM depth 9000 exceeds ETHOSU_MODEL_MAX_DEPTH") == ""
+
+
+def test_the_model_stop_carries_the_table_placement() -> None:
+    """A hand-built U55 stream with a native TANH activation (refused) stops with the table's
+    row for it in the one-line error."""
+    tanh = next(e.number for e in coverage.entries() if e.family == "u55u65"
+                and e.field == "activation_function" and e.value == "TANH")
+    assert tanh is not None
+    payload = Elementwise("MAX", 4, activation=tanh).stream().payload()
+    program = VelaProgram(payload, b"", 128, (), ())
+    with pytest.raises(OrchestratorError) as stop:
+        run_program(program, U55_128, [])
+    assert "(a known gap: the coverage table lists NPU_SET_ACTIVATION activation_function " \
+           "TANH (3) as refused" in str(stop.value.cause), stop.value.cause
+
