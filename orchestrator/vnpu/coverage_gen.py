@@ -26,6 +26,7 @@ STATUS = DATA_DIR / "npu_coverage_status.toml"
 REACHED = DATA_DIR / "npu_coverage_reached.toml"   # the coverage sweep's record
 STATUSES = ("implemented", "refused", "timing")
 ANY = "*"
+TESTS_PER_VALUE = 3   # the sweep's record keeps the first few tests reaching each value
 UNKNOWN = "unknown"   # regor's sources name it, npu_coverage_status.toml does not: curate it
 
 
@@ -100,7 +101,8 @@ def generate(read: Any, curated: dict[str, Any],
 
 def merge_reached(jsonl: Path, known: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
     """The coverage sweep's lines ({test, family, values}) folded into `known` (the committed
-    record): a test's line replaces what the record said it reaches."""
+    record): a test's line replaces what the record said it reaches; the first
+    TESTS_PER_VALUE tests (by name) are kept per value."""
     merged: dict[str, dict[str, list[str]]] = {f: {k: list(v) for k, v in known.get(f, {}).items()}
                                                for f in FAMILIES}
     for line in jsonl.read_text().splitlines():
@@ -111,7 +113,7 @@ def merge_reached(jsonl: Path, known: dict[str, Any]) -> dict[str, dict[str, lis
                 tests.remove(run["test"])
         for command, field, value in run["values"]:
             family.setdefault(f"{command}.{field}.{value}", []).append(run["test"])
-    return {f: {k: sorted(set(v)) for k, v in sorted(rows.items()) if v}
+    return {f: {k: sorted(set(v))[:TESTS_PER_VALUE] for k, v in sorted(rows.items()) if v}
             for f, rows in merged.items()}
 
 
