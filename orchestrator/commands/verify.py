@@ -3,6 +3,7 @@ the TOSA reference model, print the verdict; exit 0 only when every output is ex
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import scratch
 from orchestrator.targets.selection import expand_targets
 from orchestrator.tosa.shared_reference import TosaReferences
+from orchestrator.vnpu import coverage as npu_coverage
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.locate import describe_departure
 from orchestrator.vnpu.verify import verify_product
@@ -24,6 +26,15 @@ if TYPE_CHECKING:
     from orchestrator.aot.tensors import TensorFile
 
 EXIT_NOT_EXACT = 1
+
+
+def coverage_command(json: bool) -> int:
+    """The coverage table: a summary, then one row per command, field and value."""
+    if json:
+        print_json([dataclasses.asdict(entry) for entry in npu_coverage.entries()])
+    else:
+        print("\n".join([*npu_coverage.summary(), "", *npu_coverage.listing()]))
+    return 0
 
 
 def render(document: dict[str, Any]) -> str:
@@ -118,9 +129,12 @@ def model_interface(product: Product) -> dict[str, list[dict[str, Any]]]:
             "outputs": leaves(product.reference_float, "output")}
 
 
-def verify_command(task: VerifyTask, json: bool = False) -> int:
+def verify_command(task: VerifyTask, json: bool = False, coverage: bool = False) -> int:
     """Verify every target the task names (the TOSA reference runs once per lowering: the
-    configurations of one share its graphs); exit 0 only when every output is exact."""
+    configurations of one share its graphs); exit 0 only when every output is exact.
+    `coverage`: print the NPU model's coverage table instead (nothing is compiled)."""
+    if coverage:
+        return coverage_command(json)
     references = TosaReferences()
     targets = expand_targets(task.target)
     for target in targets:   # a target without an NPU, or choices leaving nothing to check

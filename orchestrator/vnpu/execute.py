@@ -13,6 +13,7 @@ import numpy as np
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram
+from orchestrator.vnpu.coverage import place_stop
 from orchestrator.vnpu.hostlib import OBSERVER, ModelStatus, NpuConfig, Operation, load_library
 
 # Sees each NPU operation just run and the regions (weights, scratch, fast scratch) after it.
@@ -128,6 +129,8 @@ def run_program(program: VelaProgram, npu: Npu, inputs: Sequence[np.ndarray[Any,
                    observe)
     if code != 0:
         message = status.message.decode("utf-8", "replace")
+        placed = place_stop(npu.arch, message)
+        message += f" ({placed})" if placed else ""
         raise OrchestratorError(f"the NPU model stopped on {npu.label()}: {message}",
                                 "the model does not implement this; run it on an FVP "
                                 "(invoke run --sim fvp) or file it with this message")

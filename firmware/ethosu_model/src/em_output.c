@@ -48,6 +48,42 @@ void em_out_type_range(em_out *o) {
     }
 }
 
+/* NPU_SET_ACTIVATION act_clip_range (regor ethos_u55_register_cs_generator.cpp
+   GenerateActivation, lines 833-893): the range the OFM is clipped to and in which
+   ACTIVATION_MIN/MAX (16 bits) are read. OFM_PRECISION: the OFM's own type, the registers
+   signed or unsigned as the OFM and not applied to a 32-bit OFM (its range exceeds 16 bits);
+   FORCE_UINT8/FORCE_INT8/FORCE_INT16: the forced type, whatever the OFM's precision (regor
+   forces INT8 for a LUT into an int32 OFM and limits the registers to -128..127 for it), the
+   registers read in the forced type's signedness. */
+static int clip_bounds(em_state *s, em_out *o, unsigned clip) {
+    uint32_t lo = EM_P0(s, NPU_SET_ACTIVATION_MIN), hi = EM_P0(s, NPU_SET_ACTIVATION_MAX);
+    int forced_signed;
+    int64_t forced_min, forced_max;
+    if (clip == EM_CLIP_RANGE_OFM_PRECISION) {
+        if (o->fm.bytes == 4) {
+            o->act_min = o->type_min; o->act_max = o->type_max;
+        } else {
+            o->act_min = o->fm.is_signed ? em_sext(lo, 16) : (int64_t)lo;
+            o->act_max = o->fm.is_signed ? em_sext(hi, 16) : (int64_t)hi;
+        }
+        return 0;
+    }
+    if (clip == EM_CLIP_RANGE_FORCE_UINT8) {
+        forced_signed = 0; forced_min = 0; forced_max = 255;
+    } else if (clip == EM_CLIP_RANGE_FORCE_INT8) {
+        forced_signed = 1; forced_min = -128; forced_max = 127;
+    } else if (clip == EM_CLIP_RANGE_FORCE_INT16) {
+        forced_signed = 1; forced_min = -32768; forced_max = 32767;
+    } else {
+        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION clip range value %u", clip);
+    }
+    o->act_min = forced_signed ? em_sext(lo, 16) : (int64_t)lo;
+    o->act_max = forced_signed ? em_sext(hi, 16) : (int64_t)hi;
+    if (o->act_min < forced_min) o->act_min = forced_min;
+    if (o->act_max > forced_max) o->act_max = forced_max;
+    return 0;
+}
+
 int em_load_out(em_state *s, em_out *o) {
     uint64_t act = EM_R0(s, NPU_SET_ACTIVATION);
     unsigned type = EM_F_NPU_SET_ACTIVATION_TYPE(act), clip = EM_F_NPU_SET_ACTIVATION_ACT_CLIP_RANGE(act);
@@ -58,19 +94,8 @@ int em_load_out(em_state *s, em_out *o) {
     o->depth = (int)EM_P0(s, NPU_SET_OFM_DEPTH_M1) + 1;
     o->round_mode = EM_F_NPU_SET_OFM_PRECISION_ROUNDING(EM_R0(s, NPU_SET_OFM_PRECISION));
     em_out_type_range(o);
-    if (o->fm.bytes == 4) {
-        /* regor GenerateActivation: min/max registers are 16-bit; a 32-bit OFM is not clamped
-           by them unless a clip range forces it (not modelled). */
-        o->act_min = o->type_min; o->act_max = o->type_max;
-    } else if (o->fm.is_signed) {
-        o->act_min = em_sext(EM_P0(s, NPU_SET_ACTIVATION_MIN), 16);
-        o->act_max = em_sext(EM_P0(s, NPU_SET_ACTIVATION_MAX), 16);
-    } else {
-        o->act_min = EM_P0(s, NPU_SET_ACTIVATION_MIN);
-        o->act_max = EM_P0(s, NPU_SET_ACTIVATION_MAX);
-    }
-    if (clip != EM_CLIP_RANGE_OFM_PRECISION)
-        return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_SET_ACTIVATION clip range value %u", clip);
+    rc = clip_bounds(s, o, clip);
+    if (rc) return rc;
     o->lut = NULL;
     o->lut16 = 0;
     if (is_lut(type)) {

@@ -1,0 +1,74 @@
+"""The coverage sweep (-m sweep): every case of the NPU-model case modules, generated from their
+CASES tables, compiled for ethos-u55-128 and ethos-u85-128, bit-exact against the TOSA
+reference; the register values each case's streams write (orchestrator/vnpu/stream_values.py)
+are appended to scratch/coverage/reached.jsonl, which `python -m orchestrator.vnpu.coverage_gen
+--reached scratch/coverage/reached.jsonl` folds into the coverage table (the tests that reach
+each value). A value a case reaches must be one the table says the model implements; a value
+the table says a case reaches must still be reached by it."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+from vnpu_support import check_case, compiled, needs_toolchain, test_scratch
+
+from orchestrator.vnpu import coverage
+from orchestrator.vnpu.coverage_gen import sdist_reader
+from orchestrator.vnpu.regor_fields import family_commands
+from orchestrator.vnpu.regor_source import vela_sdist
+from orchestrator.vnpu.stream_values import stream_values
+from orchestrator.vnpu.verify import npu_delegates
+
+TARGETS = {"ethos-u55-128": "u55u65", "ethos-u85-128": "u85"}
+# case module -> (quantize, targets it is written for)
+MODULES = {"vnpu_opcases": ("int8", tuple(TARGETS)),
+           "vnpu_cases_activation": ("int8", tuple(TARGETS)),
+           "vnpu_cases_ew": ("int8", tuple(TARGETS)),
+           "vnpu_cases_geometry": ("int8", tuple(TARGETS)),
+           "vnpu_cases_int16": ("a16w8", tuple(TARGETS)),
+           "vnpu_cases_u85": ("int8", ("ethos-u85-128",))}
+REACHED_FILE = "coverage/reached.jsonl"
+
+
+def _params() -> list[object]:
+    params = []
+    for module, (quantize, targets) in MODULES.items():
+        for case in importlib.import_module(module).CASES:
+            params += [pytest.param(f"{module}:{case}", target, quantize,
+                                    id=f"{module}:{case}-{target}-{quantize}")
+                       for target in targets]
+    return params
+
+
+def reached_values(model: str, target: str, quantize: str) -> set[tuple[str, str, str]]:
+    layout = family_commands(TARGETS[target], sdist_reader(vela_sdist()))
+    product = compiled(model, target, quantize)
+    return {value for _p, program in npu_delegates(product, model, target)
+            for value in stream_values(program.cmd_data, layout)}
+
+
+def _record(test_id: str, family: str, values: set[tuple[str, str, str]]) -> None:
+    path = test_scratch().root / REACHED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"test": test_id, "family": family, "values": sorted(values)})
+    with path.open("a") as handle:   # one line per test: appends do not interleave
+        handle.write(line + "\n")
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("model", "target", "quantize"), _params())
+def test_sweep_coverage(model: str, target: str, quantize: str,
+                        request: pytest.FixtureRequest) -> None:
+    needs_toolchain()
+    check_case(model, target, quantize)
+    family = TARGETS[target]
+    values = reached_values(model, target, quantize)
+    test_id = f"tests/vnpu/test_vnpu_coverage_sweep.py::{request.node.name}"
+    _record(test_id, family, values)
+    rows = {(e.command, e.field, e.value): e for e in coverage.entries() if e.family == family}
+    unmodelled = [v for v in values if rows[v].model == "refused"]
+    assert not unmodelled, f"exact, yet the table says the model refuses {unmodelled}"
+    claimed = {k for k, e in rows.items() if test_id in e.tests}
+    assert claimed <= values, f"the table says this test reaches {sorted(claimed - values)}"
