@@ -33,9 +33,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("firmware", ("orchestrator.firmware", "orchestrator.firmware_build",
                   "orchestrator.firmware_run")),
     ("runner", ("orchestrator.runner",)),
-    ("apps", ("orchestrator.apps", "orchestrator.selftest", "orchestrator.upstream_elf",
-              "orchestrator.npu_selftest")),
     ("evaluate", ("orchestrator.evaluate",)),
+    ("apps", ("orchestrator.apps", "orchestrator.selftest", "orchestrator.upstream_elf",
+              "orchestrator.npu_selftest", "orchestrator.evaluate.run_inputs")),
     ("regress", ("orchestrator.regress",)),
     ("commands", ("orchestrator.commands", "orchestrator.task_options")),
 ]
