@@ -58,3 +58,17 @@ def test_one_drawer_one_range_for_every_partition_input() -> None:
     assert wide.min() >= WIDE_INPUT_RANGE[0] and wide.max() <= WIDE_INPUT_RANGE[1]
     assert wide.max() > 4096           # the range is int16's, not a narrower one
     assert not all_bit_equal(first, draw_inputs(tensors, 8))
+
+
+def test_one_classifier_rule_for_agreement_and_predicted_classes() -> None:
+    from orchestrator.comparison.accuracy import classifier_rows, predicted_class, top_k_agree
+
+    one = np.array([[0.1, 0.7, 0.2]])
+    assert predicted_class(one) == 1 and predicted_class(one[0]) == 1
+    batch = np.array([[0.1, 0.7, 0.2], [0.9, 0.0, 0.1]])
+    rows = classifier_rows(batch)
+    assert rows is not None and rows.shape == (2, 3)
+    assert predicted_class(batch) is None          # one sample's class, not a batch's
+    assert top_k_agree(batch, batch, 1) is True    # agreement covers every row
+    for not_scores in (np.array(3.0), np.array([5.0]), np.zeros((1, 2, 3))):
+        assert classifier_rows(not_scores) is None and predicted_class(not_scores) is None
