@@ -34,20 +34,21 @@ def runs_npu_model(npu_executor: str | None, config: BuildConfig) -> bool:
 
 def apply_npu_model_facts(result: RunResult, plan: RunPlan, build: BuildResult,
                           stream: ParsedStream) -> RunResult:
-    """The result with its NPU record, the emulated-cycles label and a model's refusal."""
-    if not runs_npu_model(plan.npu_executor, build.config):
-        result.npu = npu_record(stream, plan.target, plan.npu_executor)
-        return result
-    result.npu = functional_model_npu(stream)
-    label_emulated_npu_cycles(result, plan.target)
-    return explain_npu_model_refusal(result, stream)
+    """The result with its NPU record: on the functional NPU model, the model, the
+    emulated-cycles label and a refusal; on an NPU device, its PMU counters; else none (a
+    protocol app placed on a model's platform runs no NPU)."""
+    if runs_npu_model(plan.npu_executor, build.config):
+        result.npu = functional_model_npu(stream)
+        label_emulated_npu_cycles(result, plan.target)
+        return explain_npu_model_refusal(result, stream)
+    if plan.npu_executor == EXECUTOR_FVP:
+        result.npu = device_npu(stream, plan.target)
+    return result
 
 
-def npu_record(stream: ParsedStream, target: Target, executor: str | None) -> NpuPmu | None:
-    """NPU cycles and the named event counters, in the catalogue's counter order; on the
-    functional NPU model (`executor`), which model ran and how often (it has no counters)."""
-    if executor == EXECUTOR_MODEL:
-        return functional_model_npu(stream)
+def device_npu(stream: ParsedStream, target: Target) -> NpuPmu | None:
+    """An NPU device's cycles and named event counters, in the catalogue's counter order
+    (None: no NPU or no PMU record)."""
     cycles = stream.metric("ethosu_pmu_cycle_cntr")
     if not target.has_npu or cycles is None:
         return None

@@ -6,6 +6,8 @@ the protocol's own encoder, parsed by the real parser)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -13,9 +15,11 @@ from orchestrator.commands.run import RunRequest, execute
 from orchestrator.errors import OrchestratorError
 from orchestrator.firmware.npu_model_facts import (
     MODEL_DEFINITION,
+    apply_npu_model_facts,
+    device_npu,
     explain_npu_model_refusal,
+    functional_model_npu,
     label_emulated_npu_cycles,
-    npu_record,
     runs_npu_model,
 )
 from orchestrator.firmware_build import config_for_target
@@ -117,7 +121,7 @@ MODEL_REPORT: tuple[tuple[str, dict[str, object]], ...] = (
 
 
 def test_result_names_the_functional_model_and_invents_no_counters() -> None:
-    npu = npu_record(stream_of(*MODEL_REPORT), on_qemu("ethos-u55-128"), EXECUTOR_MODEL)
+    npu = functional_model_npu(stream_of(*MODEL_REPORT))
     assert npu is not None
     assert (npu.executor, npu.executor_version) == (EXECUTOR_MODEL, "ethosu_model x")
     assert npu.cycles is None and npu.counters == [] and npu.delegations == 1
@@ -174,7 +178,7 @@ def test_regress_keeps_no_cycles_of_a_functional_model_run() -> None:
 def test_fvp_result_says_fvp() -> None:
     stream = stream_of(("metric", {"name": "ethosu_pmu_cycle_cntr", "value": 1234,
                                    "unit": "cycles", "source": "ethosu_pmu"}))
-    npu = npu_record(stream, load_catalogue().target("ethos-u55-128"), "fvp")
+    npu = device_npu(stream, load_catalogue().target("ethos-u55-128"))
     assert npu is not None and npu.executor == "fvp" and npu.cycles == 1234
 
 
@@ -244,4 +248,25 @@ def test_a_runner_exit_does_not_hide_the_models_refusal() -> None:
     refused = explain_npu_model_refusal(failed, stream)
     refused.simulation = Simulation(exit_code=12)
     assert explain_exit(refused, stream, "convnet") is refused
+
+
+def test_a_protocol_app_placed_on_the_models_platform_gets_no_npu_record() -> None:
+    """The selftest built for an NPU target on QEMU runs no NPU: no record, no label; the
+    runner built for the same placement gets the model's record and label."""
+    placement = place(load_catalogue().target("ethos-u55-128"), "qemu")
+    plan = SimpleNamespace(npu_executor=placement.npu_executor, target=placement.target)
+    stream = stream_of(*MODEL_REPORT)
+
+    def applied(config: Any) -> RunResult:
+        result = systick_run(None)
+        return apply_npu_model_facts(result, plan, SimpleNamespace(config=config), stream)
+
+    selftest = applied(config_for_target(placement.target, app="selftest"))
+    assert selftest.npu is None and selftest.cpu is not None
+    assert selftest.cpu.includes_npu_model is None
+    mode = memory_mode_of(placement.target, None)
+    runner = applied(runner_build_config(placement.target, RunnerOptions(mode, pools_for(mode)),
+                                         Path("/nonexistent/runtime"), None))
+    assert runner.npu is not None and runner.npu.executor == EXECUTOR_MODEL
+    assert runner.cpu is not None and runner.cpu.includes_npu_model is True
 
