@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.firmware.npu_model_facts import apply_npu_model_facts
 from orchestrator.firmware_build import BuildResult
 from orchestrator.parse.protocol_values import cpu_cycles, outputs
 from orchestrator.protocol import ParsedStream
@@ -76,6 +77,7 @@ def run_firmware(plan: RunPlan, build: BuildResult, run_dir: Path, run_id: str, 
     result = run_result(run_id, plan.target, build, simulation, started_at=started_at)
     result.versions = result.versions.filled_from(plan.versions_now(), versions)
     result = plan.kind.explain_stop(result, simulation.outcome.transcript)
+    result = apply_npu_model_facts(result, plan, build, simulation.stream)
     return PlannedRun(result, simulation)
 
 

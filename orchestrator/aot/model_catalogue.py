@@ -10,11 +10,22 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator._toml import ANY, DATA_DIR, EACH, Layout, load_data
 from orchestrator.cache_check import sha256_of
 from orchestrator.errors import OrchestratorError
 
 MODELS_PATH = DATA_DIR / "models.toml"
+# Every key models.toml may hold (a misspelt one is refused, not read as its default).
+MODELS_LAYOUT: dict[str, Layout] = {
+    "rule": {"both": ANY, "seed": ANY},
+    "extras": ANY,
+    "builtin": {EACH: {"summary": ANY, "known": ANY, "exact_under": ANY}},
+    "upstream": {EACH: {"summary": ANY, "packages": ANY, "weights": ANY, "fetches": ANY,
+                        "known": ANY, "random_weights_package": ANY, "exact_under": ANY}},
+    "model_files": {EACH: {"file": ANY, "stands_for": ANY, "upstream_test": ANY,
+                           "summary": ANY, "known": ANY, "exact_under": ANY}},
+    "weights": {EACH: {"url": ANY, "sha256": ANY, "sha256_prefix": ANY, "store": ANY}},
+}
 UPSTREAM_PREFIX = "upstream:"
 UPSTREAM_PACKAGE = "executorch.examples.models"
 EXTRA_INSTALL = "pip install -e '.[{extra}]'"
@@ -176,7 +187,7 @@ def parse_model_catalogue(data: dict[str, Any], table: dict[str, tuple[str, str]
 def load_model_catalogue(path: Path = MODELS_PATH) -> ModelCatalogue:
     """The catalogue of models.toml and the installed ExecuTorch's MODEL_NAME_TO_MODEL."""
     table, problem = upstream_table()
-    return parse_model_catalogue(load_toml(path), table, problem)
+    return parse_model_catalogue(load_data(path, MODELS_LAYOUT), table, problem)
 
 
 def upstream_module_files(module: str) -> list[Path]:

@@ -27,11 +27,9 @@ from orchestrator.options import RunRequest
 from orchestrator.parse.protocol_values import outputs
 from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
-from orchestrator.protocol.stream import parse_text
 from orchestrator.results import Comparison, RunResult
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor
-from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu
 from orchestrator.runner.model_run import (
     ModelRun,
     build_model_run,
@@ -41,7 +39,6 @@ from orchestrator.runner.model_run import (
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.runner.sample_session import SessionLimits, run_session
 from orchestrator.sim.plan import plan_request
-from orchestrator.sim.session import TRANSCRIPT
 
 CPU_TARGET = "cortex-m55"          # a program with no Ethos-U delegate, when none is asked
 BUNDLE_FILE = "bundle_check.json"
@@ -143,7 +140,6 @@ def run_bundle(run: ModelRun, inspection: Inspection, bundle: Bundle,
                   for case in suite.cases]
     session = run_session(run, SessionLimits(run.request.timeout_s, run.request.idle_timeout_s,
                                              SECONDS_PER_CASE), input_sets)
-    label_npu(session.result, run)
     if session.samples:
         session.result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
     atol, rtol = tolerances(thresholds)
@@ -157,15 +153,6 @@ def run_bundle(run: ModelRun, inspection: Inspection, bundle: Bundle,
                              case.expected_outputs, atol, rtol, method.output_quantization)
     return judged_bundle(session.result, checks, len(suite.cases), len(session.samples),
                          atol, rtol, run)
-
-
-def label_npu(result: RunResult, run: ModelRun) -> None:
-    """Which NPU executed the session (the functional model on QEMU: no timing), read from
-    its transcript as a single run's result says it."""
-    transcript = run.run_dir / TRANSCRIPT
-    if transcript.is_file():
-        result.npu = npu_pmu(parse_text(transcript.read_text(errors="replace")), run.plan.target)
-        label_emulated_npu_cycles(result, run.plan.target)
 
 
 def judged_bundle(result: RunResult, checks: list[OutputCheck], cases: int, ran: int,

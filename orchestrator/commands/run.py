@@ -1,10 +1,7 @@
-"""`invoke run`: one entry point, dispatched on the app. Each app handler builds, simulates
-and returns a RunResult; this module writes it under scratch/runs/<id>/ and prints it.
-
-Apps register here by name -> "module:function" (imported only when used); the ExecuTorch
-runner (issue #6) adds "runner" with its own handler reading RunRequest.model; `--elf`
-selects "elf", an upstream-built runner ELF read with the upstream log parser (issue #7).
-"""
+"""`invoke run`: one entry point, dispatched on the app (orchestrator.apps.registry: the
+model app "runner", the protocol self-test and other declared apps, the NPU self-test, and
+"elf", an upstream-built runner ELF selected by `--elf`). The app builds, simulates and returns
+a RunResult; this module writes it under scratch/runs/<id>/ and prints it."""
 
 from __future__ import annotations
 
@@ -15,25 +12,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from orchestrator.cli import print_json, resolve
-from orchestrator.firmware_build.config import app_names
+from orchestrator.apps.app import Firmware
+from orchestrator.apps.registry import app_named
+from orchestrator.cli import print_json
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult, Status
 from orchestrator.results.record import write_result
 from orchestrator.results.summary_table import format_result, print_result
 from orchestrator.sim.session import interrupted_result
-from orchestrator.targets.catalogue import unknown_name_error
 
-APPS: dict[str, str] = {
-    "selftest": "orchestrator.selftest:run_app",
-    "npuselftest": "orchestrator.npu_selftest.handler:run_npu_selftest",
-    "runner": "orchestrator.evaluate.run_inputs:run_model",
-    "elf": "orchestrator.upstream_elf:run_upstream_elf",
-    "pte": "orchestrator.artifacts.run:run_pte",
-}
-PROTOCOL_APP = "orchestrator.selftest:run_app"   # an app under firmware/apps/ without its own
-__all__ = ["APPS", "RunRequest", "RunnerSettings", "execute", "run_command"]
+__all__ = ["RunRequest", "RunnerSettings", "execute", "run_command"]
 
 
 @contextmanager
@@ -59,29 +48,19 @@ def run_dir_for(work: Scratch, run_id: str) -> Path:
 
 
 def execute(request: RunRequest, work: Scratch | None = None) -> RunResult:
-    """Run the request's app handler; write result.json next to the transcript. An unnamed
-    app is resolved as `invoke run` does (RunRequest.resolved)."""
+    """Run the request's app; write result.json next to the transcript. An unnamed app is
+    resolved as `invoke run` does (RunRequest.resolved)."""
     if request.app is None:
         request = request.resolved()
-    handler = handler_of(str(request.app))
+    app = app_named(str(request.app))
     work = (work or scratch()).ensure()
     try:
-        result: RunResult = resolve(handler)(request, work)
+        result = app.run(request, work)
     except KeyboardInterrupt:
         record(work, interrupted_result(request.run_id, run_dir_for(work, request.run_id),
                                         request.target, request.sim, request.model))
         raise
     return record(work, result)
-
-
-def handler_of(app: str) -> str:
-    """The handler of `app`: its own (APPS), else the protocol app flow for an app the
-    firmware project declares (firmware/apps/<app>, orchestrator/data/firmware.toml)."""
-    if app in APPS:
-        return APPS[app]
-    if app in app_names():
-        return PROTOCOL_APP
-    raise unknown_name_error("app", app, sorted({*APPS, *app_names()}), "invoke run --help")
 
 
 def record(work: Scratch, result: RunResult) -> RunResult:
@@ -98,7 +77,7 @@ def run_command(request: RunRequest, json: bool = False) -> int:
         result = execute(request)
     if json:
         print_json(result.to_dict())
-    elif request.app == "elf":
+    elif app_named(str(request.app)).firmware is Firmware.UPSTREAM_ELF:
         print_result(result)
     else:
         print(format_result(result))

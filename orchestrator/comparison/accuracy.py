@@ -26,16 +26,26 @@ def snr_db(reference: Array, device: Array) -> float:
     return -math.inf if signal == 0.0 else 10.0 * math.log10(signal / noise)
 
 
-def _rows(array: Array) -> Array | None:
-    """Classifier-like scores as (batch, classes), else None."""
+def classifier_rows(array: Array) -> Array | None:
+    """The one rule for classifier-like scores: [classes] or [batch, classes] with at least two
+    classes, as (batch, classes) rows; else None."""
     if array.ndim == 0 or array.ndim > 2 or array.shape[-1] < 2:
         return None
     return array.reshape(-1, array.shape[-1])
 
 
+def predicted_class(output: Array) -> int | None:
+    """The argmax of one sample's classifier-like scores (classifier_rows with one row);
+    else None."""
+    rows = classifier_rows(output)
+    if rows is None or rows.shape[0] != 1:
+        return None
+    return int(np.argmax(rows[0]))
+
+
 def top_k_agree(device: Array, reference: Array, k: int) -> bool | None:
     """Does the reference's best class appear in the device's top k (every row)?"""
-    got, want = _rows(device), _rows(reference)
+    got, want = classifier_rows(device), classifier_rows(reference)
     if got is None or want is None or got.shape[-1] < k:
         return None
     best = want.argmax(-1)

@@ -80,6 +80,43 @@ def departure(device: Array, reference: Array, output: int = 0,
     return Departure(count, int(device.size), element(np.argwhere(differ)[0]), element(worst))
 
 
+def bit_equal(first: Array, second: Array) -> bool:
+    """Same dtype, same shape, every element the same bits (-0.0 is not 0.0, NaN equals
+    the same NaN)."""
+    return (first.dtype == second.dtype and first.shape == second.shape
+            and bool(np.array_equal(_bits(first), _bits(second))))
+
+
+def all_bit_equal(first: Sequence[Array], second: Sequence[Array]) -> bool:
+    """As many arrays, each bit_equal to its counterpart."""
+    return len(first) == len(second) and all(
+        bit_equal(x, y) for x, y in zip(first, second, strict=True))
+
+
+def differing_elements(first: Array, second: Array) -> int:
+    """How many elements of two same-shape arrays differ bit for bit (all, when the shapes or
+    dtypes differ)."""
+    if first.shape != second.shape or first.dtype != second.dtype:
+        return int(max(first.size, second.size))
+    return int(np.count_nonzero(_bits(first) != _bits(second)))
+
+
+def departure_sentence(found: dict[str, Any], device: str = "device",
+                       reference: str = "reference") -> str:
+    """The part of every departure's sentence that names its elements, from a
+    Departure.to_json() record: 'D/E elements differ, first at I device x vs reference y,
+    worst at J device u vs reference v' (`device`, `reference`: what each side is called)."""
+    first, worst = found["first"], found["worst"]
+    return (f"{found['differing']}/{found['elements']} elements differ, first at "
+            f"{first['index']} {device} {_number(first['device'])} vs {reference} "
+            f"{_number(first['reference'])}, worst at {worst['index']} {device} "
+            f"{_number(worst['device'])} vs {reference} {_number(worst['reference'])}")
+
+
+def _number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
 def describe(element: Mismatch) -> str:
     """'output 0[1, 2]: device 3, reference 4' (the output's path in its place when named:
     "output['h'][1, 2]: ...")."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.comparison.accuracy import output_accuracy
+from orchestrator.comparison.accuracy import output_accuracy, predicted_class
 from orchestrator.comparison.departure import judge
 
 Array = np.ndarray[Any, Any]
@@ -35,14 +35,6 @@ class SampleScore:
     host_class: int | None = None
     device_class: int | None = None
     error_steps: list[float] = field(default_factory=list)   # device - float, output 0
-
-
-def predicted_class(output: Array) -> int | None:
-    """The argmax of classifier-like scores ([classes] or [1, classes]); else None."""
-    if output.ndim == 0 or output.ndim > 2 or output.size != output.shape[-1] or \
-            output.shape[-1] < 2:
-        return None
-    return int(np.argmax(output.reshape(-1)))
 
 
 def score_sample(index: int, file: str, label: int | None, cycles: int | None,

@@ -17,8 +17,6 @@ from orchestrator.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.results.model import new_run_id, utc_now
 from orchestrator.runner.config import pools_for, runner_data
-from orchestrator.runner.failure_causes import explain_npu_model_refusal
-from orchestrator.runner.metrics import functional_model_npu, label_emulated_npu_cycles
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import RunPlan, plan_run, sim_options
 from orchestrator.targets import Target
@@ -66,16 +64,14 @@ def run_case(work: Scratch, plan: RunPlan, case: NpuCase, build: BuildResult,
              started: str | None = None, run_id: str | None = None,
              run_dir: Path | None = None) -> RunResult:
     """Run the built app as planned (in scratch/runs/<id>/ unless `run_dir` is given); the
-    RunResult names the functional model as the NPU."""
+    RunResult names the functional model as the NPU (run_firmware's npu_model_facts)."""
     run_id = run_id or new_run_id()
     run = run_firmware(plan, build, run_dir or work.runs / run_id, run_id, started_at=started,
                        versions=case.versions)
     result = run.result
     result.model = case.name
-    result.npu = functional_model_npu(run.simulation.stream)
-    label_emulated_npu_cycles(result, plan.target)
     result.target.options["compiled_for"] = case.compiled_for
-    return explain_npu_model_refusal(result, run.simulation.stream)
+    return result
 
 
 def run_npu_selftest(request: RunRequest, work: Scratch) -> RunResult:

@@ -12,7 +12,7 @@ from orchestrator.parse.classify import cause_rules
 from orchestrator.parse.exit_codes import RESULT_KIND, classify_exit
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import LogLine
-from orchestrator.parse.protocol_values import cpu_cycles, outputs
+from orchestrator.parse.protocol_values import cpu_cycles, outputs, reported_model_version
 from orchestrator.parse.status_codes import status_details
 from orchestrator.protocol.ending import protocol_ending
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, Kind
@@ -55,10 +55,9 @@ def apply_protocol(facts: LogFacts, stream: ParsedStream) -> None:
         facts.mark("runner", facts.log.lines)
         facts.versions.extra["firmware_build_id"] = stream.begin.build_id
         facts.runner["protocol_app"] = stream.begin.app
-    model = next((frame.fields["npu_model_version"] for frame in stream.other
-                  if frame.type == "note" and "npu_model_version" in frame.fields), None)
+    model = reported_model_version(stream)
     if model:
-        facts.versions.extra[FUNCTIONAL_MODEL_VERSION] = str(model)
+        facts.versions.extra[FUNCTIONAL_MODEL_VERSION] = model
     facts.outputs = facts.outputs or outputs(stream)
     facts.cpu = facts.cpu or cpu_cycles(stream)
     for problem in stream.problems[:3]:

@@ -31,3 +31,9 @@ def cpu_cycles(stream: ParsedStream) -> CpuCycles | None:
              if m.name.endswith("_cycles") and m.name != "total_cycles"}
     return CpuCycles(source=source, note=CYCLE_NOTES.get(source, total.unit),
                      total=total.value, per_operator=parts)
+
+
+def reported_model_version(stream: ParsedStream) -> str | None:
+    """The functional NPU model's version as the firmware's note reported it (None: none)."""
+    return next((str(frame.fields["npu_model_version"]) for frame in stream.other
+                 if frame.type == "note" and "npu_model_version" in frame.fields), None)

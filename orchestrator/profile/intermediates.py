@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.comparison.departure import departure
+from orchestrator.comparison.departure import departure, departure_sentence
 from orchestrator.profile.table import KERNEL_PREFIX
 
 Intermediate = tuple[str, np.ndarray[Any, Any]]
@@ -110,11 +110,7 @@ def describe(comparison: dict[str, Any]) -> str:
         extra = f" ({comparison['stopped']})" if comparison.get("stopped") else ""
         return (f"every one of {comparison['compared']} compared operator outputs equals the "
                 f"exact reference{extra}")
-    first, worst = found["first"], found["worst"]
     return (f"operator {found['operator_index']} ({found['operator']}) is the first "
             f"whose output departs from the exact reference ({found['reference_op']}): "
-            f"{found['differing']}/{found['elements']} elements differ, first "
-            f"{first['index']} device {first['device']:g} vs {first['reference']:g}, worst "
-            f"{worst['index']} device {worst['device']:g} vs {worst['reference']:g}; next: "
-            f"compare the {found['operator']} kernel with its host model "
-            "(orchestrator/exact/kernels.py) on that operator's inputs")
+            f"{departure_sentence(found)}; next: compare the {found['operator']} kernel with "
+            "its host model (orchestrator/exact/kernels.py) on that operator's inputs")

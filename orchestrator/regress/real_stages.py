@@ -1,6 +1,7 @@
 """The real stages behind the engine: firmware builds (orchestrator.firmware_build), the batch
-compile (orchestrator.aot), and simulation through the run plan (app cells: app_lane;
-model cells: the model runner of the run stage, model_lane)."""
+compile (orchestrator.aot), and simulation through the run plan, each cell in the lane of its
+app (orchestrator.apps.registry): the model app's (model_lane), the protocol apps' and the NPU
+self-test's (app_lane)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.vela_report import vela_estimate
+from orchestrator.apps.app import App, Firmware
+from orchestrator.apps.registry import MODEL, app_named
 from orchestrator.errors import OrchestratorError
 from orchestrator.paths import Scratch
-from orchestrator.regress import app_lane, model_lane
+from orchestrator.regress.app_lane import NpuSelftestLane, ProtocolAppLane
 from orchestrator.regress.cell_options import compile_choices
 from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.lowering_plan import library_request
+from orchestrator.regress.model_lane import ModelLane
 from orchestrator.regress.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
+    Lane,
 )
 from orchestrator.results import MemoryUse, RunResult
 from orchestrator.runner.model_run import model_choices
@@ -40,6 +45,16 @@ class RealStages:
         self.build_jobs = build_jobs
         self.catalogue = load_catalogue()
         self.toolset = toolset
+        self.lanes: dict[Firmware, Lane] = {Firmware.RUNNER: ModelLane(),
+                                            Firmware.PROTOCOL_APP: ProtocolAppLane(),
+                                            Firmware.NPU_SELFTEST: NpuSelftestLane()}
+
+    def lane(self, app: App) -> Lane:
+        """The lane that builds and runs `app`'s cells (an upstream ELF has none here)."""
+        if app.firmware not in self.lanes:
+            raise OrchestratorError(f"a regress cell cannot run the {app.name} app",
+                                    "invoke run --help")
+        return self.lanes[app.firmware]
 
     def unavailable(self, cell: Cell) -> str | None:
         """Why the cell's simulator (or the model runner) cannot be used here."""
@@ -56,22 +71,16 @@ class RealStages:
             simulator_binary(self.tree, self.catalogue.simulators[cell.simulator])
         except OrchestratorError as error:
             return error.message
-        if cell.mode is Mode.RUN:
-            return model_lane.unavailable(self.tree, cell)
-        return None
+        return self.lane(cell_app(cell)).unavailable(self.tree, cell)
 
     def firmware_config(self, cell: Cell) -> FirmwareConfig:
         """The app (selftest, npuselftest, ...) for app cells; the model runner for model
         cells."""
-        if cell.mode is Mode.RUN:
-            return model_lane.firmware_config(cell)
-        return app_lane.firmware_config(cell)
+        return self.lane(cell_app(cell)).firmware_config(cell)
 
     def build_firmware(self, config: FirmwareConfig) -> FirmwareOutcome:
         """Configure if needed and build incrementally; `cached` when nothing was rebuilt."""
-        if config.app == "runner":
-            return model_lane.build(self.tree, config)
-        return app_lane.build(self.tree, config, self.build_jobs)
+        return self.lane(app_named(config.app)).build(self.tree, config, self.build_jobs)
 
     def compile_batch(self, requests: list[CompileJob], log_dir: Path
                       ) -> dict[CompileJob, CompileOutcome]:
@@ -133,15 +142,20 @@ class RealStages:
         """Simulate one cell into out_dir (transcript, command) and return its result."""
         if cell.mode is Mode.RUN:
             assert compiled is not None
-            return model_lane.run_cell(self.tree, cell, firmware.product, compiled.product,
-                                       out_dir)
-        return app_lane.run_cell(self.tree, cell, firmware.product, out_dir)
+        return self.lane(cell_app(cell)).run_cell(self.tree, cell, firmware.product,
+                                                  compiled.product if compiled else None,
+                                                  out_dir)
 
     def verify_cell(self, cell: Cell, compiled: CompileOutcome, out_dir: Path) -> RunResult:
         """`invoke verify`'s check of the compiled product on the host's NPU model."""
         from orchestrator.regress.verify_lane import verify_cell
 
         return verify_cell(cell, compiled.product, out_dir)
+
+
+def cell_app(cell: Cell) -> App:
+    """The app a cell runs: the model app for a model cell, else the app it names."""
+    return MODEL if cell.mode is Mode.RUN else app_named(cell.model_spec)
 
 
 def _compiled(product: Any) -> CompileOutcome:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from orchestrator.paths import Scratch
 from orchestrator.regress.cells import Cell
 from orchestrator.results import MemoryUse, RunResult, VelaEstimate, Versions
 
@@ -96,3 +97,22 @@ class Stages(Protocol):
 
     def verify_cell(self, cell: Cell, compiled: CompileOutcome, out_dir: Path) -> RunResult:
         """Check a verify cell's compiled product on the host's functional NPU model."""
+
+
+class Lane(Protocol):
+    """How cells of one kind of app firmware (orchestrator.apps.app.Firmware) are built and
+    run: the real stages pick a cell's lane from its app (orchestrator.apps.registry)."""
+
+    def unavailable(self, tree: Scratch, cell: Cell) -> str | None:
+        """Why the lane cannot run the cell here (beyond its simulator), or None."""
+
+    def firmware_config(self, cell: Cell) -> FirmwareConfig:
+        """The firmware configuration the cell runs."""
+
+    def build(self, tree: Scratch, config: FirmwareConfig, jobs: int) -> FirmwareOutcome:
+        """Configure and build one firmware configuration (incremental)."""
+
+    def run_cell(self, tree: Scratch, cell: Cell, built: Any, compiled: Any,
+                 out_dir: Path) -> RunResult:
+        """Simulate the cell with the lane's build (`built`) and compile product."""
+

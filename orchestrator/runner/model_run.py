@@ -19,11 +19,7 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
 from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.failure_causes import (
-    check_nonce,
-    explain_exit,
-    explain_npu_model_refusal,
-)
+from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import (
     RunnerBuild,
     RunnerOptions,
@@ -31,7 +27,7 @@ from orchestrator.runner.firmware import (
     drives_npu_device,
     runner_npu_axi,
 )
-from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu, pools
+from orchestrator.runner.metrics import pools
 from orchestrator.runner.output_check import check_outputs
 from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
@@ -204,13 +200,12 @@ def place_areas(run: ModelRun, inputs: bytes, input_bytes: int | None = None
 
 
 def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
-    """Pools, NPU counters, exit meaning, exactness and accuracy, build facts."""
+    """Pools, exit meaning, exactness and accuracy, build facts (the NPU record is
+    run_firmware's: orchestrator.firmware.npu_model_facts)."""
     product, target, build, run_dir = run.product, run.plan.target, run.build, run.run_dir
     settings, model = run.request.runner, run.request.model or ""
     result.model = run.request.model
     result.memory = pools(stream, result.memory)
-    result.npu = npu_pmu(stream, target)
-    label_emulated_npu_cycles(result, target)
     result.vela = result.vela or vela_estimate(product.manifest.get("vela"))
     result.timings_s.update({f"{name}_build": s for name, s in build.seconds.items()})
     result.target.options.update({"runtime": str(build.runtime.build_dir),
@@ -225,7 +220,6 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
                              "input_area": str(run_dir / INPUT_FILE)})
     result = explain_exit(result, stream, model)
-    result = explain_npu_model_refusal(result, stream)
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)

@@ -11,12 +11,13 @@ import numpy as np
 
 from orchestrator.aot.products import DELEGATION_REPORT, Product
 from orchestrator.aot.tensors import load_array
+from orchestrator.comparison.departure import all_bit_equal, bit_equal, differing_elements
 from orchestrator.tosa.graph import CONSTANTS, main_operators
 from orchestrator.tosa.partitions import Partition, product_partitions
+from orchestrator.tosa.random_inputs import draw_inputs
 
 VELA_ESTIMATES = ("total_cycles", "npu_cycles", "sram_used_kib", "dram_used_kib",
                   "npu_operators", "cpu_operators")
-INT32_DRAW = 1 << 12   # 32-bit inputs drawn from +-4096: TOSA leaves int32 overflow undefined
 
 
 def _delegation(product: Product) -> dict[str, Any]:
@@ -57,39 +58,17 @@ def _arrays(product: Product, folder: str) -> list[np.ndarray[Any, Any]]:
     return [load_array(record) for record in read_tensor_dir(product.directory / folder)]
 
 
-def _same(first: list[np.ndarray[Any, Any]], second: list[np.ndarray[Any, Any]]) -> bool:
-    return len(first) == len(second) and all(
-        x.shape == y.shape and x.dtype == y.dtype and np.array_equal(x, y)
-        for x, y in zip(first, second, strict=True))
-
-
 def outputs_agree(a: Product, b: Product) -> dict[str, Any]:
     """Whether the two programs' exact outputs agree bit for bit on the same inputs."""
     from orchestrator.aot.products import INPUTS, REFERENCE_EXACT
 
-    if not _same(_arrays(a, INPUTS), _arrays(b, INPUTS)):
+    if not all_bit_equal(_arrays(a, INPUTS), _arrays(b, INPUTS)):
         return {"agree": None, "why": "the two products' example inputs differ"}
     first, second = _arrays(a, REFERENCE_EXACT), _arrays(b, REFERENCE_EXACT)
-    if _same(first, second):
+    if all_bit_equal(first, second):
         return {"agree": True, "outputs": len(first)}
-    differing = [int(np.count_nonzero(x != y)) if x.shape == y.shape else int(x.size)
-                 for x, y in zip(first, second, strict=False)]
+    differing = [differing_elements(x, y) for x, y in zip(first, second, strict=False)]
     return {"agree": False, "outputs": len(first), "differing_elements": differing}
-
-
-def _draw(partition: Partition, seed: int) -> list[np.ndarray[Any, Any]]:
-    generator = np.random.default_rng(seed)
-    arrays = []
-    for tensor in partition.inputs:
-        dtype = np.dtype(tensor.dtype)
-        if dtype.kind == "f":
-            arrays.append(generator.standard_normal(tensor.shape).astype(dtype))
-            continue
-        info = np.iinfo(dtype)
-        low, high = (max(info.min, -INT32_DRAW), min(info.max, INT32_DRAW)) \
-            if dtype.itemsize >= 4 else (info.min, info.max)
-        arrays.append(generator.integers(low, high, tensor.shape, dtype=dtype, endpoint=True))
-    return arrays
 
 
 def _interface(partition: Partition) -> list[tuple[str, tuple[int, ...]]]:
@@ -102,12 +81,12 @@ def _compared_operator(index: int, partition: int, op_a: Any, op_b: Any,
     if op_a.op != op_b.op or out_a.shape != out_b.shape:
         return {"partition": partition, "operator": index, "a": op_a.op, "b": op_b.op,
                 "why": "the graphs diverge here (operator or shape differs)"}
-    if np.array_equal(out_a, out_b):
+    if bit_equal(out_a, out_b):
         return None
     difference = np.abs(out_a.astype(np.int64) - out_b.astype(np.int64)) \
         if out_a.dtype.kind in "iu" else np.abs(out_a - out_b)
     return {"partition": partition, "operator": index, "a": op_a.op, "b": op_b.op,
-            "differing": int(np.count_nonzero(out_a != out_b)), "elements": int(out_a.size),
+            "differing": differing_elements(out_a, out_b), "elements": int(out_a.size),
             "max_difference": float(difference.max()),
             "why": "same operator, same inputs, different output"}
 
@@ -116,7 +95,7 @@ def _first_in_partition(index: int, first: Partition, second: Partition
                         ) -> dict[str, Any] | None:
     from orchestrator.tosa.intermediates import run_with_intermediates
 
-    inputs = _draw(first, seed=index)
+    inputs = draw_inputs(first.inputs, seed=index)
     values_a = run_with_intermediates(first.tosa, inputs)
     values_b = run_with_intermediates(second.tosa, inputs)
     ops_a = [op for op in main_operators(first.tosa) if op.op not in CONSTANTS]

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.comparison.departure import departure
+from orchestrator.comparison.departure import departure, departure_sentence
 from orchestrator.tosa.graph import operators_behind
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.binstream import VelaProgram
@@ -306,11 +306,7 @@ def _alike(found: dict[str, Any]) -> str:
 
 def describe_departure(found: dict[str, Any]) -> str:
     """One sentence naming the operation and its first and worst element."""
-    first, worst = found["first"], found["worst"]
     return (f"first departure at NPU operation {found['operation']} ({found['command']}, "
             f"stream word {found['word']}) implementing "
             f"{'+'.join(found['tosa_operators']) or '?'} -> {found['tosa_tensor']}"
-            f"{_held(found)}{_alike(found)}: "
-            f"{found['differing']}/{found['elements']} differ; first at {first['index']} "
-            f"NPU {first['device']} vs TOSA {first['reference']}, worst at {worst['index']} "
-            f"NPU {worst['device']} vs TOSA {worst['reference']}")
+            f"{_held(found)}{_alike(found)}: {departure_sentence(found, 'NPU', 'TOSA')}")

@@ -24,6 +24,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
 from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions
+from orchestrator.tosa.random_inputs import draw_inputs, random_range
 from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu import MODEL_NAME
 from orchestrator.vnpu.binstream import VelaProgram, programs_in_pte
@@ -37,8 +38,6 @@ from orchestrator.vnpu.vela_faults import naming_known_faults
 from orchestrator.vnpu.version import model_version
 
 RANDOM_SEEDS = (0, 1)
-# Random 32-bit (and wider) integer inputs: a product of two or a sum of 2^16 stays in int32.
-WIDE_INPUT_RANGE = (-(1 << 15), (1 << 15) - 1)
 ETHOSU_BACKEND = "EthosUBackend"
 OBSERVED_ARCHS = (55, 65, 85)   # the observer reports what their operations store (em_observe.c)
 
@@ -99,28 +98,14 @@ class VerifyReport:
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
-def random_range(dtype: str) -> tuple[int, int]:
-    """The range random inputs of an integer dtype are drawn from: the whole range up to 16
-    bits, WIDE_INPUT_RANGE (clipped to the dtype) beyond."""
-    info = np.iinfo(np.dtype(dtype))
-    if info.bits <= 16:
-        return int(info.min), int(info.max)
-    return max(int(info.min), WIDE_INPUT_RANGE[0]), min(int(info.max), WIDE_INPUT_RANGE[1])
-
-
 def random_inputs(interface: GraphInterface, seed: int) -> list[np.ndarray[Any, Any]]:
-    """Seeded tensors of each input's integer dtype over its random_range."""
-    generator = np.random.default_rng(seed)
-    arrays = []
+    """Seeded tensors of each input's integer dtype over its random_range (the one drawer,
+    orchestrator.tosa.random_inputs)."""
     for tensor in interface.inputs:
-        dtype = np.dtype(tensor.dtype)
-        if dtype.kind not in "iu":
+        if np.dtype(tensor.dtype).kind not in "iu":
             raise OrchestratorError(f"partition input {tensor.name} is {tensor.dtype}; the NPU "
                                     "model runs integer graphs", "compile with --quantize int8")
-        low, high = random_range(tensor.dtype)
-        arrays.append(generator.integers(low, high, size=tensor.shape, endpoint=True,
-                                         dtype=dtype))
-    return arrays
+    return draw_inputs(interface.inputs, seed)
 
 
 def _quantized(array: np.ndarray[Any, Any], tensor: PartitionTensor,

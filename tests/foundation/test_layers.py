@@ -15,8 +15,8 @@ PACKAGE = ROOT / "orchestrator"
 
 # Bottom to top. A module belongs to the first layer with a prefix that matches it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("orchestrator.__init__", "orchestrator.errors", "orchestrator.paths",
-                    "orchestrator.command_line",
+    ("foundation", ("orchestrator.__init__", "orchestrator.foundation", "orchestrator.errors",
+                    "orchestrator.paths", "orchestrator.command_line",
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
                     "orchestrator.hosttools", "orchestrator.crash_report",
                     "orchestrator.cmake_cache", "orchestrator.file_faults",
@@ -25,19 +25,19 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "orchestrator.results", "orchestrator.targets",
                     "orchestrator.comparison", "orchestrator.cache_check")),
     ("options", ("orchestrator.options",)),
-    ("stages", ("orchestrator.setup", "orchestrator.toolsets", "orchestrator.aot",
-                "orchestrator.parse",
+    ("stages", ("orchestrator.setup", "orchestrator.doctor", "orchestrator.toolsets",
+                "orchestrator.aot", "orchestrator.parse",
                 "orchestrator.tosa", "orchestrator.exact", "orchestrator.vnpu",
                 "orchestrator.profile")),
     ("sim", ("orchestrator.sim",)),
-    ("firmware", ("orchestrator.firmware_build", "orchestrator.firmware_run",
-                  "orchestrator.selftest", "orchestrator.upstream_elf",
-                  "orchestrator.doctor")),
-    ("runner", ("orchestrator.runner", "orchestrator.npu_selftest")),
+    ("firmware", ("orchestrator.firmware", "orchestrator.firmware_build",
+                  "orchestrator.firmware_run")),
+    ("runner", ("orchestrator.runner",)),
     ("evaluate", ("orchestrator.evaluate", "orchestrator.artifacts")),
+    ("apps", ("orchestrator.apps", "orchestrator.selftest", "orchestrator.upstream_elf",
+              "orchestrator.npu_selftest", "orchestrator.evaluate.run_inputs")),
     ("regress", ("orchestrator.regress",)),
-    ("commands", ("orchestrator.commands",)),
-    ("tasks", ("orchestrator.task_options",)),
+    ("commands", ("orchestrator.commands", "orchestrator.task_options")),
 ]
 
 

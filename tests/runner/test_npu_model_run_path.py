@@ -6,11 +6,23 @@ the protocol's own encoder, parsed by the real parser)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from orchestrator.commands.run import RunRequest, execute
 from orchestrator.errors import OrchestratorError
+from orchestrator.firmware.npu_model_facts import (
+    MODEL_DEFINITION,
+    apply_npu_model_facts,
+    device_npu,
+    explain_npu_model_refusal,
+    functional_model_npu,
+    label_emulated_npu_cycles,
+    runs_npu_model,
+)
+from orchestrator.firmware_build import config_for_target
 from orchestrator.firmware_build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.parse.protocol_values import CYCLE_NOTES
 from orchestrator.paths import scratch
@@ -25,15 +37,16 @@ from orchestrator.results import (
     NpuPmu,
     PmuCounter,
     RunResult,
+    Simulation,
     Status,
 )
 from orchestrator.results.schema import validation_errors
 from orchestrator.results.summary_table import format_result, summary_rows
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.failure_causes import explain_npu_model_refusal
+from orchestrator.runner.failure_causes import explain_exit
 from orchestrator.runner.firmware import RunnerOptions, runner_build_config
-from orchestrator.runner.metrics import label_emulated_npu_cycles, npu_pmu
 from orchestrator.runner.model_run import npu_axi_record
+from orchestrator.sim.plan import place
 from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import Target, load_catalogue
 
@@ -108,7 +121,7 @@ MODEL_REPORT: tuple[tuple[str, dict[str, object]], ...] = (
 
 
 def test_result_names_the_functional_model_and_invents_no_counters() -> None:
-    npu = npu_pmu(stream_of(*MODEL_REPORT), on_qemu("ethos-u55-128"))
+    npu = functional_model_npu(stream_of(*MODEL_REPORT))
     assert npu is not None
     assert (npu.executor, npu.executor_version) == (EXECUTOR_MODEL, "ethosu_model x")
     assert npu.cycles is None and npu.counters == [] and npu.delegations == 1
@@ -165,7 +178,7 @@ def test_regress_keeps_no_cycles_of_a_functional_model_run() -> None:
 def test_fvp_result_says_fvp() -> None:
     stream = stream_of(("metric", {"name": "ethosu_pmu_cycle_cntr", "value": 1234,
                                    "unit": "cycles", "source": "ethosu_pmu"}))
-    npu = npu_pmu(stream, load_catalogue().target("ethos-u55-128"))
+    npu = device_npu(stream, load_catalogue().target("ethos-u55-128"))
     assert npu is not None and npu.executor == "fvp" and npu.cycles == 1234
 
 
@@ -208,3 +221,52 @@ def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:
     record = npu_axi_record(on_fvp, memory_mode_of(on_fvp, None), fast=False)
     assert record is not None and record["timing_adapters_in_effect"] is True
     assert npu_axi_record(load_catalogue().target("cortex-m55"), "Shared_Sram", False) is None
+
+
+def test_the_npu_model_is_decided_from_the_plan_and_the_build() -> None:
+    """The runner built for a target placed on QEMU embeds the model and its plan names it the
+    executor: the facts apply; the selftest built for the same placement does not embed it."""
+    placement = place(load_catalogue().target("ethos-u55-128"), "qemu")
+    assert placement.npu_executor == EXECUTOR_MODEL
+    runner = runner_build_config(placement.target, RunnerOptions(
+        memory_mode_of(placement.target, None), pools_for(memory_mode_of(placement.target,
+                                                                          None))),
+        Path("/nonexistent/runtime"), None)
+    assert MODEL_DEFINITION in dict(runner.options)
+    assert runs_npu_model(placement.npu_executor, runner)
+    selftest = config_for_target(placement.target, app="selftest")
+    assert not runs_npu_model(placement.npu_executor, selftest)
+    assert not runs_npu_model("fvp", runner)
+
+
+def test_a_runner_exit_does_not_hide_the_models_refusal() -> None:
+    reason = "functional NPU model (ethos-u55-128): unimplemented command 0x4242"
+    stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
+                                 "npu_config": "ethos-u55-128", "npu_model_code": 4}))
+    failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
+        kind=Kind.EXECUTION_FAILURE, summary="x", next_step="y"))
+    refused = explain_npu_model_refusal(failed, stream)
+    refused.simulation = Simulation(exit_code=12)
+    assert explain_exit(refused, stream, "convnet") is refused
+
+
+def test_a_protocol_app_placed_on_the_models_platform_gets_no_npu_record() -> None:
+    """The selftest built for an NPU target on QEMU runs no NPU: no record, no label; the
+    runner built for the same placement gets the model's record and label."""
+    placement = place(load_catalogue().target("ethos-u55-128"), "qemu")
+    plan = SimpleNamespace(npu_executor=placement.npu_executor, target=placement.target)
+    stream = stream_of(*MODEL_REPORT)
+
+    def applied(config: Any) -> RunResult:
+        result = systick_run(None)
+        return apply_npu_model_facts(result, plan, SimpleNamespace(config=config), stream)
+
+    selftest = applied(config_for_target(placement.target, app="selftest"))
+    assert selftest.npu is None and selftest.cpu is not None
+    assert selftest.cpu.includes_npu_model is None
+    mode = memory_mode_of(placement.target, None)
+    runner = applied(runner_build_config(placement.target, RunnerOptions(mode, pools_for(mode)),
+                                         Path("/nonexistent/runtime"), None))
+    assert runner.npu is not None and runner.npu.executor == EXECUTOR_MODEL
+    assert runner.cpu is not None and runner.cpu.includes_npu_model is True
+

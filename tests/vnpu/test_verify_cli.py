@@ -20,9 +20,10 @@ from orchestrator.options.compile import CompileChoices, CompileTask
 from orchestrator.options.fields import cli_specs
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.paths import SCRATCH_ENV
+from orchestrator.tosa.random_inputs import WIDE_INPUT_RANGE, random_range
 from orchestrator.vnpu.clobber import NEXT_STEP
 from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.verify import WIDE_INPUT_RANGE, random_range, verify_product
+from orchestrator.vnpu.verify import verify_product
 
 ROOT = Path(__file__).resolve().parents[2]
 
