@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.commands import run
+import orchestrator.api.run_job as run
 from orchestrator.errors import OrchestratorError
 
 

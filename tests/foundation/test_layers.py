@@ -36,8 +36,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runner", ("orchestrator.runner", "orchestrator.npu_selftest")),
     ("evaluate", ("orchestrator.evaluate",)),
     ("regress", ("orchestrator.regress",)),
+    ("api", ("orchestrator.api",)),
     ("commands", ("orchestrator.commands",)),
-    ("tasks", ("orchestrator.task_options",)),
+    ("tasks", ("orchestrator.task_options", "orchestrator.pytest_plugin",
+               "orchestrator.pytest_fixtures")),
 ]
 
 
