@@ -5,6 +5,8 @@ OrchestratorError are reported as the tool's one line; the numbers land in the J
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -99,3 +101,20 @@ def test_the_example_runs_on_qemu_with_the_sources(pytester: pytest.Pytester, so
     ran = properties(junit)["test_runs_on_qemu_bit_exact[ethos-u55-128]"]
     assert ran["ethosu.mismatches"] == "0"
     assert ran["ethosu.npu.executor"] == "functional-model"
+
+
+def test_the_entry_point_names_the_plugin_module():
+    """pyproject.toml registers it; where this checkout is the installed one, so does the
+    installed metadata (pytest loads it from there)."""
+    import importlib.metadata
+
+    root = EXAMPLE.parents[1]
+    declared = re.search(r"\[project.entry-points.pytest11\]\n(.*)\n",
+                         (root / "pyproject.toml").read_text())
+    assert declared is not None and declared[1] == f'ethosu = "{PLUGIN[1]}"'
+    assert hasattr(importlib.import_module(PLUGIN[1]), "pytest_addoption")
+    installed = importlib.metadata.distribution("ethosu-orchestrator")
+    origin = json.loads(installed.read_text("direct_url.json") or "{}").get("url", "")
+    if origin == root.as_uri():
+        points = installed.entry_points.select(group="pytest11")
+        assert [(p.name, p.value) for p in points] == [("ethosu", PLUGIN[1])]
