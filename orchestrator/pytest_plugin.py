@@ -11,7 +11,8 @@ or `ethosu = true` in the ini file. Then a test gets
   installed yet, instead of a failure;
 - an OrchestratorError escaping a test is reported as its one line, not a traceback.
 
-The scratch: `--ethosu-scratch DIR`, else `ethosu_scratch` in the ini, else the CLI's
+The scratch: `--ethosu-scratch=DIR` (with the `=`), else `ethosu_scratch` in the ini, else
+the CLI's
 ($ETHOSU_ORCH_SCRATCH, else the checkout's scratch/, where `invoke setup` installed things).
 """
 

@@ -62,7 +62,7 @@ def test_a_failing_report_and_an_error_print_the_one_line(pytester: pytest.Pytes
         def test_target_without_marker(ethosu_target):
             pass
     ''')
-    result = pytester.runpytest(*PLUGIN, "--ethosu", "--ethosu-scratch", str(tmp_path), "-v")
+    result = pytester.runpytest(*PLUGIN, "--ethosu", f"--ethosu-scratch={tmp_path}", "-v")
     result.assert_outcomes(passed=2, failed=2, errors=1)
     result.stdout.fnmatch_lines([
         "*test_targets?ethos-u55-128? PASSED*", "*test_targets?ethos-u85-128? PASSED*",
@@ -78,7 +78,7 @@ def test_the_example_verifies_on_both_targets_and_skips_qemu_unset_up(
         pytester: pytest.Pytester, tmp_path):
     copy_example(pytester)
     junit = tmp_path / "junit.xml"
-    result = pytester.runpytest(*PLUGIN, "--ethosu-scratch", str(tmp_path / "scratch"),
+    result = pytester.runpytest(*PLUGIN, f"--ethosu-scratch={tmp_path / 'scratch'}",
                                 f"--junitxml={junit}", "-rs")
     result.assert_outcomes(passed=2, skipped=2)
     result.stdout.fnmatch_lines(["*is not set up to run on ethos-u55-128 under qemu "
@@ -95,7 +95,7 @@ def test_the_example_runs_on_qemu_with_the_sources(pytester: pytest.Pytester, so
                                                    tmp_path):
     copy_example(pytester)
     junit = tmp_path / "junit.xml"
-    result = pytester.runpytest(*PLUGIN, "--ethosu-scratch", str(sourced_scratch),
+    result = pytester.runpytest(*PLUGIN, f"--ethosu-scratch={sourced_scratch}",
                                 f"--junitxml={junit}")
     result.assert_outcomes(passed=4)
     ran = properties(junit)["test_runs_on_qemu_bit_exact[ethos-u55-128]"]
