@@ -37,7 +37,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("apps", ("orchestrator.apps", "orchestrator.selftest", "orchestrator.upstream_elf",
               "orchestrator.npu_selftest", "orchestrator.evaluate.run_inputs")),
     ("regress", ("orchestrator.regress",)),
-    ("commands", ("orchestrator.commands", "orchestrator.task_options")),
+    ("api", ("orchestrator.api",)),
+    ("commands", ("orchestrator.commands",)),
+    ("tasks", ("orchestrator.task_options", "orchestrator.pytest_plugin",
+               "orchestrator.pytest_fixtures")),
 ]
 
 

@@ -1,0 +1,232 @@
+"""What the API's jobs return: typed reports, each with `.passed`, a one-line `.diagnosis`
+(the verdict and, on failure, the first thing that departed and the next step), the headline
+`.numbers()` (flat: for JUnit properties and dashboards) and `.to_dict()` / `.to_json()` (the
+document `--json` prints)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestrator.results.model import RunResult, Status
+
+Number = int | float | str
+
+
+class Report:
+    """The shared surface of every job's report."""
+
+    @property
+    def passed(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def diagnosis(self) -> str:
+        """One line: the verdict, and on failure why and what to run next."""
+        raise NotImplementedError
+
+    def numbers(self) -> dict[str, Number]:
+        """The headline numbers by dotted name (None values left out)."""
+        raise NotImplementedError
+
+    def to_dict(self) -> Any:
+        raise NotImplementedError
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The JSON document `invoke <job> --json` prints (stable key order)."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, default=str)
+
+
+def _kept(values: dict[str, Any]) -> dict[str, Number]:
+    return {name: value for name, value in values.items()
+            if isinstance(value, int | float | str) and not isinstance(value, bool)}
+
+
+@dataclass(frozen=True)
+class CompileReport(Report):
+    """`compile`: one summary per target (model, delegation, Vela estimate, memory, paths)."""
+
+    summaries: list[dict[str, Any]]
+
+    @property
+    def passed(self) -> bool:
+        return True     # a compile that fails raises OrchestratorError
+
+    @property
+    def diagnosis(self) -> str:
+        return "; ".join(
+            f"{s['model']} -> {s['target']}: {s['delegation']['npu_op_count']} ops on the NPU "
+            f"in {s['delegation']['delegated_partitions']} partition(s), "
+            f"{s['delegation']['cpu_op_count']} on the CPU" for s in self.summaries)
+
+    def numbers(self) -> dict[str, Number]:
+        first = self.summaries[0]
+        return _kept({"npu_ops": first["delegation"]["npu_op_count"],
+                      "cpu_ops": first["delegation"]["cpu_op_count"],
+                      "vela.npu_cycles": first["npu_cycles_estimate"],
+                      "vela.total_cycles": first["total_cycles_estimate"],
+                      "memory.pte_bytes": first["memory"]["pte_bytes"]})
+
+    @property
+    def pte(self) -> Path:
+        """The first target's program."""
+        return Path(self.summaries[0]["paths"]["pte"])
+
+    def to_dict(self) -> Any:
+        return self.summaries[0] if len(self.summaries) == 1 else self.summaries
+
+
+@dataclass(frozen=True)
+class RunReport(Report):
+    """`run`: the RunResult (result.json) of one run."""
+
+    result: RunResult
+
+    @property
+    def passed(self) -> bool:
+        return self.result.status is Status.PASS
+
+    @property
+    def diagnosis(self) -> str:
+        result = self.result
+        line = f"{result.model or 'run'} on {result.target.name}: {result.status.value}"
+        if result.reason:
+            line += f": {result.reason}"
+        if not self.passed and result.classification.next_step:
+            line += f"; next: {result.classification.next_step}"
+        return line
+
+    def numbers(self) -> dict[str, Number]:
+        result = self.result
+        comparison = result.comparison
+        return _kept({
+            "npu.cycles": result.npu.cycles if result.npu else None,
+            "npu.executor": result.npu.executor if result.npu else None,
+            "cpu.cycles": result.cpu.total if result.cpu else None,
+            "error.max_abs": comparison.max_absolute_error if comparison else None,
+            "mismatches": comparison.mismatches if comparison else None,
+            "vela.npu_cycles": result.vela.npu_cycles if result.vela else None,
+            "seconds": result.timings_s.get("total"),
+        })
+
+    @property
+    def run_dir(self) -> Path | None:
+        """scratch/runs/<run id>/ (where result.json and the transcript are)."""
+        where = self.result.artifacts.get("result") or self.result.artifacts.get("log")
+        return Path(where).parent if where else None
+
+    def to_dict(self) -> Any:
+        return self.result.to_dict()
+
+
+@dataclass(frozen=True)
+class VerifyReport(Report):
+    """`verify`: one document per target (exact or not, the checks, departures, findings)."""
+
+    documents: list[dict[str, Any]]
+
+    @property
+    def passed(self) -> bool:
+        return all(document["exact"] for document in self.documents)
+
+    @property
+    def exact(self) -> bool:
+        return self.passed
+
+    @property
+    def diagnosis(self) -> str:
+        return "; ".join(_verify_line(document) for document in self.documents)
+
+    def numbers(self) -> dict[str, Number]:
+        checks = [check for document in self.documents for check in document["checks"]]
+        return _kept({"checks": len(checks),
+                      "differing": sum(check["differing"] for check in checks),
+                      "seconds": sum(d["seconds"].get("total", 0.0) for d in self.documents)})
+
+    def to_dict(self) -> Any:
+        return self.documents[0] if len(self.documents) == 1 else self.documents
+
+
+def _verify_line(document: dict[str, Any]) -> str:
+    """The verdict, then the first departing operation or the first write finding."""
+    from orchestrator.vnpu.locate import describe_departure
+
+    line = (f"{document['model']} on {document['npu']['config']}: "
+            f"{'exact' if document['exact'] else 'NOT exact'}")
+    departures = [d for d in document.get("departures", []) if d["operation"] is not None]
+    if departures:
+        line += f"; {describe_departure(departures[0])}"
+    findings = document.get("write_findings", [])
+    if findings:
+        line += f"; {findings[0]['sentence']}"
+    return line
+
+
+@dataclass(frozen=True)
+class EvaluateReport(Report):
+    """`evaluate`: the evaluation document (evaluation.json)."""
+
+    document: dict[str, Any]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.document["passed"])
+
+    @property
+    def diagnosis(self) -> str:
+        summary = self.document["summary"]
+        line = (f"{self.document['model']} on {self.document['target']}: "
+                f"{'PASS' if self.passed else 'FAIL'}, {summary['completed']}/"
+                f"{summary['requested']} samples, exact {summary['exact']}")
+        if self.document.get("gates"):
+            line += f"; gates: {self.document['gates']}"
+        if self.document.get("stopped"):
+            line += f"; stopped: {self.document['stopped']}"
+        return line
+
+    def numbers(self) -> dict[str, Number]:
+        summary = self.document["summary"]
+        return _kept({"samples": summary["completed"], "exact": summary["exact"],
+                      "top1_agreement": summary["top1_agreement"],
+                      "snr_db_min": summary["snr_db_min"],
+                      "accuracy.device": summary["accuracy"]["device"],
+                      "seconds_per_sample": self.document["seconds_per_sample"]})
+
+    def to_dict(self) -> Any:
+        from orchestrator.results.codec import to_plain
+
+        return to_plain(self.document)
+
+
+@dataclass(frozen=True)
+class RegressReport(Report):
+    """`regress`: the report document (report.json) and the files written beside it."""
+
+    document: dict[str, Any]
+    paths: dict[str, Path] = field(default_factory=dict)
+    toolsets: bool = False      # a --toolsets A,B comparison (toolsets.json), not a verdict
+
+    @property
+    def passed(self) -> bool:
+        return str(self.document.get("verdict", "pass")) != "fail"
+
+    @property
+    def diagnosis(self) -> str:
+        counts = self.document.get("counts", {})
+        line = f"regress {self.document.get('verdict', 'pass')}: " + ", ".join(
+            f"{name} {value}" for name, value in counts.items() if value and name != "total")
+        failing = [cell for cell in self.document.get("cells", [])
+                   if cell["outcome"] in ("fail", "error", "timeout", "regressed", "xpass")]
+        if failing:
+            line += f"; first: {failing[0]['key']} {failing[0]['outcome']}: " \
+                    f"{failing[0]['reason']}"
+        return line
+
+    def numbers(self) -> dict[str, Number]:
+        return _kept({f"cells.{name}": value
+                      for name, value in self.document.get("counts", {}).items()})
+
+    def to_dict(self) -> Any:
+        return self.document
