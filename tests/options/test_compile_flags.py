@@ -46,7 +46,8 @@ def test_every_compile_flag_reaches_the_request(tmp_path):
     flags = {spec.name for spec in specs(CompileTask)}
     assert flags == {"model", "target", "quantize", "delegate", "inputs", "calibration",
                      "system_config", "memory_mode", "vela_config", "vela_flags", "tosa",
-                     "strict_export", "torchvision", "random_weights", "toolset", "isa"}
+                     "strict_export", "torchvision", "random_weights", "toolset", "isa",
+                     "bundle"}
     assert compile_task("--toolset", "executorch==1.5.1").toolset == "executorch==1.5.1"
     upstream = compile_task("--model", "mv3", "--target", "ethos-u85-128", "--random-weights")
     request = request_for(upstream.model, upstream.target, upstream.choices)

@@ -24,7 +24,7 @@ INVOKE_PARSER_EXIT = 1
 
 # A value each required option accepts, so that only the option under test is wrong.
 VALID = {"target": "ethos-u85-128", "model": "add", "data": "{tmp}/data",
-         "logfile": "{tmp}/console.log"}
+         "logfile": "{tmp}/console.log", "file": "{tmp}/console.log"}
 MALFORMED = ["", "no/such"]
 
 
