@@ -1,19 +1,19 @@
 """One configuration of a lowering: Vela on each kept partition, then the .pte assembled
-from the lowering's template (imports executorch; called on a product cache miss whose
-lowering is cached).
+from the lowering's template (called on a product cache miss whose lowering is cached).
 
-Vela is called as ExecuTorch's EthosUBackend.preprocess calls it: the partition's TOSA
-flatbuffer and a compile spec rebuilt from the list form (_from_list, so Vela's argument
-list is a fresh copy) of the EthosUCompileSpec a full compile of this configuration uses.
-
-Without torch or executorch (the default): Vela called as that backend calls it and the .pte
-packed as executorch packs it (orchestrator.aot.vela_direct, orchestrator.aot.pte_program),
-used when the template proves both reproduce it (its bytes packed again, its compile specs
-rebuilt from its options); otherwise executorch's own path runs.
+Without torch or executorch (the default): Vela called as ExecuTorch's EthosUBackend calls
+it and the .pte packed as executorch packs it (orchestrator.aot.vela_direct,
+orchestrator.aot.pte_program), when the template proves both reproduce it (its bytes packed
+again, its compile specs rebuilt from its options). Otherwise through executorch: Vela as
+EthosUBackend.preprocess calls it (the partition's TOSA flatbuffer and a compile spec rebuilt
+from the list form, _from_list, so Vela's argument list is a fresh copy, of the
+EthosUCompileSpec a full compile of this configuration uses), the .pte by
+orchestrator.aot.assemble.
 """
 
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +41,7 @@ from orchestrator.aot.pte_program import (
     read_pte,
     write_pte,
 )
-from orchestrator.aot.vela_direct import configuration_specs, vela_stream
+from orchestrator.aot.vela_direct import checked_release, configuration_specs, vela_stream
 from orchestrator.errors import OrchestratorError
 from orchestrator.tosa.partitions import partitions_from_manifest
 from orchestrator.tosa.vela_result import external_block_count, stream_bytes
@@ -96,14 +96,17 @@ def _template_options(template: dict[str, Any]) -> CompileOptions:
 
 
 def reproducible_template(lowering: Lowering) -> PteFile | None:
-    """The template read without executorch when packing it again gives its bytes and its
+    """The template read without executorch when the installed executorch is a release
+    vela_direct was checked against, packing the template again gives its bytes and its
     Ethos-U delegates carry the compile specs vela_direct makes for its options."""
+    if not checked_release():
+        return None
     data = lowering.template_pte.read_bytes()
     try:
         if write_pte(read_pte(data)) != data:
             return None
         template = read_pte(data)
-    except (PteFormatError, KeyError, IndexError, ValueError):
+    except (PteFormatError, KeyError, IndexError, ValueError, struct.error):
         return None
     expected = configuration_specs(_template_options(lowering.template_manifest))
     for plan, delegate, _partition in lowering.delegate_partitions:

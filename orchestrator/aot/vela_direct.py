@@ -13,6 +13,7 @@ name, its length (int32) and 12 zero bytes, then its data zero-padded to 16 byte
 
 from __future__ import annotations
 
+import importlib.metadata
 import struct
 import tempfile
 from pathlib import Path
@@ -25,9 +26,22 @@ from orchestrator.aot.options import CompileOptions
 FAMILY_DEFAULTS = {"ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
                    "ethos-u65": ("Ethos_U65_High_End", "Dedicated_Sram_384KB"),
                    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Sram_Only")}
+# the executorch releases whose compile specs and VelaBinStream this module was checked
+# against (tests/aot/test_aot_pte_program.py, test_aot_configure.py); others go through
+# executorch
+CHECKED_RELEASES = ("1.4.",)
 IO_SHAPE_DIMS = 6
 TOSA_NAME = "out.tosa"
 NPZ_NAME = "out_vela.npz"
+
+
+def checked_release() -> bool:
+    """True when the installed executorch is a release this module reproduces."""
+    try:
+        version = importlib.metadata.version("executorch")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return version.startswith(CHECKED_RELEASES)
 
 
 def compile_flags(options: CompileOptions) -> list[str]:
