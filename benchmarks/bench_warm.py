@@ -1,7 +1,7 @@
 """Benchmark issue #44: what a warm run costs beyond its physical floor.
 
     python benchmarks/bench_warm.py [--target ethos-u55-128] [--model convnet]
-        [--only run,configure,regress] [--repeat 3] [--json]
+        [--only run,configure,evaluate,regress] [--repeat 3] [--samples 4] [--json]
 
 Every measurement drives the real CLI (`python -m invoke ...` from this checkout, its
 scratch) in a fresh process, as a user would, and prints each against its floor:
@@ -17,6 +17,11 @@ scratch) in a fresh process, as a user would, and prints each against its floor:
              compiled in-process with the same spec, executorch already imported). Goals:
              <= 0.1x the full compile (the lowering's recorded seconds + its configuration)
              and <= Vela + 2 s.
+  evaluate   `invoke evaluate --model M --target T --data D --sim qemu` on a data set of
+             --samples random input sets, run a second time (product, runner and the input
+             sets' host references cached). Floor: the simulator session (session_seconds).
+             Goal: start-up (wall - session) <= 5 s; imports by package show whether torch,
+             devtools or the float model were loaded.
   regress    an unchanged matrix (every cell cached) run a second time: `invoke regress`
              over M on T (qemu). Floor: the sum of the cells' simulations. Goal: <= floor
              + 2 s.
@@ -48,6 +53,7 @@ RUN_GOAL_S = 0.5
 CONFIGURE_RATIO_GOAL = 0.1
 CONFIGURE_VELA_GOAL_S = 2.0
 REGRESS_GOAL_S = 2.0
+EVALUATE_START_GOAL_S = 5.0
 SECOND_CONFIG = {"ethos-u55-128": "ethos-u55-256", "ethos-u55-256": "ethos-u55-128",
                  "ethos-u65-256": "ethos-u65-512", "ethos-u65-512": "ethos-u65-256",
                  "ethos-u85-128": "ethos-u85-256", "ethos-u85-256": "ethos-u85-128"}
@@ -182,7 +188,70 @@ def bench_configure(target: str, model: str) -> dict[str, Any]:
             "met": row["wall_s"] <= CONFIGURE_RATIO_GOAL * full and over <= CONFIGURE_VELA_GOAL_S,
             "where": {"full compile (recorded)": full,
                       "ratio to full compile": row["wall_s"] / full if full else float("nan"),
+                      "ratio to full compile, cpu": row["cpu_s"] / full if full
+                      else float("nan"),
+                      "cpu over Vela": row["cpu_s"] - vela,
                       "configuration (recorded)": float(made.get("seconds") or 0.0)}}
+
+
+def write_data_set(folder: Path, model: str, target: str, samples: int) -> None:
+    """`samples` random input sets (.npy, one per file) shaped as the product's input."""
+    import numpy as np
+
+    from orchestrator.aot.products import load_product
+
+    product = load_product(Path(product_of(model, target)["paths"]["directory"]))
+    assert product is not None
+    if len(product.inputs) != 1:
+        raise SystemExit(f"bench evaluate takes a one-input model ({model} has "
+                         f"{len(product.inputs)})")
+    spec = product.inputs[0]
+    random = np.random.default_rng(0)
+    for index in range(samples):
+        array = random.uniform(-1, 1, tuple(spec.shape)).astype(spec.dtype)
+        np.save(folder / f"sample_{index:03}.npy", array)
+
+
+START_UP = """
+import sys
+from orchestrator.evaluate.evaluate import prepare
+from orchestrator.options.evaluate import EvaluateRequest
+from orchestrator.paths import scratch
+prepare(EvaluateRequest(target=sys.argv[1], model=sys.argv[2], data=sys.argv[3], sim="qemu"),
+        scratch().ensure())
+"""
+
+
+def bench_evaluate(target: str, model: str, samples: int) -> dict[str, Any]:
+    """The whole warm evaluate, and its start-up: a fresh process doing what evaluate does
+    before the first sample (orchestrator.evaluate.evaluate.prepare), timed from outside."""
+    with tempfile.TemporaryDirectory(prefix="bench-warm-data-") as folder:
+        write_data_set(Path(folder), model, target, samples)
+        args = ["evaluate", "--model", model, "--target", target, "--data", folder,
+                "--sim", "qemu", "--json", "--quiet"]
+        invoke(args)   # prime: references computed and kept
+        row = invoke(args)
+        imports = invoke(args, ("-X", "importtime"))
+        start_up = timed([sys.executable, "-c", START_UP, target, model, folder])
+    if start_up["exit"] != 0:
+        raise SystemExit(f"evaluate start-up failed: {start_up['stderr'].strip()[-500:]}")
+    document = last_json(row["stdout"])
+    session = float(document.get("session_seconds") or 0.0)
+    start = start_up["wall_s"]
+    packages = import_breakdown(imports["stderr"], top=10_000)
+    heavy = sorted(name for name, _ in packages
+                   if name.split(".")[0] in ("torch", "executorch", "torchao", "tosa"))
+    return {"name": "evaluate", "command": "invoke " + " ".join(args[:6]) + " (D: "
+                                           f"{samples} input sets) --sim qemu",
+            "status": f"passed={document.get('passed')} heavy imports: {heavy or 'none'}",
+            "wall_s": row["wall_s"], "cpu_s": row["cpu_s"], "floor_s": session,
+            "over_floor_s": start, "goal": f"start-up <= {EVALUATE_START_GOAL_S} s",
+            "met": start <= EVALUATE_START_GOAL_S,
+            "where": {"start-up wall (prepare, fresh process)": start,
+                      "start-up cpu": start_up["cpu_s"],
+                      "after the session (report, plots)": row["wall_s"] - start - session,
+                      "imports (all, -X importtime)": sum(s for _, s in packages),
+                      **{f"  import {name}": s for name, s in packages[:8]}}}
 
 
 MATRIX = """schema = 1
@@ -250,13 +319,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default="ethos-u55-128")
     parser.add_argument("--model", default="convnet")
-    parser.add_argument("--only", default="run,configure,regress")
+    parser.add_argument("--only", default="run,configure,evaluate,regress")
+    parser.add_argument("--samples", type=int, default=4, help="evaluate's input sets")
     parser.add_argument("--repeat", type=int, default=3, help="warm runs measured (median)")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     chosen = options.only.split(",")
     benches = {"run": lambda: bench_run(options.target, options.model, options.repeat),
                "configure": lambda: bench_configure(options.target, options.model),
+               "evaluate": lambda: bench_evaluate(options.target, options.model,
+                                                  options.samples),
                "regress": lambda: bench_regress(options.target, options.model)}
     rows = [benches[name]() for name in chosen if name in benches]
     load = os.getloadavg()[0]

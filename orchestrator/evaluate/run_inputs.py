@@ -88,7 +88,7 @@ def run_with_inputs(run: ModelRun) -> RunResult:
     session = start_session(prepared, SessionLimits(request.timeout_s, request.idle_timeout_s,
                                                     DEFAULT_SECONDS_PER_SAMPLE))
     scores = score_session(session, data, prepared.references, run.product)
-    document = evaluation_document(run, data, session, scores, prepared.host)
+    document = evaluation_document(run, data, session, scores, prepared.host_program)
     write_reports(run.run_dir, document, scores)
     result = session.result
     result.model = request.model
