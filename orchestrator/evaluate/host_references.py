@@ -7,6 +7,7 @@ nor the float model. Entries are .npz files under <derived tables root>/host_ref
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -26,8 +27,12 @@ Reference = tuple[list[Any] | None, list[Any]]   # (exact outputs or None, float
 
 
 def input_digest(product: Product, arrays: Sequence[Any]) -> str:
-    """The content key of one input set's references on `product`."""
-    digest = hashlib.sha256(f"{FORMAT}\0{product.key}\n".encode())
+    """The content key of one input set's references on `product` (with the installed
+    versions of the packages that shape a product: the float model runs on this torch)."""
+    from orchestrator.aot.key import tool_versions
+
+    versions = json.dumps(tool_versions(), sort_keys=True)
+    digest = hashlib.sha256(f"{FORMAT}\0{product.key}\0{versions}\n".encode())
     for array in arrays:
         digest.update(f"{array.dtype.str}{tuple(array.shape)}\n".encode())
         digest.update(array.tobytes())
