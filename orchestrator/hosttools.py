@@ -6,6 +6,7 @@ package manager. Every stage resolves them here, so PATH order never decides.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -18,7 +19,12 @@ _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 
 def cmake_binary() -> Path:
-    """The cmake executable shipped by the `cmake` PyPI package."""
+    """The cmake executable shipped by the `cmake` PyPI package: found beside the package
+    (cmake/data/bin) without importing it (its import reads the distribution's file list)."""
+    spec = importlib.util.find_spec("cmake")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        if (Path(folder) / "data" / "bin" / "cmake").is_file():
+            return Path(folder) / "data" / "bin" / "cmake"
     import cmake
 
     return _existing(Path(cmake.CMAKE_BIN_DIR) / "cmake", "cmake", "pip install cmake")

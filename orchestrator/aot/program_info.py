@@ -52,17 +52,27 @@ def vela_scratch_size(blob: bytes) -> int | None:
     return None
 
 
+def delegate_record(backend: str, method: str, blob: bytes | None) -> dict[str, Any]:
+    """A delegate's facts; `blob`: its inline data (None when kept in a segment)."""
+    record: dict[str, Any] = {"backend": backend, "method": method}
+    if backend == ETHOSU_BACKEND and blob is not None:
+        record["blob_bytes"] = len(blob)
+        record["vela_scratch_bytes"] = vela_scratch_size(blob)
+    return record
+
+
 def _delegates(program: Any) -> list[dict[str, Any]]:
-    records = []
-    for plan in program.execution_plan:
-        for delegate in plan.delegates:
-            record: dict[str, Any] = {"backend": delegate.id, "method": plan.name}
-            if delegate.id == ETHOSU_BACKEND and delegate.processed.location == 0:
-                blob = program.backend_delegate_data[delegate.processed.index].data
-                record["blob_bytes"] = len(blob)
-                record["vela_scratch_bytes"] = vela_scratch_size(blob)
-            records.append(record)
-    return records
+    return [delegate_record(delegate.id, plan.name,
+                            program.backend_delegate_data[delegate.processed.index].data
+                            if delegate.processed.location == 0 else None)
+            for plan in program.execution_plan for delegate in plan.delegates]
+
+
+def with_delegates(facts: dict[str, Any], delegates: list[dict[str, Any]]) -> dict[str, Any]:
+    """`facts` (program_facts of a program) with these delegates and their Vela scratch."""
+    scratch = [d["vela_scratch_bytes"] for d in delegates if d.get("vela_scratch_bytes")]
+    return {**facts, "delegates": delegates, "vela_scratch_bytes": scratch,
+            "max_vela_scratch_bytes": max(scratch, default=0)}
 
 
 def _tensor_io(plan: Any, indices: list[int]) -> list[dict[str, Any]]:
@@ -94,7 +104,4 @@ def program_facts(program: Any) -> dict[str, Any]:
             "inputs": _tensor_io(plan, list(plan.inputs)),
             "outputs": _tensor_io(plan, list(plan.outputs)),
         }
-    delegates = _delegates(program)
-    scratch = [d["vela_scratch_bytes"] for d in delegates if d.get("vela_scratch_bytes")]
-    return {"methods": methods, "delegates": delegates,
-            "vela_scratch_bytes": scratch, "max_vela_scratch_bytes": max(scratch, default=0)}
+    return with_delegates({"methods": methods}, _delegates(program))

@@ -21,6 +21,7 @@ from orchestrator.aot.sources import SERIALIZED, tensor_files
 from orchestrator.command_line import invoke_line
 from orchestrator.comparison.accuracy import gate_failures
 from orchestrator.errors import OrchestratorError
+from orchestrator.evaluate.host_references import host_references
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.paths import Scratch
@@ -44,7 +45,6 @@ from orchestrator.sim.plan import plan_request
 from orchestrator.targets import Simulator
 
 if TYPE_CHECKING:
-    from orchestrator.aot.host_reference import HostPrograms
     from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
     from orchestrator.runner.areas import InputTensor
@@ -121,15 +121,20 @@ def model_inputs(product: Product) -> list[InputShape]:
     return [InputShape(t.dtype, tuple(t.shape), t.name) for t in product.inputs]
 
 
+# the evaluation document's note when the product has an exact program (as it always said)
+HOST_PROGRAM = ("lowered again from the compile request, checked against the product's "
+                "reference_exact")
+
+
 @dataclass(frozen=True)
 class Prepared:
     """Everything a session needs, checked and built: the data, the model run (plan,
-    compiled product, runner), the product's host programs, and each input set as the device
-    takes it."""
+    compiled product, runner), where the exact references come from, and each input set as
+    the device takes it."""
 
     data: DataPlan
     run: ModelRun
-    host: HostPrograms
+    host_program: str | None
     references: list[tuple[list[Any] | None, list[Any]]]   # (exact, float) per input set
     device_sets: list[list[InputTensor]]
 
@@ -159,20 +164,18 @@ def refuse_without_semihosting(simulator: Simulator, rerun: str) -> None:
 
 
 def checked_inputs(data: DataPlan, compile: CompileRequest, product: Product, rerun: str
-                   ) -> tuple[HostPrograms, list[tuple[list[Any] | None, list[Any]]],
+                   ) -> tuple[str | None, list[tuple[list[Any] | None, list[Any]]],
                               list[list[InputTensor]]]:
-    """(host programs, (exact, float) references per input set, the input sets as the device
-    takes them); the first input set that does not fit the model is refused in one line."""
-    from orchestrator.aot.host_reference import HostPrograms
-
+    """(the host program's note, (exact, float) references per input set, the input sets as
+    the device takes them); the first input set that does not fit the model is refused in
+    one line. References already computed for an input set's bytes are read back."""
     input_sets = load_input_sets(data.files, model_inputs(product),
                                  preprocess_hook(compile.model), rerun)
     with step(f"host references for {len(input_sets)} input sets"):
-        host = HostPrograms(compile, product)
-        references = [(host.exact_outputs(arrays), host.float_outputs(arrays))
-                      for arrays in input_sets]
+        references = host_references(compile, product, input_sets)
     orders = [tuple(t.dim_order) for t in product.inputs]
-    return host, references, [device_inputs(arrays, orders) for arrays in input_sets]
+    return (HOST_PROGRAM if product.reference_exact else None, references,
+            [device_inputs(arrays, orders) for arrays in input_sets])
 
 
 def session_limits(request: EvaluateRequest) -> SessionLimits:
@@ -208,7 +211,7 @@ def record(prepared: Prepared, session: Session) -> dict[str, Any]:
 
     scores = score_session(session, prepared.data, prepared.references, prepared.run.product)
     document = evaluation_document(prepared.run, prepared.data, session, scores,
-                                   prepared.host)
+                                   prepared.host_program)
     write_reports(prepared.run.run_dir, document, scores)
     write_result(prepared.run.run_dir, session.result)
     return document
@@ -244,7 +247,8 @@ def stop_report(session: Session, data: DataPlan) -> dict[str, Any] | None:
 
 
 def evaluation_document(run: ModelRun, data: DataPlan, session: Session,
-                        scores: list[SampleScore], host: HostPrograms) -> dict[str, Any]:
+                        scores: list[SampleScore], host_program: str | None
+                        ) -> dict[str, Any]:
     """The evaluation result: summary, every sample, the session's RunResult, versions."""
     from orchestrator.aot.key import tool_versions
     from orchestrator.evaluate.scoring import per_class
@@ -275,6 +279,5 @@ def evaluation_document(run: ModelRun, data: DataPlan, session: Session,
         "samples": [vars(score) for score in scores],
         "session": session_result,
         "versions": {**tool_versions(), **session_result.get("versions", {})},
-        "host_program": "lowered again from the compile request, checked against the "
-                        "product's reference_exact" if host.program is not None else None,
+        "host_program": host_program,
     }

@@ -11,17 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.errors import OrchestratorError
-from orchestrator.evaluate.evaluate import (
-    Prepared,
-    checked_inputs,
-    evaluation_document,
-    input_sets_of,
-    refuse_without_semihosting,
-    score_session,
-    start_session,
-)
-from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
-from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.options.evaluate import DEFAULT_SECONDS_PER_SAMPLE
 from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
@@ -38,6 +27,7 @@ from orchestrator.runner.sample_session import SessionLimits
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest
     from orchestrator.aot.products import Product
+    from orchestrator.evaluate.scoring import SampleScore
     from orchestrator.options.run import RunChoices, RunRequest
 
 DATASET_KEYS = ("requested", "completed", "exact", "top1_agreement", "top5_agreement",
@@ -72,7 +62,18 @@ def run_prepared(run: ModelRun) -> RunResult:
 
 def run_with_inputs(run: ModelRun) -> RunResult:
     """The compiled model and built runner over the request's input sets in one session
-    (a misfit input set is refused before anything runs); judged per input set."""
+    (a misfit input set is refused before anything runs); judged per input set. The data
+    set machinery is imported here only: a plain run needs none of it."""
+    from orchestrator.evaluate.evaluate import (
+        Prepared,
+        checked_inputs,
+        evaluation_document,
+        input_sets_of,
+        refuse_without_semihosting,
+        score_session,
+        start_session,
+    )
+    from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
     from orchestrator.parse.protocol_values import outputs
 
     inputs = run.request.compile.inputs
@@ -87,7 +88,7 @@ def run_with_inputs(run: ModelRun) -> RunResult:
     session = start_session(prepared, SessionLimits(request.timeout_s, request.idle_timeout_s,
                                                     DEFAULT_SECONDS_PER_SAMPLE))
     scores = score_session(session, data, prepared.references, run.product)
-    document = evaluation_document(run, data, session, scores, prepared.host)
+    document = evaluation_document(run, data, session, scores, prepared.host_program)
     write_reports(run.run_dir, document, scores)
     result = session.result
     result.model = request.model

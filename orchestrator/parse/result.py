@@ -10,7 +10,6 @@ from typing import Any
 from orchestrator.parse.classify import classify, completed_at, status_of
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.upstream import parse_file
-from orchestrator.profile.attach import attach_profile
 from orchestrator.results.model import RunResult, Versions
 
 CATALOGUE_EVENTS = "target catalogue (the log printed no event list)"
@@ -92,7 +91,10 @@ UPSTREAM_TICKS = "cycles"
 def parse_log(path: Path, etdump_dir: Path | None = None, etrecord: Path | None = None,
               **metadata: Any) -> RunResult:
     """Parse a saved upstream console log into a RunResult (ETDump blobs go to etdump_dir;
-    the ETDump, read with `etrecord` when given, becomes the result's profile)."""
+    the ETDump, read with `etrecord` when given, becomes the result's profile; the profile
+    modules are imported only then)."""
+    from orchestrator.profile.attach import attach_profile
+
     result = result_from_facts(parse_file(path, etdump_dir), transcript=path, **metadata)
     etdump = result.artifacts.get("etdump")
     if etdump and etdump_dir is not None:

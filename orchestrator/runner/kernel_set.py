@@ -16,9 +16,9 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
+from orchestrator.derived_cache import cached_table, stat_digest
 from orchestrator.errors import OrchestratorError
 from orchestrator.targets.runner_data import ALL, MODEL
 
@@ -28,6 +28,8 @@ KERNEL_DIR = Path("kernels/portable/cpu")
 GROWN_FILE = "kernel-set.json"
 _ENTRY = re.compile(r"^- (?:op|func):\s*([A-Za-z0-9_:.]+)")
 _KERNEL = re.compile(r"^\s+kernel_name:\s*(\S+)")
+_WORD = re.compile(r"\w+")
+TABLE_FORMAT = "portable-kernels-1"   # bump when the table's derivation changes
 
 
 @dataclass(frozen=True)
@@ -64,21 +66,36 @@ def _functions(yaml_text: str) -> dict[str, str]:
     return functions
 
 
-@lru_cache(maxsize=4)
 def portable_kernels(executorch: Path) -> PortableKernels:
     """The op -> source table of the ExecuTorch tree at `executorch` (an installed package,
-    which has functions.yaml but no kernel sources, gives every op an empty file list)."""
+    which has functions.yaml but no kernel sources, gives every op an empty file list); kept
+    on disk by a digest of the sources' stat (orchestrator.derived_cache): an edited kernel
+    source or functions.yaml derives it again."""
     yaml_path = executorch / FUNCTIONS_YAML
     if not yaml_path.is_file():
         raise OrchestratorError(f"{executorch} has no {FUNCTIONS_YAML}",
                                 "invoke setup --only sources --force")
-    texts = {path.name: path.read_text(errors="replace")
-             for path in sorted((executorch / KERNEL_DIR).glob("op_*.cpp"))}
-    files = {}
-    for op, function in _functions(yaml_path.read_text()).items():
-        word = re.compile(rf"\b{re.escape(function)}\b")
-        files[op] = tuple(name for name, text in texts.items() if word.search(text))
-    return PortableKernels(files)
+    sources = sorted((executorch / KERNEL_DIR).glob("op_*.cpp"))
+    key = stat_digest([yaml_path, *sources], f"{TABLE_FORMAT}\0{executorch}")
+    table = cached_table("portable-kernels", key,
+                         lambda: derive_portable_kernels(yaml_path, sources))
+    return PortableKernels({op: tuple(files) for op, files in table.items()})
+
+
+def derive_portable_kernels(yaml_path: Path, sources: list[Path]) -> dict[str, list[str]]:
+    """op -> the kernel sources (file names) that name its kernel function as a whole word."""
+    texts = {path.name: path.read_text(errors="replace") for path in sources}
+    words = {name: set(_WORD.findall(text)) for name, text in texts.items()}
+    return {op: [name for name in texts if _names(function, texts[name], words[name])]
+            for op, function in _functions(yaml_path.read_text()).items()}
+
+
+def _names(function: str, text: str, words: set[str]) -> bool:
+    """Does `text` name `function` as a whole word (`words`: the text's \\w+ runs, which
+    answer for an identifier without a search)?"""
+    if _WORD.fullmatch(function):
+        return function in words
+    return re.search(rf"\b{re.escape(function)}\b", text) is not None
 
 
 def selected_ops(kernel_set: tuple[str, ...] | str, model_ops: Iterable[str],

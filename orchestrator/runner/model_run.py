@@ -31,7 +31,6 @@ from orchestrator.runner.metrics import pools
 from orchestrator.runner.output_check import check_outputs
 from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
-from orchestrator.runner.profiling import profile_run
 from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.plan import RunPlan, plan_request
@@ -223,7 +222,9 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
     known = product.manifest.get("known_issues") or []
     if known:
         result.classification.details["known_issues"] = list(known)
-    if settings.profile or settings.intermediates:
+    if settings.profile or settings.intermediates:   # the profile modules: only then
+        from orchestrator.runner.profiling import profile_run
+
         result = profile_run(result, stream, product, run_dir)
     result = attach_write_checks(result, product, model, target.name)
     return check_outputs(result, stream, product, settings.thresholds, run_dir, run.rerun)

@@ -5,14 +5,14 @@ over a live tensor is recorded in the RunResult (a finding about the compiled pr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
+from orchestrator.derived_cache import cached_table, stat_digest
 from orchestrator.errors import OrchestratorError
 from orchestrator.results import RunResult, WriteChecks
 from orchestrator.targets.model import EXECUTOR_MODEL
 from orchestrator.vnpu import MODEL_NAME
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.verify import product_write_findings
 from orchestrator.vnpu.version import model_version
 
 if TYPE_CHECKING:
@@ -22,18 +22,39 @@ WHERE_CHECKED = ("checked on the host build of the functional NPU model (the C m
                  "firmware's NPU executor runs) over the same command streams the device ran, "
                  "not observed on the device")
 INPUTS = "the model's own inputs where a partition reads them, else seeded random (seed 0)"
+FINDINGS_FORMAT = "write-checks-1"   # bump when the findings' derivation changes
 
 
 def write_checks(product: Product, model: str, target: str,
                  seconds: dict[str, float] | None = None) -> WriteChecks:
     """Every NPU partition of `product` run once, observed, on the host model (`seconds`
-    gets the stages' times: the host model's build, once per process, apart)."""
+    gets the stages' times: the host model's build, once per process, apart). The findings
+    are kept by the product's content, the target and the host model's version
+    (orchestrator.derived_cache): a rerun of an unchanged product reads them back."""
     seconds = {} if seconds is None else seconds
-    findings = product_write_findings(product, Npu.for_target_name(target), model, target,
-                                      seconds)
+    started = time.perf_counter()
+    findings = cached_table("write-checks", findings_key(product, target),
+                            lambda: _findings(product, model, target, seconds))
+    seconds.setdefault("write_checks", time.perf_counter() - started)
     return WriteChecks(executor=f"{MODEL_NAME} {model_version()} (host)", note=WHERE_CHECKED,
                        inputs=INPUTS, seconds=round(seconds.get("write_checks", 0.0), 4),
                        findings=findings)
+
+
+def findings_key(product: Product, target: str) -> str:
+    """The content the findings derive from: every file of the product (not its dot files:
+    the cache's lease), the target and the host model's version."""
+    files = sorted(path for path in product.directory.rglob("*")
+                   if path.is_file() and not path.name.startswith("."))
+    return stat_digest(files, f"{FINDINGS_FORMAT}\0{target}\0{model_version()}")
+
+
+def _findings(product: Product, model: str, target: str, seconds: dict[str, float]
+              ) -> list[dict[str, Any]]:
+    from orchestrator.vnpu.execute import Npu
+    from orchestrator.vnpu.verify import product_write_findings
+
+    return product_write_findings(product, Npu.for_target_name(target), model, target, seconds)
 
 
 def attach_write_checks(result: RunResult, product: Product, model: str, target: str

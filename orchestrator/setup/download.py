@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import requests
+from typing import TYPE_CHECKING
 
 from orchestrator.errors import OrchestratorError
 from orchestrator.file_faults import writing
@@ -17,8 +16,10 @@ from orchestrator.progress import step
 from orchestrator.setup.digests import describe, digest_mismatches
 from orchestrator.setup.filelock import exclusive_lock
 
+if TYPE_CHECKING:   # requests is imported by a download only (not by a cached file's check)
+    import requests
+
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
-TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ def cached_file(cache_dir: Path, request: Request, *, offline: bool = False,
 
 def _download_with_retries(request: Request, final: Path, policy: DownloadPolicy) -> None:
     """Fetch into `<final>.part` (resuming), verify, then rename to `final`."""
+    import requests
+
     part = final.with_name(final.name + ".part")
     last = ""
     with requests.Session() as session:
@@ -114,6 +117,10 @@ def _download_with_retries(request: Request, final: Path, policy: DownloadPolicy
 def _fetch_once(session: requests.Session, request: Request, part: Path,
                 policy: DownloadPolicy) -> None:
     """One HTTP attempt, resuming from the size of `part`; RetryableError on transient faults."""
+    import requests
+
+    transient = (requests.ConnectionError, requests.Timeout,
+                 requests.exceptions.ChunkedEncodingError)
     url = request.url
     have = part.stat().st_size if part.exists() else 0
     headers = {"Range": f"bytes={have}-"} if have else {}
@@ -139,7 +146,7 @@ def _fetch_once(session: requests.Session, request: Request, part: Path,
                     advance(len(chunk))
                 with writing(part):
                     handle.flush()
-    except TRANSIENT as error:
+    except transient as error:
         raise RetryableError(f"{type(error).__name__}: {str(error)[:160]}") from None
 
 

@@ -17,6 +17,7 @@ from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_request, request_for
 from orchestrator.aot import compiler as compiler_module
+from orchestrator.aot import configure as configure_module
 from orchestrator.aot.lowerings import load_lowering, lowered_root
 from orchestrator.options.compile import CompileChoices
 from orchestrator.paths import Scratch, scratch
@@ -30,6 +31,14 @@ U55 = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256")
 SLICE = [("convnet", "ethos-u85-128", "ethos-u85-2048"), ("add", "ethos-u55-128", "ethos-u55-32")]
 SWEEP = [(model, family[0], other) for model in ("add", "convnet", "mv2")
          for family in (U85, U55) for other in family[1:]]
+HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchao")
+CONFIGURE = """
+import json, sys
+from orchestrator.aot import compile_request, request_for
+from orchestrator.paths import scratch
+compile_request(request_for(sys.argv[1], sys.argv[2]), scratch().ensure())
+print(json.dumps(sorted({{name.split(".")[0] for name in sys.modules}} & set({heavy!r}))))
+"""
 
 
 def npu_targets() -> list[str]:
@@ -64,14 +73,25 @@ def test_catalogue_tosa_profile_is_the_one_executorch_lowers_each_target_to() ->
         assert str(EthosUCompileSpec(name).tosa_spec) == npu.tosa_spec, name
 
 
+def _configure_in_a_fresh_interpreter(lowered_in: Scratch, model: str, target: str) -> None:
+    """Configure `target` of a cached lowering in a new process: it imports none of HEAVY."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ETHOSU_ORCH_SCRATCH": str(lowered_in.root)}
+    done = subprocess.run([sys.executable, "-c", CONFIGURE.format(heavy=HEAVY), model, target],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [], (model, target)
+
+
 def _configured_then_full(lowered_in: Scratch, fresh: Scratch, model: str, first: str,
                           other: str, monkeypatch: pytest.MonkeyPatch) -> None:
     lowered = compile_request(request_for(model, first), lowered_in)
     request = request_for(model, other)
     lowering = load_lowering(lowered_root(lowered_in.models) / request.lowering_key())
     assert lowering is not None
-    with monkeypatch.context() as patch:
+    _configure_in_a_fresh_interpreter(lowered_in, model, other)
+    with monkeypatch.context() as patch:   # the product is cached now: nothing is built
         patch.setattr(compiler_module, "build_product", _refuse)
+        patch.setattr(configure_module, "configure_product", _refuse)
         configured = compile_request(request, lowered_in)
     full = compile_request(request, fresh)
     assert configured.manifest["lowering"]["key"] == lowered.manifest["lowering"]["key"]

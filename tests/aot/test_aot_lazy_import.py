@@ -11,7 +11,9 @@ LIGHT_MODULES = ("orchestrator", "orchestrator.aot", "orchestrator.commands.comp
                  "orchestrator.aot.api", "orchestrator.aot.options", "orchestrator.aot.key",
                  "orchestrator.aot.vela_report", "orchestrator.aot.products",
                  "orchestrator.aot.program_info", "orchestrator.aot.kernels",
-                 "orchestrator.aot.tensors", "orchestrator.aot.sources", "tasks")
+                 "orchestrator.aot.tensors", "orchestrator.aot.sources",
+                 "orchestrator.aot.vela_direct", "orchestrator.evaluate.host_references",
+                 "tasks")
 
 
 def heavy_modules_after(code: str) -> list[str]:

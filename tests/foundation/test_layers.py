@@ -20,6 +20,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "orchestrator._toml", "orchestrator.jsonfile", "orchestrator.pins",
                     "orchestrator.hosttools", "orchestrator.crash_report",
                     "orchestrator.cmake_cache", "orchestrator.file_faults",
+                    "orchestrator.derived_cache",
                     "orchestrator.progress", "orchestrator.plotting",
                     "orchestrator.doctor_model", "orchestrator.cli", "orchestrator.protocol",
                     "orchestrator.results", "orchestrator.targets",

@@ -1,0 +1,66 @@
+"""A warm `invoke run` (product, runtime and runner cached) needs no torch: run in a fresh
+interpreter, it imports no torch, executorch or tosa module. The modules of the warm path are
+checked without sources (a fresh interpreter importing them); the whole warm run with sources
+(a real compile, runner build and QEMU run first; skips without)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.paths import Scratch, repo_root
+
+HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio")
+WARM_PATH = ("orchestrator.commands.run", "orchestrator.evaluate.run_inputs",
+             "orchestrator.runner.model_run", "orchestrator.runner.write_checks",
+             "orchestrator.aot.api", "orchestrator.runner.kernel_set")
+REPORT = """
+import json, sys
+{body}
+print(json.dumps(sorted({{name.split(".")[0] for name in sys.modules}} & set({heavy!r}))))
+"""
+WARM_RUN = """
+from pathlib import Path
+from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.paths import scratch
+sources = {{name: Path(path) for name, path in {sources!r}.items()}}
+result = execute(RunRequest(target="ethos-u55-128", app="runner", sim="qemu", model="add",
+                            timeout_s=300.0, idle_timeout_s=120.0,
+                            runner=RunnerSettings(sources=sources)), scratch({root!r}))
+print(result.status.value, result.reason, file=sys.stderr)
+assert result.status.value == "pass", result.reason
+"""
+
+
+def _heavy_modules(body: str) -> list[str]:
+    """The heavy top-level packages a fresh interpreter ran `body` with had imported."""
+    env = {**os.environ, "PYTHONPATH": str(repo_root())}
+    done = subprocess.run([sys.executable, "-c", REPORT.format(body=body, heavy=HEAVY)],
+                          capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_the_warm_path_modules_import_no_torch() -> None:
+    assert _heavy_modules("\n".join(f"import {name}" for name in WARM_PATH)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.needs_sources
+def test_a_warm_run_in_a_fresh_interpreter_imports_no_torch(
+        runner_scratch: Scratch, runtime_sources: dict[str, Any]) -> None:
+    cold = execute(RunRequest(target="ethos-u55-128", app="runner", sim="qemu", model="add",
+                              timeout_s=300.0, idle_timeout_s=120.0,
+                              runner=RunnerSettings(sources=runtime_sources)), runner_scratch)
+    assert cold.status.value == "pass", cold.reason
+    sources = {name: str(path) for name, path in runtime_sources.items() if path is not None}
+    body = WARM_RUN.format(sources=sources, root=str(Path(runner_scratch.root)))
+    assert _heavy_modules(body) == []
