@@ -128,7 +128,7 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
     with pytest.raises(OrchestratorError) as caught:
         evaluate(request, runner_scratch)
     assert "\n" not in caught.value.message
-    assert "input set 1 (0001.npy) input 0 is float32[1, 8, 8], the model takes " \
+    assert "input set 1 (0001.npy) input inputs[0] is float32[1, 8, 8], the model takes " \
            "float32[1, 1, 8, 8]" in caught.value.message
     assert not (runner_scratch.runs / request.run_id / "transcript.log").exists()
 
