@@ -3,6 +3,7 @@ orchestrator function with it. Nothing else lives here."""
 
 from __future__ import annotations
 
+from orchestrator.commands.task_options import options_task
 from orchestrator.options import RunRequest
 from orchestrator.options.artifact import InspectTask
 from orchestrator.options.build import BuildTask
@@ -19,7 +20,6 @@ from orchestrator.options.parse import ParseTask
 from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.options.setup import SetupFlags
-from orchestrator.task_options import options_task
 
 QUIET_HELP = "no step progress on stderr"
 

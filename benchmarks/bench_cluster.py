@@ -26,7 +26,7 @@ from pathlib import Path
 
 from orchestrator.commands.regress import regress_command
 from orchestrator.options.regress import RegressTask
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_regress import bench_arguments, bench_scratch  # noqa: E402

@@ -37,7 +37,7 @@ print(f"{first:.3f} {hit:.4f}")
 _COMPILE_BATCH = """
 import sys
 from orchestrator.aot import compile_many, request_for
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 pairs = [pair.split("@") for pair in sys.argv[2:]]
 items = compile_many([request_for(m, t) for m, t in pairs], scratch(sys.argv[1]),
                      keep_going=False)

@@ -16,11 +16,11 @@ import sys
 import tempfile
 import time
 
-from orchestrator.firmware_build import build_firmware, config_for_target
-from orchestrator.firmware_build.cmake import compile_firmware, configure
-from orchestrator.firmware_build.driver import build_dir_for
-from orchestrator.firmware_build.tools import resolve_tools
-from orchestrator.paths import Scratch, repo_root, scratch
+from orchestrator.firmware.build import build_firmware, config_for_target
+from orchestrator.firmware.build.cmake import compile_firmware, configure
+from orchestrator.firmware.build.driver import build_dir_for
+from orchestrator.firmware.build.tools import resolve_tools
+from orchestrator.foundation.paths import Scratch, repo_root, scratch
 from orchestrator.setup.toolchain import adopt_system_toolchain
 from orchestrator.sim import simulate
 from orchestrator.sim.plan import plan_run

@@ -83,7 +83,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
     from orchestrator.runner.sources import trees_under
     from orchestrator.setup.toolchain import adopt_system_toolchain
 

@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.setup.toolchain import adopt_system_toolchain
 
 SPEEDUP_GOAL = 1.7

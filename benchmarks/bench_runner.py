@@ -57,7 +57,7 @@ def pte_header(pte: Path, out: Path) -> Path:
 
 def embedded_rebuild(firmware: Any, pte: Path) -> float:
     """Seconds to compile the .pte as a C array and relink the runner ELF with it."""
-    from orchestrator.hosttools import ninja_binary
+    from orchestrator.foundation.hosttools import ninja_binary
 
     build_dir = firmware.build_dir
     link = subprocess.run([str(ninja_binary()), "-C", str(build_dir), "-t", "commands",
@@ -87,8 +87,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from orchestrator.aot.api import compile_model
+    from orchestrator.foundation.paths import scratch
     from orchestrator.options.compile import CompileChoices
-    from orchestrator.paths import scratch
     from orchestrator.runner.sources import trees_under
     from orchestrator.setup.toolchain import adopt_system_toolchain
 

@@ -23,8 +23,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from orchestrator.paths import scratch  # noqa: E402
-from orchestrator.regress.matrix import expand, load_matrix  # noqa: E402
+from orchestrator.foundation.paths import scratch  # noqa: E402
+from orchestrator.regress.plan.matrix import expand, load_matrix  # noqa: E402
 from orchestrator.regress.toolset_ab import run_ab  # noqa: E402
 from orchestrator.setup.options import SetupOptions  # noqa: E402
 from orchestrator.setup.toolset_install import install_toolset  # noqa: E402

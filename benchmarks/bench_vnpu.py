@@ -32,9 +32,9 @@ import numpy as np
 
 from orchestrator.aot import Product, compile_model
 from orchestrator.aot.key import tool_versions
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import scratch
 from orchestrator.toolsets.catalogue import find_toolset
 from orchestrator.toolsets.compile import compile_under
 from orchestrator.tosa.graph import graph_interface

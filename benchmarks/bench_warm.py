@@ -143,8 +143,8 @@ def vela_seconds(product_dir: Path, target: str) -> float:
 import json, sys, time
 from pathlib import Path
 from orchestrator.aot.api import request_for
-from orchestrator.aot.configure import _vela
-from orchestrator.aot.lowering import ethosu_compile_spec
+from orchestrator.aot.assembly.configure import _vela
+from orchestrator.aot.lower.lowering import ethosu_compile_spec
 from orchestrator.options.compile import CompileChoices
 from orchestrator.tosa.partitions import partitions_from_manifest
 directory = Path({str(product_dir)!r})
@@ -216,7 +216,7 @@ START_UP = """
 import sys
 from orchestrator.evaluate.evaluate import prepare
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 prepare(EvaluateRequest(target=sys.argv[1], model=sys.argv[2], data=sys.argv[3], sim="qemu"),
         scratch().ensure())
 """

@@ -14,8 +14,8 @@ import pytest
 
 from orchestrator import api
 from orchestrator.api.reports import Report
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 
 Job = TypeVar("Job", bound=Report)
 
@@ -55,7 +55,7 @@ class Ethosu:
     def skip_unless_ready(self, target: str, sim: str = "qemu") -> None:
         """Skip (naming what is missing and the command that installs it) unless the
         session's scratch has what running on `target` under `sim` needs."""
-        from orchestrator.doctor import blocking_problems, collect_checks
+        from orchestrator.setup.doctor import blocking_problems, collect_checks
         from orchestrator.targets import load_catalogue
 
         catalogue = load_catalogue()

@@ -1,5 +1,5 @@
 # How every target is compiled: arm-none-eabi-gcc for Cortex-M (the firmware project and the
-# ExecuTorch runtime both use this file). The orchestrator passes (orchestrator/firmware_build/toolchain.py):
+# ExecuTorch runtime both use this file). The orchestrator passes (orchestrator/firmware/build/toolchain.py):
 #   EOR_GCC, EOR_GXX        absolute compiler paths recorded by `invoke setup` (no PATH lookup)
 #   EOR_CPU                 -mcpu value (cortex-m85 is built as cortex-m55 by GCC 12)
 #   EOR_FLOAT_ABI           -mfloat-abi value: hard (default) or soft for cores without an FPU

@@ -9,30 +9,30 @@ from typing import Any
 
 from orchestrator.aot import products as layout
 from orchestrator.aot.key import CompileRequest
-from orchestrator.aot.lowerings import (
+from orchestrator.aot.lower.store import (
     Lowering,
     load_lowering,
     lowered_root,
     lowering_manifest,
     publish_lowering,
 )
+from orchestrator.aot.models.sources import resolve_model, tensor_files
 from orchestrator.aot.options import resolve_options
 from orchestrator.aot.product_cache import hold
 from orchestrator.aot.products import Product, load_product
-from orchestrator.aot.sources import resolve_model, tensor_files
-from orchestrator.cache_check import checked
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import filling, writing
+from orchestrator.foundation.cache_check import checked
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import filling, writing
+from orchestrator.foundation.paths import Scratch, scratch
+from orchestrator.foundation.progress import step
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch, scratch
-from orchestrator.progress import step
 
 FAILED_LOG_SUFFIX = ".failed.log"
 
 
 def cached_product(request: CompileRequest, where: Scratch) -> Product | None:
     """The finished product for `request`, if it is already in scratch/models/ and its files
-    are as recorded (orchestrator/cache_check.py: a damaged one is named and set aside),
+    are as recorded (orchestrator/foundation/cache_check.py: a damaged one is named and set aside),
     leased to this process (orchestrator/aot/product_cache.py: a clean-up never removes it
     while we run)."""
     product = load_product(where.models / request.key())
@@ -86,7 +86,7 @@ def compile_request(request: CompileRequest, where: Scratch | None = None) -> Pr
 def _build(request: CompileRequest, lowering: Lowering | None, staging: Path
            ) -> dict[str, Any]:
     if lowering is not None:
-        from orchestrator.aot.configure import configure_product
+        from orchestrator.aot.assembly.configure import configure_product
 
         return configure_product(request, lowering, staging)
     from orchestrator.aot.compiler import build_product

@@ -14,25 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot import products as layout
-from orchestrator.aot.assemble import delegate_partitions
-from orchestrator.aot.delegation import delegation_report
-from orchestrator.aot.etrecord import ETRECORD, edge_copy, save_etrecord
-from orchestrator.aot.kernels import missing_kernels
+from orchestrator.aot.assembly.assemble import delegate_partitions
+from orchestrator.aot.assembly.program_info import program_facts
 from orchestrator.aot.key import (
     CompileRequest,
     active_toolset,
     tool_versions,
     version_mismatches,
 )
-from orchestrator.aot.loading import load_calibration, load_model
-from orchestrator.aot.lowering import Lowered, emit, lower
-from orchestrator.aot.nesting import OUTPUT_ROOT, input_names, leaves, named_leaves
-from orchestrator.aot.program_info import program_facts
+from orchestrator.aot.lower.delegation import delegation_report
+from orchestrator.aot.lower.etrecord import ETRECORD, edge_copy, save_etrecord
+from orchestrator.aot.lower.kernels import missing_kernels
+from orchestrator.aot.lower.lowering import Lowered, emit, lower
+from orchestrator.aot.models.loading import load_calibration, load_model
+from orchestrator.aot.models.nesting import OUTPUT_ROOT, input_names, leaves, named_leaves
 from orchestrator.aot.tensors import write_tensor
-from orchestrator.aot.vela_report import parse_vela_output
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.vela.report import parse_vela_output
 from orchestrator.exact.record import MANIFEST_KEY as EXACT_KEY
 from orchestrator.exact.record import ExactRecord
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 from orchestrator.targets.cortex_m import cortex_m_record
 from orchestrator.tosa.partitions import MANIFEST_KEY as PARTITIONS_KEY
@@ -121,7 +121,7 @@ def partition_binaries(graph_module: Any) -> list[bytes]:
 def calibration_for(request: CompileRequest, example: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The user's calibration files; for a built-in model without them, seeded samples."""
     if not request.calibration and request.model.kind == "builtin":
-        from orchestrator.aot.zoo import calibration_samples
+        from orchestrator.aot.models.zoo import calibration_samples
 
         return calibration_samples(example)
     return load_calibration(request.calibration, example)

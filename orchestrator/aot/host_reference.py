@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from orchestrator.aot.key import CompileRequest
-from orchestrator.aot.nesting import leaves, rebuild, structure
+from orchestrator.aot.models.nesting import leaves, rebuild, structure
 from orchestrator.aot.products import Product
 from orchestrator.aot.tensors import load_array
 from orchestrator.comparison.departure import judge
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 CHANNELS_LAST = (0, 2, 3, 1)
 
@@ -49,7 +49,7 @@ class HostPrograms:
     """The float model and the product's exact program, loaded once, run per input set."""
 
     def __init__(self, request: CompileRequest, product: Product) -> None:
-        from orchestrator.aot.loading import load_model
+        from orchestrator.aot.models.loading import load_model
 
         self.product = product
         self.model, example = load_model(request.model, request.inputs,
@@ -72,7 +72,7 @@ class HostPrograms:
 
     def _lower_again(self, request: CompileRequest, example: tuple[Any, ...]) -> None:
         from orchestrator.aot.compiler import calibration_for, captured_output
-        from orchestrator.aot.lowering import lower
+        from orchestrator.aot.lower.lowering import lower
 
         samples = calibration_for(request, example)
         with captured_output():
@@ -134,8 +134,8 @@ def _channels_last(example: Any) -> bool:
 def compile_request_of(product: Product) -> CompileRequest:
     """The compile request that made `product`, from its manifest (a product compiled from
     user input or calibration files names only their digests: refused)."""
+    from orchestrator.aot.models.sources import ModelRef
     from orchestrator.aot.options import CompileOptions
-    from orchestrator.aot.sources import ModelRef
 
     manifest = product.manifest
     identity = manifest.get("identity") or {}

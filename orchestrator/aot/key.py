@@ -12,8 +12,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from orchestrator.aot.models.sources import ModelRef, files_digest, sha256_file
 from orchestrator.aot.options import CompileOptions
-from orchestrator.aot.sources import ModelRef, files_digest, sha256_file
 from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
@@ -21,7 +21,8 @@ RECIPE_VERSION = 7
 ACTIVE_TOOLSET_ENV = "ETHOSU_ORCH_TOOLSET"
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
 # The options that reach Vela only (EthosUCompileSpec's compile_flags and target entries, see
-# orchestrator/aot/configure.py): a configuration of a lowering. Every other option, and the
+# orchestrator/aot/assembly/configure.py): a configuration of a lowering. Every other option, and
+# the
 # target's TOSA profile, shapes the lowered graphs.
 CONFIGURATION_OPTIONS = ("target", "system_config", "memory_mode", "vela_config", "vela_flags")
 # Vela runs only in a configuration: a toolset that changes Vela alone (vela-5.2.0 beside the
@@ -44,7 +45,7 @@ def tool_versions() -> dict[str, str]:
 def active_toolset() -> dict[str, Any]:
     """The toolset this process compiles under: {name, packages} as its worker was told
     (ETHOSU_ORCH_TOOLSET, set by orchestrator/toolsets/compile.py), else the pins."""
-    from orchestrator.pins import load_pins
+    from orchestrator.foundation.pins import load_pins
 
     told = os.environ.get(ACTIVE_TOOLSET_ENV)
     if told:

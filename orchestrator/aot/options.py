@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.vela_flags import check_vela_flags
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.vela.flags import check_vela_flags
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.targets import Target, load_catalogue
 from orchestrator.targets.cortex_m import check_isa

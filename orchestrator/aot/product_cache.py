@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.lowerings import LOWERING_MANIFEST, load_lowering, lowered_root
+from orchestrator.aot.lower.store import LOWERING_MANIFEST, load_lowering, lowered_root
 from orchestrator.aot.products import MANIFEST, load_product
 
 LEASE = ".lease"

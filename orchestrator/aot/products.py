@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
-from orchestrator.cache_check import record_files
 from orchestrator.exact.record import ExactRecord
+from orchestrator.foundation.cache_check import record_files
 from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, partitions_from_manifest
 

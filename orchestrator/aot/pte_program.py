@@ -290,7 +290,7 @@ def configure_pte(pte: PteFile, placement: list[tuple[int, int, int]], binaries:
                   configuration: dict[str, bytes]) -> None:
     """Partition i's delegates carry `binaries[i]` and the configuration compile specs
     (in place); delegate data laid out as the emitter does: in delegate order, one entry
-    per distinct blob (orchestrator.aot.assemble does the same with executorch)."""
+    per distinct blob (orchestrator.aot.assembly.assemble does the same with executorch)."""
     program = pte.program
     blob_of = {(plan, delegate): binaries[partition] for plan, delegate, partition in placement}
     data: list[Table] = []

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.lowering import DEFAULT_VELA_CONFIG, VELA_REPORT_FLAGS
+from orchestrator.aot.lower.lowering import DEFAULT_VELA_CONFIG, VELA_REPORT_FLAGS
 from orchestrator.aot.options import CompileOptions
 
 # compile_spec.py _default_system_config_and_memory_mode: (system config, memory mode)

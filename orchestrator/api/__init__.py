@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 if TYPE_CHECKING:
     from orchestrator.api.reports import (
@@ -101,7 +101,7 @@ def inspect(*, scratch: Scratch = None, **flags: Any) -> Report:
 def _job(name: str, scratch: Scratch, quiet: bool, flags: dict[str, Any]) -> Any:
     """Build the job's option group from the flags and run it on `scratch`."""
     from orchestrator.api.flags import request_from, scratch_root
-    from orchestrator.progress import quiet_if
+    from orchestrator.foundation.progress import quiet_if
 
     group, function = _resolved(name)
     request = request_from(group, flags, name)

@@ -10,8 +10,8 @@ from typing import Any
 from orchestrator.aot.api import cached_lowering, cached_product, compile_request, request_for
 from orchestrator.aot.products import Product
 from orchestrator.api.reports import CompileReport
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileTask
-from orchestrator.paths import scratch
 from orchestrator.targets.selection import expand_targets
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from orchestrator.api.reports import EvaluateReport
 from orchestrator.evaluate.evaluate import evaluate
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.paths import scratch
 
 
 def evaluate_with(request: EvaluateRequest) -> EvaluateReport:

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from orchestrator.foundation.paths import SCRATCH_ENV
 from orchestrator.options.fields import cli_specs, from_cli, unknown_option_error
-from orchestrator.paths import SCRATCH_ENV
 
 Group = TypeVar("Group")
 

@@ -9,27 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.api.reports import RegressReport
-from orchestrator.cli import split_list
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.cli import split_list
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch, scratch
+from orchestrator.foundation.progress import quiet_if
 from orchestrator.options.regress import RegressMerge, RegressTask
-from orchestrator.paths import Scratch, scratch
-from orchestrator.progress import quiet_if
-from orchestrator.regress.baseline import Baselines, load_baselines
-from orchestrator.regress.cells import Cell
 from orchestrator.regress.cluster.command import cluster_spec, job_journal, run_on_cluster
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
-from orchestrator.regress.matrix import Matrix, expand, load_matrix
-from orchestrator.regress.outcome import Outcome
+from orchestrator.regress.lanes.stages import Stages
+from orchestrator.regress.plan.cells import Cell
+from orchestrator.regress.plan.matrix import Matrix, expand, load_matrix
+from orchestrator.regress.plan.select import filter_cells, only_keys, parse_shard, shard_cells
 from orchestrator.regress.progress import make_progress
-from orchestrator.regress.report_document import (
+from orchestrator.regress.report.document import (
     build_document,
     failing_cells,
     last_report,
     remember_last,
 )
-from orchestrator.regress.select import filter_cells, only_keys, parse_shard, shard_cells
-from orchestrator.regress.stages import Stages
-from orchestrator.regress.writers import write_reports
+from orchestrator.regress.report.writers import write_reports
+from orchestrator.regress.verdict.baseline import Baselines, load_baselines
+from orchestrator.regress.verdict.outcome import Outcome
 from orchestrator.results.model import new_run_id, utc_now
 
 EXIT_FAILED = 1
@@ -89,7 +89,7 @@ def regress_with(task: RegressTask, scratch_root: str | None = None,
 
 
 def _real_stages(tree: Scratch, toolset: str | None = None) -> Stages:
-    from orchestrator.regress.real_stages import RealStages
+    from orchestrator.regress.lanes.real_stages import RealStages
     from orchestrator.toolsets.catalogue import find_toolset
 
     return RealStages(tree, toolset=find_toolset(toolset) if toolset else None)
@@ -215,7 +215,7 @@ def _step_summary(markdown: Path) -> None:
 
 def merge_with(task: RegressMerge, scratch_root: str | None = None) -> RegressReport:
     """Combine shard reports into one report and one verdict."""
-    from orchestrator.regress.merge import merge_documents, read_reports
+    from orchestrator.regress.report.merge import merge_documents, read_reports
 
     tree = scratch(scratch_root).ensure()
     documents = read_reports(split_list(task.reports))
@@ -228,8 +228,8 @@ def toolset_ab(value: str, matrix: Matrix, cells: list[Cell], tree: Scratch,
                display: bool) -> RegressReport:
     """`--toolsets A,B`: the compile and host lanes under both toolsets, one comparison
     report (toolsets.json/.md/.html)."""
+    from orchestrator.regress.report.toolset_ab import write_ab_reports
     from orchestrator.regress.toolset_ab import run_ab, runtime_source_tag
-    from orchestrator.regress.toolset_ab_report import write_ab_reports
     from orchestrator.toolsets.catalogue import parse_toolsets
 
     chosen = parse_toolsets(value)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from orchestrator.api.reports import RunReport
 from orchestrator.apps.registry import app_named
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options import RunRequest
-from orchestrator.paths import Scratch, scratch
 from orchestrator.results import RunResult
 from orchestrator.results.record import write_result
 from orchestrator.sim.session import interrupted_result

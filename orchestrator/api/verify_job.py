@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.aot.api import compile_request, request_for
 from orchestrator.aot.key import CompileRequest
 from orchestrator.api.reports import VerifyReport
-from orchestrator.command_line import invoke_line
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.command_line import invoke_line
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.inspect import VerifyTask
-from orchestrator.paths import scratch
 from orchestrator.targets.selection import expand_targets
 from orchestrator.tosa.shared_reference import TosaReferences
 from orchestrator.vnpu.execute import Npu

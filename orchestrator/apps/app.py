@@ -9,8 +9,8 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from orchestrator.foundation.paths import Scratch
     from orchestrator.options.run import RunRequest
-    from orchestrator.paths import Scratch
     from orchestrator.results import RunResult
 
 

@@ -7,35 +7,35 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from orchestrator.apps.app import App, Firmware, ModelUse
-from orchestrator.firmware_build.config import app_names
+from orchestrator.firmware.build.config import app_names
 from orchestrator.targets.catalogue import unknown_name_error
 
 if TYPE_CHECKING:
+    from orchestrator.foundation.paths import Scratch
     from orchestrator.options.run import RunRequest
-    from orchestrator.paths import Scratch
     from orchestrator.results import RunResult
 
 
 def _run_model(request: RunRequest, work: Scratch) -> RunResult:
-    from orchestrator.evaluate.run_inputs import run_model
+    from orchestrator.apps.model import run_model
 
     return run_model(request, work)
 
 
 def _run_protocol_app(request: RunRequest, work: Scratch) -> RunResult:
-    from orchestrator.selftest import run_app
+    from orchestrator.apps.protocol_selftest import run_app
 
     return run_app(request, work)
 
 
 def _run_npu_selftest(request: RunRequest, work: Scratch) -> RunResult:
-    from orchestrator.npu_selftest.handler import run_npu_selftest
+    from orchestrator.apps.npu_selftest.run import run_npu_selftest
 
     return run_npu_selftest(request, work)
 
 
 def _run_upstream_elf(request: RunRequest, work: Scratch) -> RunResult:
-    from orchestrator.upstream_elf import run_upstream_elf
+    from orchestrator.apps.upstream_elf import run_upstream_elf
 
     return run_upstream_elf(request, work)
 

@@ -12,7 +12,7 @@ import shlex
 import struct
 from dataclasses import dataclass, field
 
-from orchestrator.aot.program_info import ETHOSU_BACKEND, vela_blocks
+from orchestrator.aot.assembly.program_info import ETHOSU_BACKEND, vela_blocks
 
 COP_FOURCC = 0x31504F43          # "COP1"
 OPTIMIZER_CONFIG = 1

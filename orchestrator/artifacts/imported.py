@@ -22,7 +22,7 @@ from orchestrator.aot.products import (
 from orchestrator.aot.tensors import write_tensor
 from orchestrator.artifacts.inspection import Inspection
 from orchestrator.artifacts.program import Method, Program
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 
 ARTIFACTS = "artifacts"
 INPUT_SEED = 0

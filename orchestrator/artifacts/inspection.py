@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.kernels import kernel_libraries, missing_kernels
+from orchestrator.aot.lower.kernels import kernel_libraries, missing_kernels
 from orchestrator.artifacts.bundle import Bundle, is_bundle, read_bundle
 from orchestrator.artifacts.ethosu import EthosUDelegate, ethosu_delegate, is_ethosu
 from orchestrator.artifacts.flatbuf import file_identifier
 from orchestrator.artifacts.program import PROGRAM_ID, Program, ProgramFormatError, read_program
-from orchestrator.errors import OrchestratorError
-from orchestrator.pins import python_pin
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.pins import python_pin
 
 RUNTIME_PRIMS = ("executorch_prim::", "aten::sym_")
 

@@ -19,13 +19,13 @@ from orchestrator.artifacts.bundle_check import (
 )
 from orchestrator.artifacts.imported import import_artifact
 from orchestrator.artifacts.inspection import Inspection, inspect_artifact
-from orchestrator.command_line import invoke_line
 from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.comparison.thresholds import Thresholds
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.command_line import invoke_line
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.options import RunRequest
 from orchestrator.parse.protocol_values import outputs
-from orchestrator.paths import Scratch
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Comparison, RunResult
 from orchestrator.results.model import utc_now

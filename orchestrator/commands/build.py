@@ -3,13 +3,13 @@ goes through orchestrator.runner (runtime libraries first), so `invoke run` reus
 
 from __future__ import annotations
 
-from orchestrator.cli import print_json
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build.config import config_for_target
-from orchestrator.firmware_build.driver import BuildResult, build_firmware
-from orchestrator.firmware_build.memory_tables import format_build
+from orchestrator.firmware.build.config import config_for_target
+from orchestrator.firmware.build.driver import BuildResult, build_firmware
+from orchestrator.firmware.build.memory_tables import format_build
+from orchestrator.foundation.cli import print_json
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.build import BuildTask
-from orchestrator.paths import scratch
 
 
 def build_command(task: BuildTask, json: bool = False, jobs: int = 2) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.api.compile_job import compile_with, summary
-from orchestrator.cli import print_json
+from orchestrator.foundation.cli import print_json
 from orchestrator.options.compile import CompileTask
 
 __all__ = ["compile_command", "render", "summary"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from orchestrator.cli import console, print_json
-from orchestrator.doctor import blocking_problems, collect_checks
-from orchestrator.doctor_model import Requirement, State
+from orchestrator.foundation.cli import console, print_json
+from orchestrator.foundation.doctor_model import Requirement, State
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.inspect import DoctorCheck
-from orchestrator.paths import scratch
+from orchestrator.setup.doctor import blocking_problems, collect_checks
 from orchestrator.targets import load_catalogue
 
 

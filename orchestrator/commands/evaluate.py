@@ -4,9 +4,9 @@ every sample ran and matched its exact reference."""
 from __future__ import annotations
 
 from orchestrator.api.evaluate_job import evaluate_with
-from orchestrator.cli import print_json
 from orchestrator.commands.run import terminate_as_interrupt
 from orchestrator.evaluate.report import format_table
+from orchestrator.foundation.cli import print_json
 from orchestrator.options.evaluate import EvaluateRequest
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from orchestrator.artifacts.inspection import inspect_artifact
 from orchestrator.artifacts.render import render_inspection
-from orchestrator.cli import print_json
+from orchestrator.foundation.cli import print_json
 from orchestrator.options.artifact import InspectTask
 
 EXIT_NOT_RUNNABLE = 1

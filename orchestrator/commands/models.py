@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.aot.model_catalogue import (
+from orchestrator.aot.models.catalogue import (
     NOT_RECORDED,
     NPU_FAMILIES,
     listing_document,
     load_model_catalogue,
 )
-from orchestrator.cli import console, print_json
+from orchestrator.foundation.cli import console, print_json
 from orchestrator.options.inspect import ModelsListing
 
 

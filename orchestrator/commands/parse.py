@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from orchestrator.cli import console, print_json
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.cli import console, print_json
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.parse import ParseTask
 from orchestrator.parse.batch import NOT_TEXT, table_rows
 from orchestrator.parse.result import parse_log

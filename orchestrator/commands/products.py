@@ -12,11 +12,11 @@ from orchestrator.aot.product_cache import (
     list_cache,
     total_size,
 )
-from orchestrator.cache_check import RECORD, scan
-from orchestrator.cli import print_json
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.cache_check import RECORD, scan
+from orchestrator.foundation.cli import print_json
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch, user_cache
 from orchestrator.options.products import ProductsTask
-from orchestrator.paths import scratch, user_cache
 from orchestrator.runner.runtime import RUNTIME_DIR
 from orchestrator.toolsets.environment import TOOLSETS_DIR
 

@@ -8,11 +8,11 @@ from typing import Any
 
 from orchestrator.api.regress_job import merge_with, regress_with
 from orchestrator.api.reports import RegressReport
-from orchestrator.cli import console, print_json
+from orchestrator.foundation.cli import console, print_json
 from orchestrator.options.regress import RegressMerge, RegressTask
-from orchestrator.regress.baseline import fmt
-from orchestrator.regress.markdown import HEADLINE_METRICS
-from orchestrator.regress.stages import Stages
+from orchestrator.regress.lanes.stages import Stages
+from orchestrator.regress.report.markdown import HEADLINE_METRICS
+from orchestrator.regress.verdict.baseline import fmt
 
 EXIT_FAILED = 1
 

@@ -12,7 +12,7 @@ from types import FrameType
 from orchestrator.api.run_job import execute, run_with
 from orchestrator.apps.app import Firmware
 from orchestrator.apps.registry import app_named
-from orchestrator.cli import print_json
+from orchestrator.foundation.cli import print_json
 from orchestrator.options import RunnerSettings, RunRequest
 from orchestrator.results.summary_table import format_result, print_result
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.setup import SetupFlags
-from orchestrator.paths import scratch
 from orchestrator.setup.catalogue import load_setup_catalogue
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.options import build_options

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.cli import console, print_json
+from orchestrator.foundation.cli import console, print_json
 from orchestrator.options.inspect import TargetsListing
 from orchestrator.targets.catalogue import load_catalogue
 from orchestrator.targets.listing import cpu_label, model_lanes, target_summary

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from orchestrator.api.reports import RegressReport
-from orchestrator.regress.toolset_ab_report import rows, verdict
+from orchestrator.regress.report.toolset_ab import rows, verdict
 
 
 def print_ab(report: RegressReport) -> None:

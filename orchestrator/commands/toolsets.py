@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.cli import console, print_json
+from orchestrator.foundation.cli import console, print_json
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.inspect import ToolsetsListing
-from orchestrator.paths import scratch
 from orchestrator.toolsets.catalogue import PACKAGES, toolsets
 from orchestrator.toolsets.environment import installed_toolset, runs_in_process
 

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from orchestrator.api.verify_job import model_interface, verify_with
-from orchestrator.cli import print_json
+from orchestrator.foundation.cli import print_json
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.vnpu import coverage as npu_coverage
 from orchestrator.vnpu.locate import describe_departure

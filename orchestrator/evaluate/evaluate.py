@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.aot.dataset import (
+from orchestrator.aot.models.sources import SERIALIZED, tensor_files
+from orchestrator.comparison.accuracy import gate_failures
+from orchestrator.evaluate.dataset import (
     InputShape,
     calibration_files,
     data_files,
@@ -17,15 +19,13 @@ from orchestrator.aot.dataset import (
     preprocess_hook,
     read_labels,
 )
-from orchestrator.aot.sources import SERIALIZED, tensor_files
-from orchestrator.command_line import invoke_line
-from orchestrator.comparison.accuracy import gate_failures
-from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.host_references import host_references
 from orchestrator.evaluate.scoring import SampleScore, score_sample, summarize
+from orchestrator.foundation.command_line import invoke_line
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import step
 from orchestrator.options.evaluate import EvaluateRequest
-from orchestrator.paths import Scratch
-from orchestrator.progress import step
 from orchestrator.results.record import write_result
 from orchestrator.runner.model_run import (
     ModelRun,

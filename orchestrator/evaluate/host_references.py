@@ -2,7 +2,7 @@
 by content: computed once per (product, input set bytes) and read back by any later
 evaluation, so a data set evaluated again on a cached product loads neither torch, devtools
 nor the float model. Entries are .npz files under <derived tables root>/host_references/
-(orchestrator.derived_cache); one that is missing or unreadable is computed again."""
+(orchestrator.foundation.derived_cache); one that is missing or unreadable is computed again."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.derived_cache import derived_root
+from orchestrator.foundation.derived_cache import derived_root
 
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.evaluate.scoring import SampleScore
-from orchestrator.jsonfile import write_json_atomic
-from orchestrator.plotting import png_of, pyplot
+from orchestrator.foundation.jsonfile import write_json_atomic
+from orchestrator.foundation.plotting import png_of, pyplot
 from orchestrator.results.codec import to_plain
 
 JSON_FILE = "evaluation.json"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
 from orchestrator.exact.interpreter import ProgramRunner, op_name, program_ops
 from orchestrator.exact.ops import exact_kind, unsupported
 from orchestrator.exact.record import EXACT, FALLBACK, FLOAT, ExactRecord
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.partitions import Partition
 
 

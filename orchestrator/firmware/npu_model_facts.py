@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.firmware_build import BuildConfig, BuildResult
-from orchestrator.firmware_build.npu_model import EXECUTOR_FVP, EXECUTOR_MODEL, model_version
+from orchestrator.firmware.build import BuildConfig, BuildResult
+from orchestrator.firmware.build.npu_model import EXECUTOR_FVP, EXECUTOR_MODEL, model_version
 from orchestrator.parse.protocol_values import reported_model_version
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, NpuPmu, PmuCounter, RunResult, Status

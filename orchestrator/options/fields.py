@@ -10,7 +10,7 @@ from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 Parser = Callable[[Any, str], Any]
 Group = TypeVar("Group")

@@ -1,11 +1,11 @@
 """The options of `invoke regress` and `invoke regress-merge` (the matrix keys of a cell are
-the run and compile groups' options: orchestrator.regress.matrix)."""
+the run and compile groups' options: orchestrator.regress.plan.matrix)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.fields import option, switch, text
 
 QUIET_HELP = "print nothing but errors"

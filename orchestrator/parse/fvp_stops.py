@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 from orchestrator.results.model import Kind
 
 FVP_STOPS_PATH = DATA_DIR / "fvp_stops.toml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 from orchestrator.parse.consumer import Handler, RuleConsumer, flag, marker, number, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import EOT, LogLine

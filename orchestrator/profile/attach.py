@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.profile.events import inspector_version, read_events
 from orchestrator.profile.export import write_profile_files
 from orchestrator.profile.sources import npu_note, tick_source

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from orchestrator.jsonfile import write_text_atomic
+from orchestrator.foundation.jsonfile import write_text_atomic
 from orchestrator.profile.events import TracedEvent
 from orchestrator.results import Profile
 

@@ -9,18 +9,18 @@ Public API (importing it never imports torch or matplotlib):
 
 from __future__ import annotations
 
-from orchestrator.regress.baseline import Baselines, load_baselines
-from orchestrator.regress.cells import Cell, Expect, Mode
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
-from orchestrator.regress.matrix import Matrix, MatrixError, expand, load_matrix
-from orchestrator.regress.outcome import Outcome
-from orchestrator.regress.stages import (
+from orchestrator.regress.lanes.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
 )
+from orchestrator.regress.plan.cells import Cell, Expect, Mode
+from orchestrator.regress.plan.matrix import Matrix, MatrixError, expand, load_matrix
+from orchestrator.regress.verdict.baseline import Baselines, load_baselines
+from orchestrator.regress.verdict.outcome import Outcome
 
 __all__ = [
     "Baselines",

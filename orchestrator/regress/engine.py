@@ -9,26 +9,26 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.regress.baseline import Baselines
-from orchestrator.regress.cells import Cell, Expect, Mode
-from orchestrator.regress.lowering_plan import lowering_leaders
-from orchestrator.regress.metrics import extract_metrics, extract_versions
-from orchestrator.regress.outcome import (
-    CellReport,
-    Outcome,
-    apply_baseline,
-    expected_outcome,
-    skipped,
-)
-from orchestrator.regress.progress import Progress, QuietProgress
-from orchestrator.regress.stages import (
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.regress.lanes.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
+)
+from orchestrator.regress.plan.cells import Cell, Expect, Mode
+from orchestrator.regress.plan.lowering import lowering_leaders
+from orchestrator.regress.progress import Progress, QuietProgress
+from orchestrator.regress.verdict.baseline import Baselines
+from orchestrator.regress.verdict.metrics import extract_metrics, extract_versions
+from orchestrator.regress.verdict.outcome import (
+    CellReport,
+    Outcome,
+    apply_baseline,
+    expected_outcome,
+    skipped,
 )
 from orchestrator.results import (
     Classification,

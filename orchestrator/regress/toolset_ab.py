@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.regress.cell_options import compile_choices
-from orchestrator.regress.cells import Cell, Mode
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.regress.plan.cell_options import compile_choices
+from orchestrator.regress.plan.cells import Cell, Mode
 from orchestrator.toolsets.catalogue import Toolset
 from orchestrator.toolsets.compile import ToolsetCompile, ToolsetJob, compile_jobs
 from orchestrator.toolsets.difference import (
@@ -62,7 +62,7 @@ def groups_of(cells: list[Cell]) -> list[Group]:
 
 def _verified(compiled: ToolsetCompile, cell: Cell) -> dict[str, Any]:
     """The product on the functional NPU model against its own TOSA reference."""
-    from orchestrator.regress.verify_lane import verdict
+    from orchestrator.regress.lanes.verify import verdict
     from orchestrator.vnpu.execute import Npu
     from orchestrator.vnpu.verify import verify_product
 

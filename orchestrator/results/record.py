@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.jsonfile import write_text_atomic
+from orchestrator.foundation.jsonfile import write_text_atomic
 from orchestrator.results.model import RunResult
 
 RESULT = "result.json"

@@ -6,7 +6,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from orchestrator._toml import DATA_DIR
+from orchestrator.foundation.tomlfile import DATA_DIR
 
 SCHEMA_PATH = DATA_DIR / "runresult.schema.json"
 

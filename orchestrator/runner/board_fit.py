@@ -4,8 +4,8 @@ refused naming the board's region and the boards whose RAM holds it (mv2 on the 
 
 from __future__ import annotations
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build.config import firmware_data
+from orchestrator.firmware.build.config import firmware_data
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.runner.config import Pools, pools_for
 from orchestrator.runner.precheck import Need, needs_for, program_facts_of
 from orchestrator.targets import Platform, Target, load_catalogue

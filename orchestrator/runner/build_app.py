@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from orchestrator.firmware_build.driver import BuildResult
-from orchestrator.paths import Scratch
+from orchestrator.firmware.build.driver import BuildResult
+from orchestrator.foundation.paths import Scratch
 from orchestrator.runner.config import memory_mode_of, pools_for, runner_data
 from orchestrator.runner.firmware import RunnerOptions, build_runner
 from orchestrator.targets import load_catalogue

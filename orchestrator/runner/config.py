@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets.model import Platform, Target
 from orchestrator.targets.runner_data import RUNNER_DATA, Pools, RunnerData, runner_data
 

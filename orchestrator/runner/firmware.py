@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestrator.firmware_build import BuildResult, build_firmware
-from orchestrator.firmware_build.config import BuildConfig, firmware_data
-from orchestrator.firmware_build.npu_model import model_definitions, placed_model
-from orchestrator.firmware_build.tools import resolve_tools
-from orchestrator.paths import Scratch
+from orchestrator.firmware.build import BuildResult, build_firmware
+from orchestrator.firmware.build.config import BuildConfig, firmware_data
+from orchestrator.firmware.build.npu_model import model_definitions, placed_model
+from orchestrator.firmware.build.tools import resolve_tools
+from orchestrator.foundation.paths import Scratch
 from orchestrator.runner.config import Pools, kernel_ops, runner_data
 from orchestrator.runner.runtime import (
     RuntimeBuild,

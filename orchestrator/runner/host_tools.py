@@ -10,7 +10,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-from orchestrator.aot.kernels import executorch_root
+from orchestrator.aot.lower.kernels import executorch_root
 
 WHEEL_FLATC = Path("data/bin/flatc")
 PREBUILT_ENV = "ETHOSU_ORCH_HOST_FLATC"   # "0": let upstream build flatc (as before)

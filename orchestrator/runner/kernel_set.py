@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.derived_cache import cached_table, stat_digest
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.derived_cache import cached_table, stat_digest
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets.runner_data import ALL, MODEL
 
 NONE = "NONE"
@@ -69,8 +69,8 @@ def _functions(yaml_text: str) -> dict[str, str]:
 def portable_kernels(executorch: Path) -> PortableKernels:
     """The op -> source table of the ExecuTorch tree at `executorch` (an installed package,
     which has functions.yaml but no kernel sources, gives every op an empty file list); kept
-    on disk by a digest of the sources' stat (orchestrator.derived_cache): an edited kernel
-    source or functions.yaml derives it again."""
+    on disk by a digest of the sources' stat (orchestrator.foundation.derived_cache): an
+    edited kernel source or functions.yaml derives it again."""
     yaml_path = executorch / FUNCTIONS_YAML
     if not yaml_path.is_file():
         raise OrchestratorError(f"{executorch} has no {FUNCTIONS_YAML}",

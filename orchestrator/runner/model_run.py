@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.aot.vela_report import vela_estimate
-from orchestrator.command_line import invoke_line
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_run import run_firmware
-from orchestrator.paths import Scratch
+from orchestrator.aot.vela.report import vela_estimate
+from orchestrator.firmware.run import run_firmware
+from orchestrator.foundation.command_line import invoke_line
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model

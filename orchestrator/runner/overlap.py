@@ -15,9 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.progress import detached_reporter, in_this_thread
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import detached_reporter, in_this_thread
 from orchestrator.runner.firmware import RunnerOptions, prebuild_runtime
 from orchestrator.targets.model import Target
 

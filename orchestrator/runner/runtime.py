@@ -14,20 +14,20 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from orchestrator.cache_check import record_files, remove_damaged_outputs
-from orchestrator.cmake_cache import forget_moved_cache
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.firmware_build.toolchain import (
+from orchestrator.firmware.build.toolchain import (
     Compilers,
     build_environment,
     compiler_launcher,
     prefix_maps,
     toolchain_definitions,
 )
-from orchestrator.hosttools import cmake_binary, ninja_binary
-from orchestrator.paths import Scratch, user_cache
-from orchestrator.progress import run_step
+from orchestrator.foundation.cache_check import record_files, remove_damaged_outputs
+from orchestrator.foundation.cmake_cache import forget_moved_cache
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.hosttools import cmake_binary, ninja_binary
+from orchestrator.foundation.paths import Scratch, user_cache
+from orchestrator.foundation.progress import run_step
 from orchestrator.runner.host_tools import prebuilt_flatc
 from orchestrator.runner.kernel_set import (
     cmake_ops,

@@ -15,9 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.file_faults import writing
-from orchestrator.firmware_build.toolchain import TOOLCHAIN_FILE
-from orchestrator.paths import repo_root
+from orchestrator.firmware.build.toolchain import TOOLCHAIN_FILE
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.paths import repo_root
 
 RUNTIME_PROJECT = repo_root() / "firmware" / "apps" / "runner" / "runtime"
 PROJECT_FILE = "CMakeLists.txt"

@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
-from orchestrator.firmware_run import run_firmware
+from orchestrator.firmware.run import run_firmware
 from orchestrator.protocol.records import Sample
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Versions

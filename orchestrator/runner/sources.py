@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.catalogue import Source, load_setup_catalogue
 from orchestrator.setup.lock import read_lock, source_tree
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.derived_cache import cached_table, stat_digest
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.derived_cache import cached_table, stat_digest
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.results import RunResult, WriteChecks
 from orchestrator.targets.model import EXECUTOR_MODEL
 from orchestrator.vnpu import MODEL_NAME
@@ -30,7 +30,7 @@ def write_checks(product: Product, model: str, target: str,
     """Every NPU partition of `product` run once, observed, on the host model (`seconds`
     gets the stages' times: the host model's build, once per process, apart). The findings
     are kept by the product's content, the target and the host model's version
-    (orchestrator.derived_cache): a rerun of an unchanged product reads them back."""
+    (orchestrator.foundation.derived_cache): a rerun of an unchanged product reads them back."""
     seconds = {} if seconds is None else seconds
     started = time.perf_counter()
     findings = cached_table("write-checks", findings_key(product, target),

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.pins import load_pins
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.pins import load_pins
 
 DIGEST_KINDS = ("sha256", "md5")
 ARCHIVE_TYPES = ("tar.xz", "tgz", "tar.gz", "tar")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from orchestrator.doctor_model import Requirement, State
-from orchestrator.paths import Scratch
+from orchestrator.foundation.doctor_model import Requirement, State
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.catalogue import (
     EULA_ENV,
     Artifact,

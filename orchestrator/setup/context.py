@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.catalogue import Artifact, HostBuild
 from orchestrator.setup.download import Request, cached_file, mirrored_url, verify_local_archive
 from orchestrator.setup.options import ARCHIVE_ENV_PREFIX, SetupOptions

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.progress import step
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.progress import step
 from orchestrator.setup.digests import describe, digest_mismatches
 from orchestrator.setup.filelock import exclusive_lock
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from orchestrator.file_faults import writing
+from orchestrator.foundation.file_faults import writing
 
 
 @contextmanager

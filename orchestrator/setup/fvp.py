@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import filling
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import filling
 from orchestrator.setup.catalogue import EULA_ENV, Artifact, HostBuild, host_build
 from orchestrator.setup.context import (
     Context,

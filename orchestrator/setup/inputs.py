@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from orchestrator.doctor_model import State
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch, scratch
+from orchestrator.foundation.doctor_model import State
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.setup.catalogue import BuildInput, host_key, load_setup_catalogue
 from orchestrator.setup.context import Context
 from orchestrator.setup.digests import digest_mismatches

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from orchestrator.file_faults import writing
-from orchestrator.paths import Scratch
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.filelock import exclusive_lock
 
 MARKER = ".orchestrator-install.json"

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator.cli import print_json
-from orchestrator.doctor_model import State
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.progress import step
+from orchestrator.foundation.cli import print_json
+from orchestrator.foundation.doctor_model import State
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import step
 from orchestrator.setup.catalogue import (
     Artifact,
     BuildInput,

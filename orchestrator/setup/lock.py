@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.jsonfile import write_json_atomic
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.jsonfile import write_json_atomic
+from orchestrator.foundation.paths import Scratch
 
 LOCK_NAME = "setup.lock.json"
 LOCK_SCHEMA = 1

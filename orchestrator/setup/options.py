@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from orchestrator._toml import load_toml
-from orchestrator.cli import split_list
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.cli import split_list
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.options.setup import SetupFlags
-from orchestrator.paths import Scratch
 from orchestrator.setup.catalogue import EULA_ENV
 from orchestrator.setup.download import DownloadPolicy
 

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import filling
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import filling
 from orchestrator.setup import gitsrc
 from orchestrator.setup.catalogue import SetupCatalogue, Source, pin_label
 from orchestrator.setup.context import Context, relocate

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.doctor_model import State
-from orchestrator.hosttools import version_tuple
+from orchestrator.foundation.doctor_model import State
+from orchestrator.foundation.hosttools import version_tuple
 from orchestrator.setup.catalogue import Artifact, Source, pin_label
 from orchestrator.setup.install import read_marker
 

@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import filling
-from orchestrator.hosttools import version_tuple
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import filling
+from orchestrator.foundation.hosttools import version_tuple
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.catalogue import Artifact, host_build, load_setup_catalogue
 from orchestrator.setup.context import (
     Context,

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from orchestrator.cache_check import record_files
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.progress import step
+from orchestrator.foundation.cache_check import record_files
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import step
 from orchestrator.setup.digests import file_digests
 from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.setup.options import SetupOptions

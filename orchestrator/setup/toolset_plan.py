@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset
 from orchestrator.toolsets.layering import canonical, is_heavy
 

@@ -9,8 +9,8 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import DEVICE_FAULTS
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import DEVICE_FAULTS
 
 StreamMode = Literal["r|xz", "r|gz", "r|"]
 MODES: dict[str, StreamMode] = {"tar.xz": "r|xz", "tgz": "r|gz", "tar.gz": "r|gz", "tar": "r|"}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from orchestrator.aot.model_catalogue import (
+from orchestrator.aot.models.catalogue import (
     HF_HUB,
     HF_SNAPSHOT,
     ModelCatalogue,
@@ -20,9 +20,9 @@ from orchestrator.aot.model_catalogue import (
     load_model_catalogue,
     weight_path,
 )
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.paths import Scratch
 from orchestrator.setup.digests import file_digests
 from orchestrator.setup.download import Request, cached_file
 from orchestrator.setup.lock import write_lock_entry

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.sim.data import DataFile

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.foundation.paths import Scratch
 from orchestrator.parse.classify import deciding_problems, secondary_finding, status_of
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_reason, stop_table
 from orchestrator.parse.upstream import parse_text
-from orchestrator.paths import Scratch
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env

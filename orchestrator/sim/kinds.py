@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.limits import RunLimits

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from orchestrator.command_line import invoke_line
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.command_line import invoke_line
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.options.run import RunChoices, RunRequest
-from orchestrator.paths import Scratch
 from orchestrator.results import Versions
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
 from orchestrator.sim.data import DataFile

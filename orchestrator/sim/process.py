@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 KILL_GRACE_S = 2.0
 READ_SIZE = 65536

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from orchestrator.hosttools import qemu_binary, tool_version
-from orchestrator.paths import Scratch
+from orchestrator.foundation.hosttools import qemu_binary, tool_version
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.kinds import Invocation

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets import Simulator, Target, load_catalogue
 
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.foundation.progress import step
 from orchestrator.parse.classify import make_classification
-from orchestrator.progress import step
 from orchestrator.protocol import ParsedStream, StreamParser
 from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.sim.classify import Verdict, verdict_of

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orchestrator.hosttools import tool_version
-from orchestrator.jsonfile import write_json_atomic
-from orchestrator.paths import Scratch
+from orchestrator.foundation.hosttools import tool_version
+from orchestrator.foundation.jsonfile import write_json_atomic
+from orchestrator.foundation.paths import Scratch
 
 CACHE_NAME = "simulator-versions.json"
 

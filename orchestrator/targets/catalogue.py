@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 from orchestrator.targets.model import (
     Capabilities,
     CpuSpec,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets.catalogue import CMSIS_NN_BACKENDS
 from orchestrator.targets.model import CpuSpec, Simulator, Target
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 
 NPU_AXI_DATA = DATA_DIR / "npu_axi.toml"
 AXI_NAMES = ("axi0", "axi1")

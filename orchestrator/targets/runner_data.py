@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 
 ALL = "ALL"       # a kernel set of every portable kernel
 MODEL = "MODEL"   # a kernel set that grows with the models run

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets.catalogue import load_catalogue, unknown_name_error
 
 WILDCARD = set("*?[")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 
 TOOLSETS_PATH = DATA_DIR / "toolsets.toml"
 PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools")

@@ -17,9 +17,9 @@ from typing import Any
 import orchestrator
 from orchestrator.aot.key import ACTIVE_TOOLSET_ENV
 from orchestrator.aot.products import Product, load_product
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch
 from orchestrator.toolsets.catalogue import Toolset
 from orchestrator.toolsets.environment import installed_toolset, runs_in_process
 from orchestrator.toolsets.protocol import (

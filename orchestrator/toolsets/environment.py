@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.cache_check import checked
-from orchestrator.paths import Scratch
+from orchestrator.foundation.cache_check import checked
+from orchestrator.foundation.paths import Scratch
 from orchestrator.toolsets.catalogue import PACKAGES, Toolset
 from orchestrator.toolsets.layering import layered_directories, tool_site_directories
 

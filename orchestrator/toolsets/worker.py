@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from orchestrator.aot.key import tool_versions
-from orchestrator.jsonfile import write_json_atomic
+from orchestrator.foundation.jsonfile import write_json_atomic
 from orchestrator.toolsets.compile import compile_here
 from orchestrator.toolsets.protocol import WorkerRequest, WorkerResult
 

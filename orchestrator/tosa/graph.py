@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.reference_model import INSTALL_HINT
 
 # tosa.DType values -> numpy dtype names (the types an Ethos-U partition can carry).

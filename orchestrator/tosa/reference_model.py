@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 BINDING = "tosa_reference_model"
 INSTALL_HINT = "pip install tosa-tools==2026.5.0 (or pip install -e '.[aot]')"

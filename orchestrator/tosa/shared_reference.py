@@ -1,5 +1,5 @@
 """The TOSA reference model's outputs, run once per (graph, inputs) (imports tosa-tools on a
-miss). The configurations of one lowering share its TOSA graphs (orchestrator/aot/lowerings),
+miss). The configurations of one lowering share its TOSA graphs (orchestrator/aot/lower/store),
 so verifying several configurations runs each graph on each input set once."""
 
 from __future__ import annotations

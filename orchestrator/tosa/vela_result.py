@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 
 def stream_bytes(result: Any) -> bytes:

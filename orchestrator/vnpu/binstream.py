@@ -5,7 +5,7 @@ name, an int32 length padded to 16 bytes, and the data padded to 16 bytes, from
 "vela_bin_stream" to "vela_end_stream"; the "inputs"/"outputs" blocks hold an int32 count
 and per tensor a 6-D shape, element size, offset and region (all int32). From executorch 1.5
 a block may be external: its header's flag byte is 1 and its data is the sha256 key of a
-named-data payload (orchestrator/aot/program_info.py VelaBlock); such a block is read from
+named-data payload (orchestrator/aot/assembly/program_info.py VelaBlock); such a block is read from
 the named data given, or refused in one line.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.aot.program_info import VELA_BLOCK_HEADER, VelaBlock, vela_blocks
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.assembly.program_info import VELA_BLOCK_HEADER, VelaBlock, vela_blocks
+from orchestrator.foundation.errors import OrchestratorError
 
 START_BLOCK = b"vela_bin_stream".ljust(16, b"\0")
 IO_RECORD = struct.Struct("<9i")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import resource
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.graph import tensor_bytes
 from orchestrator.tosa.intermediates import intermediate_names
 from orchestrator.vnpu.binstream import VelaProgram

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 
 TABLE_PATH = DATA_DIR / "npu_coverage.toml"
 FAMILY_OF_ARCH = {55: "u55u65", 65: "u55u65", 85: "u85"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 from orchestrator.vnpu.regor_fields import FAMILIES, Command, family_commands
 from orchestrator.vnpu.regor_source import sdist_pin, vela_sdist
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 from orchestrator.vnpu.binstream import VelaIO, VelaProgram
 from orchestrator.vnpu.coverage import place_stop

@@ -202,7 +202,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m orchestrator.vnpu.gen_regs U55_OUT.h U85_OUT.h VELA_SDIST "
               "(the sdist is a setup input: invoke setup --only vela-sdist)", file=sys.stderr)
         return 2
-    from orchestrator.errors import OrchestratorError
+    from orchestrator.foundation.errors import OrchestratorError
     from orchestrator.vnpu.regor_source import U85_INTERFACE, regor_text
 
     _write_if_changed(Path(argv[1]), render())

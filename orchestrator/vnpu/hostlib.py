@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestrator.cmake_cache import CACHE, forget_moved_cache, recorded_path
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import repo_root, scratch
+from orchestrator.foundation.cmake_cache import CACHE, forget_moved_cache, recorded_path
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.setup.filelock import exclusive_lock
 from orchestrator.vnpu.hostlib_cache import cached_library, keep_library, library_key
 from orchestrator.vnpu.regor_source import sdist_pin, vela_sdist

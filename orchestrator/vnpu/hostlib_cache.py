@@ -16,9 +16,9 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
-from orchestrator.cache_check import checked, record_files
-from orchestrator.file_faults import writing
-from orchestrator.paths import repo_root, user_cache
+from orchestrator.foundation.cache_check import checked, record_files
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.paths import repo_root, user_cache
 
 CACHE_DIR = "vnpu"
 RECIPE = 1   # bump when the way the library is built changes outside the hashed inputs

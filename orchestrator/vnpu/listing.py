@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.vnpu.hostlib import load_library
 
 Command = tuple[int, str, int, int | None]
@@ -74,7 +74,7 @@ def vela_listing_text(tosa: Path, vela_args: list[str]) -> str:
 
 def vela_args(manifest: dict[str, object]) -> list[str]:
     """The Vela flags a product was compiled with (as ExecuTorch's compile spec passes them)."""
-    from orchestrator.aot.lowering import DEFAULT_VELA_CONFIG
+    from orchestrator.aot.lower.lowering import DEFAULT_VELA_CONFIG
 
     options = manifest["options"]
     assert isinstance(options, dict)

@@ -9,9 +9,9 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.pins import load_pins, python_pin
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.pins import load_pins, python_pin
 from orchestrator.setup.inputs import checked_input, input_file
 
 PIN_NAME = "vela-sdist"

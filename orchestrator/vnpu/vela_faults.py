@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from orchestrator._toml import DATA_DIR, load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 
 FAULTS_PATH = DATA_DIR / "vela_stream_faults.toml"
 

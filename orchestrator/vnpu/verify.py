@@ -20,7 +20,7 @@ import numpy as np
 
 from orchestrator.aot.products import VELA_REPORT, Product
 from orchestrator.comparison.departure import departure
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.profile.attach import vela_partitions
 from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
 from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions

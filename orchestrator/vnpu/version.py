@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from orchestrator import __version__
-from orchestrator.paths import repo_root
+from orchestrator.foundation.paths import repo_root
 
 FIRMWARE_DIR = repo_root() / "firmware"
 MODEL_TREES = ("ethosu_model", "ethosu_shim")   # the sources a model build compiles

@@ -9,7 +9,7 @@ import pytest
 from aot_cases import MODEL_FILES, REAL_CASES, needs_executorch
 
 from orchestrator.aot import Product, compile_many, request_for
-from orchestrator.paths import Scratch, scratch
+from orchestrator.foundation.paths import Scratch, scratch
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from aot_cases import REAL_CASES, needs_executorch
 from orchestrator.aot import compile_many, compile_request, request_for
 from orchestrator.aot import compiler as compiler_module
 from orchestrator.aot.tensors import load_array
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 
 pytestmark = pytest.mark.slow

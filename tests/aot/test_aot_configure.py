@@ -17,10 +17,10 @@ from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_request, request_for
 from orchestrator.aot import compiler as compiler_module
-from orchestrator.aot import configure as configure_module
-from orchestrator.aot.lowerings import load_lowering, lowered_root
+from orchestrator.aot.assembly import configure as configure_module
+from orchestrator.aot.lower.store import load_lowering, lowered_root
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch, scratch
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow
@@ -35,7 +35,7 @@ HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchao")
 CONFIGURE = """
 import json, sys
 from orchestrator.aot import compile_request, request_for
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 compile_request(request_for(sys.argv[1], sys.argv[2]), scratch().ensure())
 print(json.dumps(sorted({{name.split(".")[0] for name in sys.modules}} & set({heavy!r}))))
 """

@@ -63,8 +63,8 @@ def test_exact_reference_differs_from_the_float_run_quantized_graph_for_mv2(buil
 
 
 def test_calibration_of_builtins_uses_several_samples(builtin_products):
-    from orchestrator.aot.zoo import CALIBRATION_SAMPLES, calibration_samples
-    from orchestrator.aot.zoo.add import build
+    from orchestrator.aot.models.zoo import CALIBRATION_SAMPLES, calibration_samples
+    from orchestrator.aot.models.zoo.add import build
 
     _, example = build()
     samples = calibration_samples(example)

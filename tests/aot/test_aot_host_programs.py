@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from aot_cases import needs_executorch
 
-from orchestrator.aot import lowering as lowering_module
 from orchestrator.aot import request_for
 from orchestrator.aot.host_reference import HostPrograms
+from orchestrator.aot.lower import lowering as lowering_module
 from orchestrator.aot.products import load_product
 from orchestrator.aot.tensors import load_array
 

@@ -27,7 +27,7 @@ import torch
 import executorch.kernels.quantized  # noqa: F401  registers the quantized kernels
 from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.runtime import Runtime
-from orchestrator.aot.lowering import widen_zero_points
+from orchestrator.aot.lower.lowering import widen_zero_points
 from orchestrator.options.compile import CompileChoices
 
 class PerChannel(torch.nn.Module):

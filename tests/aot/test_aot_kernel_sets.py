@@ -12,9 +12,9 @@ import pytest
 from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_many, request_for
-from orchestrator.aot.kernels import executorch_root
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build.toolchain import Compilers
+from orchestrator.aot.lower.kernels import executorch_root
+from orchestrator.firmware.build.toolchain import Compilers
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.runner.config import kernel_ops
 from orchestrator.runner.kernel_set import (

@@ -9,9 +9,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 LIGHT_MODULES = ("orchestrator", "orchestrator.aot", "orchestrator.commands.compile",
                  "orchestrator.aot.api", "orchestrator.aot.options", "orchestrator.aot.key",
-                 "orchestrator.aot.vela_report", "orchestrator.aot.products",
-                 "orchestrator.aot.program_info", "orchestrator.aot.kernels",
-                 "orchestrator.aot.tensors", "orchestrator.aot.sources",
+                 "orchestrator.aot.vela.report", "orchestrator.aot.products",
+                 "orchestrator.aot.assembly.program_info", "orchestrator.aot.lower.kernels",
+                 "orchestrator.aot.tensors", "orchestrator.aot.models.sources",
                  "orchestrator.aot.vela_direct", "orchestrator.evaluate.host_references",
                  "tasks")
 

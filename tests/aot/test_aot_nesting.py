@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 import torch
 
-from orchestrator.aot.loading import as_tuple, load_calibration, load_tensors
-from orchestrator.aot.nesting import (
+from orchestrator.aot.models.loading import as_tuple, load_calibration, load_tensors
+from orchestrator.aot.models.nesting import (
     input_names,
     leaves,
     map_leaves,
@@ -16,7 +16,7 @@ from orchestrator.aot.nesting import (
     rebuild,
     structure,
 )
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 
 class Nested(torch.nn.Module):
@@ -96,7 +96,7 @@ def test_calibration_must_nest_as_the_example(tmp_path: Any) -> None:
 def test_npz_keys_naming_leaf_paths_nest_the_inputs(tmp_path: Any) -> None:
     import numpy as np
 
-    from orchestrator.aot.nesting import from_paths
+    from orchestrator.aot.models.nesting import from_paths
 
     assert from_paths({"inputs[1][0]": 2, "inputs[0]": 1, "inputs[1][1]": 3}) == (1, (2, 3))
     assert from_paths({"inputs[0]['h']": 1}) == ({"h": 1},)

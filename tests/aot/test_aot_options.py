@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.aot.options import parse_quantize, parse_vela_flags, resolve_options
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.targets import load_catalogue
 

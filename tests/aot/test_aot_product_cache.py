@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.aot import api, lowerings, product_cache
+from orchestrator.aot import api, product_cache
 from orchestrator.aot import products as layout
+from orchestrator.aot.lower import store as lowerings
 from orchestrator.aot.product_cache import clean, hold, list_products, over_bounds
 from orchestrator.commands.products import products_command, table_lines
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.products import ProductsTask
-from orchestrator.paths import scratch
 
 HOLDER = """
 import sys, time

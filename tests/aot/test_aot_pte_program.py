@@ -14,15 +14,15 @@ import pytest
 from aot_cases import needs_executorch
 
 from orchestrator.aot import request_for
-from orchestrator.aot.assemble import CONFIGURATION_SPECS, assemble
-from orchestrator.aot.configure import reproducible_template
-from orchestrator.aot.lowering import ethosu_compile_spec
-from orchestrator.aot.lowerings import TEMPLATE_MANIFEST, Lowering, load_lowering, lowered_root
+from orchestrator.aot.assembly.assemble import CONFIGURATION_SPECS, assemble
+from orchestrator.aot.assembly.configure import reproducible_template
+from orchestrator.aot.lower.lowering import ethosu_compile_spec
+from orchestrator.aot.lower.store import TEMPLATE_MANIFEST, Lowering, load_lowering, lowered_root
 from orchestrator.aot.options import CompileOptions
 from orchestrator.aot.products import Product
 from orchestrator.aot.pte_program import configure_pte, read_pte, write_pte
 from orchestrator.aot.vela_direct import configuration_specs
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

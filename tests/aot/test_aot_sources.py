@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.aot import request_for
-from orchestrator.aot.sources import BUILTINS, ZOO_DIR, resolve_model, tensor_files
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.models.sources import BUILTINS, ZOO_DIR, resolve_model, tensor_files
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from orchestrator.aot.tensors import load_array
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import Partition, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer

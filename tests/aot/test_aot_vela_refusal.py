@@ -12,11 +12,11 @@ from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_request, request_for
 from orchestrator.aot.compiler import captured_output
-from orchestrator.aot.lowering import ethosu_compile_spec
-from orchestrator.aot.vela_refusal import vela_failure, vela_refusal
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.lower.lowering import ethosu_compile_spec
+from orchestrator.aot.vela.refusal import vela_failure, vela_refusal
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch, scratch
 
 MODE = "Arena_In_Flash"
 VELA_SAYS = "Invalid configuration of arena_mem_area=OffChipFlash (must be Sram or Dram)"

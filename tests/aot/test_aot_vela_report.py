@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.aot.vela_report import parse_operator_tables, parse_summaries, parse_vela_output
+from orchestrator.aot.vela.report import parse_operator_tables, parse_summaries, parse_vela_output
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vela"
 

@@ -1,5 +1,5 @@
-"""Cache entries verify themselves on use (orchestrator/cache_check.py): a flipped byte in a
-product or a lowering is named in one line and the entry rebuilt, never served."""
+"""Cache entries verify themselves on use (orchestrator/foundation/cache_check.py): a flipped
+byte in a product or a lowering is named in one line and the entry rebuilt, never served."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from aot_cases import needs_executorch
 
 from orchestrator.aot import compile_request, request_for
-from orchestrator.aot.lowerings import LOWERING_MANIFEST, lowered_root
+from orchestrator.aot.lower.store import LOWERING_MANIFEST, lowered_root
 from orchestrator.aot.products import MANIFEST, PTE
-from orchestrator.cache_check import RECORD, checked, damage, record_files
-from orchestrator.paths import scratch
+from orchestrator.foundation.cache_check import RECORD, checked, damage, record_files
+from orchestrator.foundation.paths import scratch
 
 
 def flip_byte(path: Path, offset: int = -1, keep_mtime: bool = False) -> None:
@@ -107,8 +107,8 @@ def test_products_verify_hashes_the_whole_cache_and_sets_damage_aside(tmp_path, 
     from test_aot_product_cache import make_product
 
     from orchestrator.commands.products import products_command
+    from orchestrator.foundation.paths import USER_CACHE_ENV
     from orchestrator.options.products import ProductsTask
-    from orchestrator.paths import USER_CACHE_ENV
 
     monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
     where = scratch(tmp_path / "scratch").ensure()

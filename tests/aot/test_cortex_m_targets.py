@@ -19,9 +19,9 @@ import pytest
 from aot_cases import MODEL_FILES, needs_executorch
 
 from orchestrator.aot import compile_request, request_for
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch, scratch
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

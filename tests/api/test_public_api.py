@@ -16,9 +16,9 @@ import pytest
 from orchestrator import api
 from orchestrator.api.flags import flag_names, request_from
 from orchestrator.api.reports import CompileReport, RegressReport, RunReport, VerifyReport
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.fields import from_cli
-from orchestrator.paths import scratch
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "numpy", "executorch", "invoke", "rich", "orchestrator.aot.api")

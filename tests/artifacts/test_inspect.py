@@ -17,7 +17,7 @@ from orchestrator.artifacts.bundle import read_bundle, write_bundle
 from orchestrator.artifacts.ethosu import ethosu_delegate
 from orchestrator.artifacts.inspection import inspect_artifact, refusal_reasons
 from orchestrator.artifacts.program import read_program
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 pytestmark = pytest.mark.slow
 

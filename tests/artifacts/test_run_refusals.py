@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.run import RunRequest, execute
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import scratch
 
 pytestmark = pytest.mark.slow
 

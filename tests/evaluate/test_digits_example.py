@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestrator.aot.dataset import data_files, read_labels
-from orchestrator.paths import repo_root
+from orchestrator.evaluate.dataset import data_files, read_labels
+from orchestrator.foundation.paths import repo_root
 
 pytest.importorskip("sklearn", reason="scikit-learn is in the test extra: pip install -e "
                                       "'.[test]'")

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestrator.aot.dataset import (
+from orchestrator.aot.models.sources import resolve_model
+from orchestrator.evaluate.dataset import (
     InputShape,
     calibration_files,
     data_files,
@@ -17,8 +18,7 @@ from orchestrator.aot.dataset import (
     read_input_set,
     read_labels,
 )
-from orchestrator.aot.sources import resolve_model
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 WANTED = [InputShape("float32", (1, 1, 8, 8))]
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from orchestrator.regress.baseline import DEFAULT_TOLERANCES
-from orchestrator.regress.metrics import extract_metrics
+from orchestrator.regress.verdict.baseline import DEFAULT_TOLERANCES
+from orchestrator.regress.verdict.metrics import extract_metrics
 from orchestrator.results import Accuracy, Classification, Kind, RunResult, Status
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from orchestrator.paths import repo_root
+from orchestrator.foundation.paths import repo_root
 
 CHECKOUT_PARTS = ("orchestrator", "firmware", "toolchains", "tasks.py", "pyproject.toml")
 

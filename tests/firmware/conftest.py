@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build import BuildResult, build_firmware, config_for_target
-from orchestrator.hosttools import qemu_binary
-from orchestrator.paths import Scratch, scratch
+from orchestrator.firmware.build import BuildResult, build_firmware, config_for_target
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.hosttools import qemu_binary
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 from orchestrator.targets import Simulator, load_catalogue
 

@@ -9,7 +9,7 @@ import pytest
 
 from orchestrator.apps import registry
 from orchestrator.apps.app import Firmware, ModelUse
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 
 
 def test_apps_with_their_own_flow_keep_it():

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build import build_firmware, config_for_target
-from orchestrator.firmware_build.config import firmware_data
-from orchestrator.firmware_build.elf import read_elf
+from orchestrator.firmware.build import build_firmware, config_for_target
+from orchestrator.firmware.build.config import firmware_data
+from orchestrator.firmware.build.elf import read_elf
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from orchestrator.firmware_build import config_for_target
-from orchestrator.firmware_build.config import firmware_data
+from orchestrator.firmware.build import config_for_target
+from orchestrator.firmware.build.config import firmware_data
 
 
 def test_definitions_come_from_the_catalogue_and_layout_data():

@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from orchestrator.cmake_cache import forget_moved_cache, recorded_dir
-from orchestrator.firmware_build import build_firmware, config_for_target
-from orchestrator.firmware_build.driver import build_dir_for
-from orchestrator.paths import scratch
+from orchestrator.firmware.build import build_firmware, config_for_target
+from orchestrator.firmware.build.driver import build_dir_for
+from orchestrator.foundation.cmake_cache import forget_moved_cache, recorded_dir
+from orchestrator.foundation.paths import scratch
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from clone_copies import built, cli, copy_checkout, sizes
 
-from orchestrator.paths import repo_root, scratch
+from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 
 pytestmark = pytest.mark.slow

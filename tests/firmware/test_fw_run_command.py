@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.run import RunRequest, execute, run_command
-from orchestrator.paths import repo_root
+from orchestrator.foundation.paths import repo_root
 from orchestrator.results import RunResult, Status, validation_errors
 
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator._toml import load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.targets import CatalogueError, load_catalogue
 from orchestrator.targets.catalogue import CATALOGUE_PATH, parse_catalogue
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator._toml import load_toml
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.targets import CatalogueError, load_catalogue
 from orchestrator.targets.catalogue import CATALOGUE_PATH, parse_catalogue
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestrator._toml import load_toml
-from orchestrator.pins import python_pin
+from orchestrator.foundation.pins import python_pin
+from orchestrator.foundation.tomlfile import load_toml
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,7 @@ def test_unknown_target_is_one_line_and_exit_2() -> None:
 
 
 def test_importing_the_package_and_listing_tasks_does_not_import_torch() -> None:
-    code = ("import sys, orchestrator, orchestrator.targets, orchestrator.doctor, "
+    code = ("import sys, orchestrator, orchestrator.targets, orchestrator.setup.doctor, "
             "orchestrator.targets.listing; import tasks; "
             "print('torch' in sys.modules, 'executorch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, text=True,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 
-from orchestrator.command_line import invoke_line
+from orchestrator.foundation.command_line import invoke_line
 
 
 def test_a_printed_command_splits_back_into_its_arguments() -> None:

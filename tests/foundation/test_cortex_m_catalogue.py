@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build.config import config_for_target
+from orchestrator.firmware.build.config import config_for_target
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import pools_for
 from orchestrator.targets import load_catalogue

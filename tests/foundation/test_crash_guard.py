@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.cli import EXIT_BROKEN_PIPE, run_callable
-from orchestrator.crash_report import EXIT_BUG
-from orchestrator.paths import repo_root
+from orchestrator.foundation.cli import EXIT_BROKEN_PIPE, run_callable
+from orchestrator.foundation.crash_report import EXIT_BUG
+from orchestrator.foundation.paths import repo_root
 
 
 def broken() -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 from orchestrator.setup.toolchain import adopt_system_toolchain
 
 REPO = Path(__file__).resolve().parents[2]

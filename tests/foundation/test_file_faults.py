@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.jsonfile import write_json_atomic
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.jsonfile import write_json_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 

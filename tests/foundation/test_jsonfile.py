@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.jsonfile import write_json_atomic
+from orchestrator.foundation.jsonfile import write_json_atomic
 
 
 def test_writes_sorted_json_with_umask_permissions(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.progress import (
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.progress import (
     LineReporter,
     QuietReporter,
     default_reporter,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator._toml import ANY, EACH, check_keys, load_data, load_toml
-from orchestrator.aot.model_catalogue import MODELS_LAYOUT, MODELS_PATH
-from orchestrator.errors import OrchestratorError
+from orchestrator.aot.models.catalogue import MODELS_LAYOUT, MODELS_PATH
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import ANY, EACH, check_keys, load_data, load_toml
 
 
 def test_the_shipped_models_toml_fits_its_layout() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.paths import SCRATCH_ENV, Scratch, scratch
+from orchestrator.foundation.paths import SCRATCH_ENV, Scratch, scratch
 
 
 @pytest.fixture

@@ -10,20 +10,20 @@ import json
 
 import pytest
 
-from orchestrator._toml import load_toml
 from orchestrator.aot.api import request_for
-from orchestrator.aot.loading import load_model
-from orchestrator.aot.model_catalogue import (
+from orchestrator.aot.models.catalogue import (
     MODELS_PATH,
     load_model_catalogue,
     parse_model_catalogue,
     refuse_missing_packages,
     weight_path,
 )
-from orchestrator.aot.sources import BUILTINS, resolve_model
-from orchestrator.aot.upstream_loading import load_upstream
+from orchestrator.aot.models.loading import load_model
+from orchestrator.aot.models.sources import BUILTINS, resolve_model
+from orchestrator.aot.models.upstream_loading import load_upstream
 from orchestrator.commands.models import models_command
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.options.compile import CompileChoices
 
 if importlib.util.find_spec("executorch.examples.models") is None:
@@ -180,7 +180,7 @@ def test_timm_model_loads_seeded_random_weights_only_when_asked(tree):
 def test_a_download_the_data_does_not_record_is_refused_while_loading(tree, monkeypatch):
     from torchvision_without_c_ops import import_torchvision_models_without_c_ops
 
-    import orchestrator.aot.upstream_loading as loading
+    import orchestrator.aot.models.upstream_loading as loading
 
     import_torchvision_models_without_c_ops()
     unrecorded = parse_model_catalogue({"upstream": {"mv3": {"packages": ["torchvision"]}}},
@@ -224,7 +224,7 @@ def test_a_package_failing_while_its_downloader_is_replaced_is_one_sentence(tree
     one-line refusal as one failing in the model's code, so a batch compile goes on."""
     import contextlib
 
-    import orchestrator.aot.upstream_loading as loading
+    import orchestrator.aot.models.upstream_loading as loading
 
     @contextlib.contextmanager
     def broken_package(*_args, **_kwargs):

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator._toml import load_toml
-from orchestrator.aot.model_catalogue import MODELS_PATH
+from orchestrator.aot.models.catalogue import MODELS_PATH
 from orchestrator.commands.verify import verify_command
+from orchestrator.foundation.paths import SCRATCH_ENV, scratch
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.inspect import VerifyTask
-from orchestrator.paths import SCRATCH_ENV, scratch
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_install import install_toolset
 from orchestrator.toolsets.catalogue import find_toolset

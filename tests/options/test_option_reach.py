@@ -12,11 +12,11 @@ from invoke import Collection
 from invoke.parser import Parser, ParserContext
 
 import tasks
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.fields import from_cli, specs
 from orchestrator.options.run import RunRequest
-from orchestrator.regress.cell_options import run_request
-from orchestrator.regress.matrix import expand, load_matrix
+from orchestrator.regress.plan.cell_options import run_request
+from orchestrator.regress.plan.matrix import expand, load_matrix
 from orchestrator.runner.firmware import runtime_config
 from orchestrator.runner.model_run import model_choices, runner_options_for
 from orchestrator.sim.limits import run_limits

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from orchestrator.aot.api import request_for
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import repo_root
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import repo_root
 
 TARGET = "ethos-u55-128"
 
@@ -54,7 +54,7 @@ def test_invoke_compile_with_a_bogus_flag_says_why(tmp_path):
 @pytest.mark.slow
 def test_a_compile_step_that_exits_the_process_is_one_sentence(tmp_path):
     from orchestrator.aot.api import compile_request
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
 
     model = tmp_path / "exits.py"
     model.write_text("import sys\nsys.exit(3)\n")

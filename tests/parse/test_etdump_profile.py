@@ -124,7 +124,7 @@ def test_a_damaged_etdump_is_a_reason_not_a_crash(tmp_path):
 
 
 def test_regress_html_shows_a_cell_profile(profile):
-    from orchestrator.regress.html import render_html
+    from orchestrator.regress.report.html import render_html
     from orchestrator.results import RunResult
     from orchestrator.results.model import Classification, Kind, Status
 

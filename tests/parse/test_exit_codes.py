@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from orchestrator.foundation.paths import repo_root
 from orchestrator.parse.exit_codes import NEXT_STEP, RESULT_KIND, RUNNER_EXIT, classify_exit
-from orchestrator.paths import repo_root
 from orchestrator.results import Kind
 
 HEADER = repo_root() / "firmware" / "apps" / "runner" / "runner_exit.h"

@@ -3,7 +3,7 @@ simulator layer tells apart (rows under their kind) agree; one evidence limit.""
 
 from __future__ import annotations
 
-from orchestrator._toml import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
 from orchestrator.parse.classify import cause_rules, kind_rules
 from orchestrator.results.model import MAX_EVIDENCE, Kind, Status
 from orchestrator.sim.classify import Verdict

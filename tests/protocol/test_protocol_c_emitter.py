@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from orchestrator.paths import repo_root
+from orchestrator.foundation.paths import repo_root
 from orchestrator.protocol import parse_text
 
 PROTOCOL_DIR = repo_root() / "firmware" / "protocol"

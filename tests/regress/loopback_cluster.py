@@ -89,7 +89,7 @@ def start_far_workers(cluster: LoopbackCluster, folder: Path,
                       names: tuple[str, ...] = ("far1", "far2")) -> None:
     """Start the scheduler and workers that each have a scratch of their own under `folder`
     (none sees the client's: products travel as bytes)."""
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
     from orchestrator.setup.toolchain import adopt_system_toolchain
 
     cluster.start_scheduler()

@@ -68,8 +68,8 @@ def conv_m55() -> RunResult:
 def vela_mv2_u85_128() -> VelaEstimate:
     """lp-visualizing-ethosu-1.log: Vela's summary for MV2 on Ethos_U85_128, as the compile
     stage parses it and the regression wiring maps it."""
-    from orchestrator.aot.vela_report import parse_vela_output
-    from orchestrator.regress.real_stages import vela_estimate
+    from orchestrator.aot.vela.report import parse_vela_output
+    from orchestrator.regress.lanes.real_stages import vela_estimate
 
     text = (TRANSCRIPTS / "lp-visualizing-ethosu-1.log").read_text()
     estimate = vela_estimate(parse_vela_output(text)["totals"])

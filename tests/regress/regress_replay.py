@@ -20,13 +20,13 @@ from regress_documents import (
     vela_mv2_u85_128,
 )
 
-from orchestrator.regress.cells import Cell
-from orchestrator.regress.stages import (
+from orchestrator.regress.lanes.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
 )
+from orchestrator.regress.plan.cells import Cell
 from orchestrator.results import RunResult, VelaEstimate, Versions
 
 UNIT_MATRIX = """

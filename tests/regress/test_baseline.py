@@ -7,14 +7,14 @@ import json
 import pytest
 from regress_documents import mv2_u85_128, vela_mv2_u85_128
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.regress.baseline import (
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.regress.verdict.baseline import (
     Baselines,
     Tolerance,
     load_baselines,
     tolerance_for,
 )
-from orchestrator.regress.metrics import extract_metrics, extract_versions
+from orchestrator.regress.verdict.metrics import extract_metrics, extract_versions
 
 KEY = "mv2@ethos-u85-128/default"
 

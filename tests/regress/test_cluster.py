@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.regress import regress_command
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import repo_root, scratch
 from orchestrator.regress.cluster.journal import JOBS_DIR
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.setup.lock import read_lock, write_lock_entry
 from orchestrator.setup.toolchain import adopt_system_toolchain
 from orchestrator.sim.owners import simulator_owners

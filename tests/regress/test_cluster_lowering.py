@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
 from orchestrator.regress.engine import planned
-from orchestrator.regress.lowering_plan import lowering_leaders
-from orchestrator.regress.report_document import LAST_POINTER
-from orchestrator.regress.stages import CompileJob
+from orchestrator.regress.lanes.stages import CompileJob
+from orchestrator.regress.plan.lowering import lowering_leaders
+from orchestrator.regress.report.document import LAST_POINTER
 
 U85 = ("ethos-u85-128", "ethos-u85-512", "ethos-u85-2048")
 MATRIX = f"""

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
-from orchestrator.regress.cells import Cell, Mode
 from orchestrator.regress.cluster.command import cluster_spec, job_journal
 from orchestrator.regress.cluster.connect import distributed_module
 from orchestrator.regress.cluster.journal import Journal
@@ -28,9 +27,10 @@ from orchestrator.regress.cluster.preflight import (
     fix_for,
 )
 from orchestrator.regress.cluster.transfer import pack, pack_folder, relocate, unpack
-from orchestrator.regress.matrix import load_matrix
-from orchestrator.regress.outcome import CellReport, Outcome
-from orchestrator.regress.stages import FirmwareConfig, FirmwareOutcome
+from orchestrator.regress.lanes.stages import FirmwareConfig, FirmwareOutcome
+from orchestrator.regress.plan.cells import Cell, Mode
+from orchestrator.regress.plan.matrix import load_matrix
+from orchestrator.regress.verdict.outcome import CellReport, Outcome
 from orchestrator.results import RunResult
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.owners import kill_owned, reap_orphans, simulator_owners

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.regress.matrix import expand, load_matrix
+from orchestrator.regress.plan.matrix import expand, load_matrix
 from orchestrator.targets import load_catalogue
 
 MATRIX = Path(__file__).resolve().parents[2] / "examples" / "regress" / "cortex-m.toml"

@@ -12,8 +12,8 @@ import pytest
 from regress_replay import replay_stages
 
 from orchestrator.regress.engine import EngineOptions, execute
-from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.outcome import Outcome
+from orchestrator.regress.plan.matrix import expand, load_matrix
+from orchestrator.regress.verdict.outcome import Outcome
 from orchestrator.targets import load_catalogue
 
 

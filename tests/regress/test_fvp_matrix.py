@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import repo_root
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import repo_root
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 
 FVP_MATRIX = repo_root() / "examples" / "regress" / "fvp.toml"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.regress.cells import Expect, Mode, split_key
-from orchestrator.regress.matrix import MatrixError, expand, load_matrix
+from orchestrator.regress.plan.cells import Expect, Mode, split_key
+from orchestrator.regress.plan.matrix import MatrixError, expand, load_matrix
 from orchestrator.targets import load_catalogue
 
 
@@ -127,7 +127,7 @@ def test_unknown_target_and_missing_file(tmp_path):
 
 @pytest.mark.parametrize("name, cells, simulated", [("qemu.toml", 9, 4), ("fvp.toml", 23, 23)])
 def test_example_matrices_expand(name, cells, simulated):
-    from orchestrator.paths import repo_root
+    from orchestrator.foundation.paths import repo_root
 
     expanded = expand(load_matrix(repo_root() / "examples" / "regress" / name), load_catalogue())
     assert len(expanded) == cells
@@ -137,7 +137,7 @@ def test_example_matrices_expand(name, cells, simulated):
 
 
 def test_example_npu_model_matrix_runs_npu_targets_on_qemu():
-    from orchestrator.paths import repo_root
+    from orchestrator.foundation.paths import repo_root
 
     path = repo_root() / "examples" / "regress" / "qemu-npu.toml"
     expanded = expand(load_matrix(path), load_catalogue())

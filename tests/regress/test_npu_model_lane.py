@@ -15,9 +15,9 @@ import pytest
 from test_qemu_lane import BUILD_SCRATCH_ENV, record_sources, require_lane_tools
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import repo_root, scratch
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.sim.plan import FUNCTIONAL_MODEL_VERSION
 
 pytestmark = pytest.mark.slow

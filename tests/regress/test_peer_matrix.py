@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import repo_root
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import repo_root
-from orchestrator.regress.cells import Mode
-from orchestrator.regress.matrix import MatrixError, expand, load_matrix
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.plan.cells import Mode
+from orchestrator.regress.plan.matrix import MatrixError, expand, load_matrix
+from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.targets import load_catalogue
 
 PEERS = repo_root() / "examples" / "regress" / "peers.toml"
@@ -158,7 +158,7 @@ def test_peer_matrix_verify_lane_in_full(tmp_path):
     code = regress_command(RegressTask(str(PEERS), quiet=True, jobs=1, filter="host-*"),
                            scratch_root=os.environ.get("ETHOSU_ORCH_SCRATCH"))
     del code   # departures and stops are findings, reported per cell
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
 
     pointer = json.loads((scratch().runs / LAST_POINTER).read_text())
     document = json.loads(Path(pointer["report"]).read_text())

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import scratch
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 
 pytestmark = pytest.mark.slow
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.paths import scratch
-from orchestrator.regress.cell_options import compile_choices
-from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.real_stages import RealStages, vela_estimate
+from orchestrator.foundation.paths import scratch
+from orchestrator.regress.lanes.real_stages import RealStages, vela_estimate
+from orchestrator.regress.plan.cell_options import compile_choices
+from orchestrator.regress.plan.matrix import expand, load_matrix
 from orchestrator.targets import load_catalogue
 
 MATRIX = """

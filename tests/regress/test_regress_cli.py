@@ -10,9 +10,9 @@ import pytest
 from regress_replay import replay_stages
 
 from orchestrator.commands.regress import merge_command, regress_command
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.regress import RegressMerge, RegressTask
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 
 
 def regress(unit_matrix, tree, stages=None, **flags):

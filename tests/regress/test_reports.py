@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from regress_replay import UNIT_MATRIX, replay_stages
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.regress.engine import EngineOptions, execute
-from orchestrator.regress.html import render_html
-from orchestrator.regress.junit import render_junit
-from orchestrator.regress.markdown import render_markdown
-from orchestrator.regress.matrix import expand, load_matrix
-from orchestrator.regress.report_document import build_document
-from orchestrator.regress.writers import write_reports
+from orchestrator.regress.plan.matrix import expand, load_matrix
+from orchestrator.regress.report.document import build_document
+from orchestrator.regress.report.html import render_html
+from orchestrator.regress.report.junit import render_junit
+from orchestrator.regress.report.markdown import render_markdown
+from orchestrator.regress.report.writers import write_reports
 from orchestrator.targets import load_catalogue
 
 XSD = Path(__file__).parent / "fixtures" / "junit-common.xsd"

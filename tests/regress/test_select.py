@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.regress.cells import Cell, Mode
-from orchestrator.regress.matrix import MODE_WEIGHTS
-from orchestrator.regress.select import (
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.regress.plan.cells import Cell, Mode
+from orchestrator.regress.plan.matrix import MODE_WEIGHTS
+from orchestrator.regress.plan.select import (
     assign_shards,
     filter_cells,
     parse_shard,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.paths import Scratch, repo_root, scratch
+from orchestrator.foundation.paths import Scratch, repo_root, scratch
 from orchestrator.runner.sources import resolve_sources, sources_available, trees_under
 from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 

@@ -1,8 +1,9 @@
-"""Derived tables kept on disk by the content they derive from (orchestrator.derived_cache):
-the portable-kernel table of a source tree is computed once, read back in a later call, and
-computed again when a kernel source or functions.yaml changes; the same on a copy of the real
-ExecuTorch tree (needs sources, skips without). The fast derivation names exactly the files
-the per-op regular-expression search named."""
+"""Derived tables kept on disk by the content they derive from
+(orchestrator.foundation.derived_cache): the portable-kernel table of a source tree is
+computed once, read back in a later call, and computed again when a kernel source or
+functions.yaml changes; the same on a copy of the real ExecuTorch tree (needs sources, skips
+without). The fast derivation names exactly the files the per-op regular-expression search
+named."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.derived_cache import cached_table, stat_digest
-from orchestrator.paths import USER_CACHE_ENV
+from orchestrator.foundation.derived_cache import cached_table, stat_digest
+from orchestrator.foundation.paths import USER_CACHE_ENV
 from orchestrator.runner.kernel_set import (
     FUNCTIONS_YAML,
     KERNEL_DIR,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.paths import Scratch, repo_root
+from orchestrator.foundation.paths import Scratch, repo_root
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import validation_errors
 from orchestrator.setup.lock import write_lock_entry

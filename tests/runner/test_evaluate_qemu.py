@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from orchestrator.errors import OrchestratorError
 from orchestrator.evaluate.evaluate import evaluate
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import repo_root
 from orchestrator.options.evaluate import EvaluateRequest
 from orchestrator.options.fields import from_cli
-from orchestrator.paths import repo_root
 from orchestrator.runner import sample_session as session_module
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]

@@ -18,8 +18,8 @@ import pytest
 from fvp_replay_install import install_replay, invocation
 
 from orchestrator.commands.run import RunRequest, execute
+from orchestrator.foundation.paths import scratch
 from orchestrator.parse.upstream import UpstreamLogParser
-from orchestrator.paths import scratch
 from orchestrator.results import Kind, Status
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.fvp_run import setup_artifact

@@ -19,9 +19,9 @@ import pytest
 from fvp_replay_install import TRANSCRIPTS, install_replay
 from test_fvp_replays import replay_plan
 
-from orchestrator.firmware_build.config import BuildConfig
-from orchestrator.firmware_build.driver import BuildResult
-from orchestrator.firmware_run import run_firmware
+from orchestrator.firmware.build.config import BuildConfig
+from orchestrator.firmware.build.driver import BuildResult
+from orchestrator.firmware.run import run_firmware
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.targets import load_catalogue

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
 from orchestrator.setup import execstack
 from orchestrator.setup.lock import write_lock_entry

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from orchestrator.commands.run import RunRequest, execute
-from orchestrator.errors import OrchestratorError
+from orchestrator.firmware.build import config_for_target
+from orchestrator.firmware.build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.firmware.npu_model_facts import (
     MODEL_DEFINITION,
     apply_npu_model_facts,
@@ -22,14 +23,13 @@ from orchestrator.firmware.npu_model_facts import (
     label_emulated_npu_cycles,
     runs_npu_model,
 )
-from orchestrator.firmware_build import config_for_target
-from orchestrator.firmware_build.npu_model import EXECUTOR_MODEL, model_version, placed_model
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.parse.protocol_values import CYCLE_NOTES
-from orchestrator.paths import scratch
 from orchestrator.protocol import ParsedStream
 from orchestrator.protocol.frame import encode_frame
 from orchestrator.protocol.stream import parse_text
-from orchestrator.regress.metrics import extract_metrics
+from orchestrator.regress.verdict.metrics import extract_metrics
 from orchestrator.results import (
     Classification,
     CpuCycles,

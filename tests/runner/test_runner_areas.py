@@ -8,7 +8,7 @@ import zlib
 
 import pytest
 
-from orchestrator.paths import repo_root
+from orchestrator.foundation.paths import repo_root
 from orchestrator.runner.areas import (
     INPUT_MAGIC,
     MODEL_HEADER_SIZE,

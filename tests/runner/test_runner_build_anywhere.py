@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "firmware"))
 from clone_copies import cli, copy_checkout, sizes  # noqa: E402

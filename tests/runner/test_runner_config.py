@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.fields import from_cli
 from orchestrator.options.fields import size as parse_size
 from orchestrator.options.run import RunnerSettings
@@ -55,7 +55,7 @@ def test_sizes_and_thresholds_from_cli_strings():
 
 
 def test_named_kernel_sets_only_list_kernels_that_exist():
-    from orchestrator.aot.kernels import runner_kernels
+    from orchestrator.aot.lower.kernels import runner_kernels
 
     known = runner_kernels()
     if not known:

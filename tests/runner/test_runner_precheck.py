@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.firmware_build.config import firmware_data
+from orchestrator.firmware.build.config import firmware_data
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.runner.config import pools_for, runner_data
 from orchestrator.runner.precheck import METHOD_OVERHEAD, check_fits, needs_for, program_facts_of
 from orchestrator.targets import load_catalogue

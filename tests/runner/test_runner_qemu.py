@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Kind, Status

@@ -16,7 +16,7 @@ import pytest
 
 from orchestrator.aot.products import Product, load_product
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Status
 from orchestrator.runner.reference_check import device_arrays

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult, Status
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]

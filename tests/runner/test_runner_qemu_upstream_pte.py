@@ -14,7 +14,7 @@ import pytest
 
 from orchestrator.artifacts.inspection import inspect_artifact
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import Status
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import Scratch
+from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult, validate
 from orchestrator.results.summary_table import summary_rows
 

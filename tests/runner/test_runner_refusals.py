@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.commands.run import RunRequest, execute, run_command
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.options.fields import from_cli
-from orchestrator.paths import scratch
 
 
 def test_runner_without_a_model_names_the_flag(tmp_path):

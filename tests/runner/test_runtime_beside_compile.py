@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch
-from orchestrator.progress import LineReporter, step, using
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import LineReporter, step, using
 from orchestrator.runner import overlap
 from orchestrator.runner.config import memory_mode_of, pools_for
 from orchestrator.runner.firmware import RunnerOptions

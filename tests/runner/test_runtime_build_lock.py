@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.firmware_build.toolchain import Compilers
-from orchestrator.paths import USER_CACHE_ENV, Scratch
+from orchestrator.firmware.build.toolchain import Compilers
+from orchestrator.foundation.paths import USER_CACHE_ENV, Scratch
 from orchestrator.runner import runtime
 from orchestrator.runner.runtime import RuntimeConfig, build_runtime
 from orchestrator.runner.sources import RuntimeSources

@@ -13,14 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from orchestrator.cache_check import RECORD, damage
-from orchestrator.paths import USER_CACHE_ENV
+from orchestrator.foundation.cache_check import RECORD, damage
+from orchestrator.foundation.paths import USER_CACHE_ENV
 
 BUILDER = """
 import json, sys, time
 from pathlib import Path
-from orchestrator.firmware_build.toolchain import Compilers
-from orchestrator.paths import Scratch
+from orchestrator.firmware.build.toolchain import Compilers
+from orchestrator.foundation.paths import Scratch
 from orchestrator.runner import runtime
 from orchestrator.runner.sources import RuntimeSources
 from orchestrator.targets.runner_data import ALL

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.firmware_build.toolchain import Compilers
-from orchestrator.paths import USER_CACHE_ENV, Scratch, repo_root
+from orchestrator.firmware.build.toolchain import Compilers
+from orchestrator.foundation.paths import USER_CACHE_ENV, Scratch, repo_root
 from orchestrator.runner import runtime
 from orchestrator.runner.runtime import RuntimeConfig, build_runtime, configure_args, runtime_key
 from orchestrator.runner.runtime_recipe import staged_recipe

@@ -12,8 +12,8 @@ import pytest
 from fvp_replay_install import install_replay, invocation
 
 from orchestrator.commands.run import RunRequest, execute, run_command
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import Scratch, scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors
 from orchestrator.setup.lock import write_lock_entry

@@ -17,10 +17,10 @@ from test_upstream_elf_replays import elf_file, run_elf, setup_replay
 
 from orchestrator.commands.regress import regress_command
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.foundation.paths import Scratch
 from orchestrator.options.regress import RegressTask
 from orchestrator.parse.result import parse_log
-from orchestrator.paths import Scratch
-from orchestrator.regress.report_document import LAST_POINTER
+from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.results import RunResult, Status, Versions
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
 from orchestrator.setup.lock import write_lock_entry
@@ -109,7 +109,7 @@ def work(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         return request.getfixturevalue("runner_scratch")
     except pytest.skip.Exception:
         pass
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
     from orchestrator.setup.toolchain import SYSTEM_BIN_DIR, adopt_system_toolchain
 
     if not (SYSTEM_BIN_DIR / "arm-none-eabi-gcc").is_file():
@@ -147,7 +147,7 @@ def runner_u55(work: Scratch, runtime_sources: dict[str, Path]) -> RunResult:
 
 @pytest.fixture
 def elf_run(tmp_path: Path) -> RunResult:
-    from orchestrator.paths import scratch
+    from orchestrator.foundation.paths import scratch
 
     fvp_work = scratch(tmp_path / "scratch").ensure()
     setup_replay(fvp_work, "ethos-u85-128", "et-docs-v0.5.0-1.log")

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import Scratch, repo_root
+from orchestrator.foundation.paths import Scratch, repo_root
 
 HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio")
-WARM_PATH = ("orchestrator.commands.run", "orchestrator.evaluate.run_inputs",
+WARM_PATH = ("orchestrator.commands.run", "orchestrator.apps.model",
              "orchestrator.runner.model_run", "orchestrator.runner.write_checks",
              "orchestrator.aot.api", "orchestrator.runner.kernel_set")
 REPORT = """
@@ -29,7 +29,7 @@ print(json.dumps(sorted({{name.split(".")[0] for name in sys.modules}} & set({he
 WARM_RUN = """
 from pathlib import Path
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 sources = {{name: Path(path) for name, path in {sources!r}.items()}}
 result = execute(RunRequest(target="ethos-u55-128", app="runner", sim="qemu", model="add",
                             timeout_s=300.0, idle_timeout_s=120.0,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from setup_fakes import FileServer
 
-from orchestrator.paths import SCRATCH_ENV, Scratch, scratch
+from orchestrator.foundation.paths import SCRATCH_ENV, Scratch, scratch
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-from orchestrator.cli import run
-from orchestrator.paths import scratch
+from orchestrator.foundation.cli import run
+from orchestrator.foundation.paths import scratch
 from orchestrator.setup.catalogue import parse_setup_catalogue
 from orchestrator.setup.download import DownloadPolicy
 from orchestrator.setup.options import SetupOptions

@@ -26,9 +26,9 @@ from setup_fakes import (
     toolchain_pin,
 )
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import scratch
-from orchestrator.regress.writers import write_reports
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
+from orchestrator.regress.report.writers import write_reports
 from orchestrator.setup.catalogue import host_build, host_key, load_setup_catalogue
 from orchestrator.setup.install import STAGING_PREFIX
 from orchestrator.setup.installation import run_setup

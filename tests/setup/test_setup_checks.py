@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from setup_fakes import catalogue
 
-from orchestrator.doctor_model import State
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.doctor_model import State
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.pins import python_pin
 from orchestrator.options.setup import SetupFlags
-from orchestrator.pins import python_pin
 from orchestrator.setup.catalogue import host_build, host_key, load_setup_catalogue
 from orchestrator.setup.checks import setup_checks
 from orchestrator.setup.installation import plan

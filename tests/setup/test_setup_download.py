@@ -13,7 +13,7 @@ from setup_fakes import (
     toolchain_pin,
 )
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.download import Request, cached_file, mirrored_url
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock

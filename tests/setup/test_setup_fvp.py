@@ -21,7 +21,7 @@ from setup_fakes import (
     script,
 )
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup import execstack
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock, runtime_env

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from setup_fakes import FAST_POLICY, Route, digests
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import repo_root
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import repo_root
 from orchestrator.setup import inputs
 from orchestrator.setup.catalogue import SetupCatalogue, parse_setup_catalogue
 from orchestrator.setup.installation import run_setup

@@ -21,7 +21,7 @@ from setup_fakes import (
     toolchain_pin,
 )
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.install import MARKER, read_marker
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import read_lock

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from setup_fakes import catalogue, make_repo, run_git
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.checks import checks_for
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import read_lock, source_tree

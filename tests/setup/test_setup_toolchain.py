@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from setup_fakes import catalogue, script
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.installation import run_setup
 from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.setup.options import SetupOptions

@@ -8,13 +8,13 @@ import hashlib
 import pytest
 from setup_fakes import FAST_POLICY, Route
 
-from orchestrator.aot.model_catalogue import (
+from orchestrator.aot.models.catalogue import (
     ModelCatalogue,
     missing_weights,
     parse_model_catalogue,
     weight_path,
 )
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.lock import read_lock
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.weights import install_model_weights
@@ -146,8 +146,8 @@ def test_installed_weights_with_a_flipped_byte_are_refused_on_use_then_set_up_ag
     line and the file removed, never loaded; setup then places the cached good copy."""
     from types import SimpleNamespace
 
-    from orchestrator.aot.model_catalogue import damaged_weights
-    from orchestrator.aot.upstream_loading import _refuse_damaged
+    from orchestrator.aot.models.catalogue import damaged_weights
+    from orchestrator.aot.models.upstream_loading import _refuse_damaged
 
     server.routes["models/tiny-0123.pth"] = Route(BODY)
     catalogue = _catalogue(server.url("/models/tiny-0123.pth"))

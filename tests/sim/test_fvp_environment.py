@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.paths import Scratch, scratch
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.setup import execstack
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.setup.probe import EXECSTACK_TUNABLE

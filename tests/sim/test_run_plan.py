@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
 from orchestrator.sim.kinds import SimOptions, SimulatorKind, kind_of
 from orchestrator.sim.plan import place, plan_placed

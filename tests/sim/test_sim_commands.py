@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.sim import DataFile, choose_simulator
 from orchestrator.sim.fvp import FvpOptions, fvp_command
 from orchestrator.sim.qemu import qemu_command

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.sim.process import clean_env, run_process
 
 PY = sys.executable

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from toolset_helpers import needs_aot
 
-from orchestrator.paths import Scratch, scratch
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_install import install_toolset
 from orchestrator.toolsets.catalogue import find_toolset

@@ -13,11 +13,11 @@ import pytest
 from toolset_helpers import needs_aot
 
 from orchestrator.commands.regress import regress_command
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import Scratch, scratch
-from orchestrator.regress.matrix import expand, load_matrix
+from orchestrator.regress.plan.matrix import expand, load_matrix
+from orchestrator.regress.report.toolset_ab import write_ab_reports
 from orchestrator.regress.toolset_ab import run_ab
-from orchestrator.regress.toolset_ab_report import write_ab_reports
 from orchestrator.targets import load_catalogue
 from orchestrator.toolsets.catalogue import default_toolset, find_toolset
 from orchestrator.toolsets.environment import TOOLSETS_DIR

@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
+from orchestrator.foundation.pins import load_pins
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import scratch
-from orchestrator.pins import load_pins
-from orchestrator.regress.cells import Cell, Mode
+from orchestrator.regress.plan.cells import Cell, Mode
 from orchestrator.regress.toolset_ab import runtime_lane_note
 from orchestrator.toolsets.catalogue import (
     PACKAGES,

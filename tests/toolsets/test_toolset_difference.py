@@ -11,7 +11,7 @@ import pytest
 from toolset_helpers import needs_aot
 
 from orchestrator.aot.api import compile_model
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 from orchestrator.toolsets.difference import (
     delegation_changes,
     first_tosa_difference,

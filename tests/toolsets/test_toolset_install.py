@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.paths import scratch
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import scratch
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_install import install_toolset
 from orchestrator.toolsets.catalogue import find_toolset
@@ -89,7 +89,7 @@ def test_a_file_without_a_pinned_digest_needs_allow_unpinned(installed, toolset_
 _INSTALL_IN_THE_VENV = """
 import json, sys
 from pathlib import Path
-from orchestrator.paths import scratch
+from orchestrator.foundation.paths import scratch
 from orchestrator.setup.options import SetupOptions
 from orchestrator.setup.toolset_install import install_toolset
 from orchestrator.toolsets.catalogue import find_toolset

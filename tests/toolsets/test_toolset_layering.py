@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.setup.toolset_plan import additions
 from orchestrator.toolsets.catalogue import find_toolset
 from orchestrator.toolsets.layering import (

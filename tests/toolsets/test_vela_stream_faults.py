@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.toolsets.catalogue import find_toolset
 from orchestrator.toolsets.compile import compile_under

@@ -10,7 +10,7 @@ import struct
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.vnpu.binstream import parse_blob
 
 IO = struct.pack("<i", 1) + struct.pack("<9i", 1, 1, 1, 1, 2, 8, 1, 64, 1)

@@ -3,7 +3,7 @@ is named in one line and the copy set aside (the scratch build keeps a fresh one
 
 from __future__ import annotations
 
-from orchestrator.paths import USER_CACHE_ENV
+from orchestrator.foundation.paths import USER_CACHE_ENV
 from orchestrator.vnpu.hostlib import LIBRARY_NAME
 from orchestrator.vnpu.hostlib_cache import cached_library, keep_library
 

@@ -16,10 +16,10 @@ import vnpu_support
 from vnpu_support import needs_toolchain
 
 from orchestrator.commands.verify import verify_command
+from orchestrator.foundation.paths import SCRATCH_ENV
 from orchestrator.options.compile import CompileChoices, CompileTask
 from orchestrator.options.fields import cli_specs
 from orchestrator.options.inspect import VerifyTask
-from orchestrator.paths import SCRATCH_ENV
 from orchestrator.tosa.random_inputs import WIDE_INPUT_RANGE, random_range
 from orchestrator.vnpu.clobber import NEXT_STEP
 from orchestrator.vnpu.execute import Npu

@@ -16,7 +16,7 @@ from vnpu_support import (
     verified,
 )
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.budget import available_bytes, ensure_fits, needed_bytes
 from orchestrator.vnpu.spans import span_bytes, span_count, spans_of

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from vnpu_stream import U55_128, Elementwise
 
-from orchestrator._toml import load_toml
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.tomlfile import load_toml
 from orchestrator.vnpu import coverage, coverage_gen
 from orchestrator.vnpu.binstream import VelaProgram
 from orchestrator.vnpu.execute import run_program

@@ -33,7 +33,7 @@ from vnpu_support import (
 from vnpu_support import test_scratch as compile_scratch
 
 from orchestrator.aot import Product, compile_request, request_for
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.vnpu import gen_regs
 from orchestrator.vnpu.binstream import programs_in_pte

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.paths import USER_CACHE_ENV, repo_root
+from orchestrator.foundation.paths import USER_CACHE_ENV, repo_root
 from orchestrator.vnpu import hostlib
 from orchestrator.vnpu.hostlib_cache import library_key
 

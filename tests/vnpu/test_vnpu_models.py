@@ -10,7 +10,7 @@ from vnpu_support import (
     check_case,
 )
 
-from orchestrator.aot.sources import BUILTINS
+from orchestrator.aot.models.sources import BUILTINS
 
 BUILTINS_CI = ("add", "convnet", "softmax")
 

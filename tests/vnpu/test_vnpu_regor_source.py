@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.pins import load_pins
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.pins import load_pins
 from orchestrator.setup import catalogue
 from orchestrator.vnpu import gen_regs, regor_source
 

@@ -18,7 +18,7 @@ import pytest
 from vnpu_support import U55_U65_TARGETS, needs_toolchain
 from vnpu_tosa_graphs import GRAPHS, _Builder, assert_exact_and_listed, compile_graph
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.vnpu.binstream import VelaProgram, parse_blob
 from orchestrator.vnpu.execute import Npu, run_program
 

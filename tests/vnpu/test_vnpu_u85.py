@@ -17,7 +17,7 @@ from vnpu_cases_u85 import CASES as U85_CASES
 from vnpu_opcases import CASES
 from vnpu_support import U85_TARGETS, check_case
 
-from orchestrator.aot.sources import BUILTINS
+from orchestrator.aot.models.sources import BUILTINS
 
 # What the model does not execute yet (the U85 core), measured on ethos-u85-128 int8 (and
 # ethos-u85-1024 int8) with the core at its transposes' 2 MiB staging; the other configurations

@@ -24,7 +24,7 @@ from vnpu_stream85 import (
 from vnpu_support import check_case, compiled, needs_toolchain
 from vnpu_u85_block import BLOCKS
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.tosa.graph import main_operators
 from orchestrator.tosa.intermediates import run_with_intermediates
 from orchestrator.vnpu.execute import Npu

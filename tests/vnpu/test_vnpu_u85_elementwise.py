@@ -21,7 +21,7 @@ from vnpu_stream85 import Elementwise85, Stream85, enum, run85
 from vnpu_support import needs_toolchain, u85_cases
 from vnpu_tosa_graphs import U85_GRAPHS, assert_exact_and_listed, compile_graph, logical_right_shift
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.vnpu.binstream import parse_blob
 from orchestrator.vnpu.execute import Npu, run_program
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.aot import Product, compile_request, request_for
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.compile import CompileChoices
-from orchestrator.paths import Scratch, scratch
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.listing import model_listing, vela_args, vela_listing
 from orchestrator.vnpu.verify import VerifyReport, npu_delegates, verify_product

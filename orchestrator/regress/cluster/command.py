@@ -6,17 +6,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import Scratch
 from orchestrator.options.regress import RegressTask
-from orchestrator.paths import Scratch
-from orchestrator.regress.cells import Cell
 from orchestrator.regress.cluster.executor import ClusterSpec, cluster_execute, job_identity
 from orchestrator.regress.cluster.journal import Journal
 from orchestrator.regress.cluster.worker import StagesFactory, real_stages
 from orchestrator.regress.engine import EngineOptions, EngineRun
-from orchestrator.regress.matrix import Matrix
+from orchestrator.regress.lanes.stages import Stages
+from orchestrator.regress.plan.cells import Cell
+from orchestrator.regress.plan.matrix import Matrix
 from orchestrator.regress.progress import Progress
-from orchestrator.regress.stages import Stages
 
 
 def cluster_spec(task: RegressTask, factory: StagesFactory | None = None) -> ClusterSpec | None:

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.paths import SCRATCH_ENV, Scratch
 from orchestrator.options.regress import SCHEDULER_EXAMPLE
-from orchestrator.paths import SCRATCH_ENV, Scratch
 
 INSTALL = "pip install -e '.[cluster]'"
 CONNECT_TIMEOUT_S = 20

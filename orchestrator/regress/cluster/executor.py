@@ -15,10 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
-from orchestrator.file_faults import writing
-from orchestrator.paths import Scratch
-from orchestrator.regress.cells import Cell
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.paths import Scratch
 from orchestrator.regress.cluster.connect import open_client
 from orchestrator.regress.cluster.journal import Journal
 from orchestrator.regress.cluster.preflight import WorkerCheck, fingerprint
@@ -46,16 +45,17 @@ from orchestrator.regress.engine import (
     describe,
     not_runnable,
 )
-from orchestrator.regress.lowering_plan import lowering_leaders
-from orchestrator.regress.outcome import CellReport, Outcome
-from orchestrator.regress.progress import Progress
-from orchestrator.regress.stages import (
+from orchestrator.regress.lanes.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
 )
+from orchestrator.regress.plan.cells import Cell
+from orchestrator.regress.plan.lowering import lowering_leaders
+from orchestrator.regress.progress import Progress
+from orchestrator.regress.verdict.outcome import CellReport, Outcome
 
 POLL_S = 0.2
 NO_WORKER_GRACE_S = 30.0

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from orchestrator.regress.outcome import CellReport
+from orchestrator.regress.verdict.outcome import CellReport
 
 JOBS_DIR = "cluster-jobs"
 JOB_FILE = "job.json"

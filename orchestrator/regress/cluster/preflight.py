@@ -9,8 +9,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 from orchestrator import __version__
-from orchestrator.paths import Scratch
-from orchestrator.pins import PINS_PATH
+from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.pins import PINS_PATH
 
 TOOL = "ethosu-orchestrator"
 PINS = "pins.toml"

@@ -17,20 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.paths import Scratch, scratch
-from orchestrator.regress.cells import Cell
+from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.regress.cluster.preflight import WorkerCheck, fingerprint
 from orchestrator.regress.cluster.transfer import pack, pack_folder, relocate, unpack
 from orchestrator.regress.engine import EngineOptions, build_one, cell_dir, cell_report
 from orchestrator.regress.engine import compile_requests as engine_compile
-from orchestrator.regress.outcome import CellReport
-from orchestrator.regress.stages import (
+from orchestrator.regress.lanes.stages import (
     CompileJob,
     CompileOutcome,
     FirmwareConfig,
     FirmwareOutcome,
     Stages,
 )
+from orchestrator.regress.plan.cells import Cell
+from orchestrator.regress.verdict.outcome import CellReport
 
 TOKEN_DIR = "cluster"
 START_TOPIC = "ethosu-orch-cell-start"
@@ -84,7 +84,7 @@ def worker_tree(job: WorkerJob) -> tuple[Scratch, str]:
     the client's (the client's token is in it: products are shared in place) or not
     (products and cell outputs travel as bytes). Stage progress lines are off on workers:
     the client reports per cell."""
-    from orchestrator.progress import quiet_if
+    from orchestrator.foundation.progress import quiet_if
 
     quiet_if(True)
     tree = scratch().ensure()
@@ -198,6 +198,6 @@ def reap(workers: dict[str, list[int]]) -> list[int]:
 
 def real_stages(tree: Scratch) -> Stages:
     """The tool's own stages in a worker's scratch (the default stages factory)."""
-    from orchestrator.regress.real_stages import RealStages
+    from orchestrator.regress.lanes.real_stages import RealStages
 
     return RealStages(tree)

@@ -1,0 +1,1 @@
+"""Configurations of a lowering and the .pte assembled from its template program."""

@@ -1,0 +1,1 @@
+"""The lowering (export, quantize, partition) and its store on disk."""

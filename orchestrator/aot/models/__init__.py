@@ -1,0 +1,2 @@
+"""Models by name and their loading: the catalogue, the built-in zoo, upstream's examples/models,
+content names and input nesting."""

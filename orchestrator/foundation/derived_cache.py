@@ -1,0 +1,57 @@
+"""Tables derived from files, kept on disk by the content they derive from: a table is
+computed once per content (in any process) and read back while that content is unchanged.
+
+The key is a cheap digest of the inputs' stat (path, size, modification time in ns), not of
+their bytes: an edit changes the modification time, so the key, so the table is computed
+again. Entries live under <user cache>/derived/ (shared by every scratch and clone, like the
+runtime builds), or scratch/build/derived with ETHOSU_ORCH_CACHE_DIR=0; a missing, unreadable
+or unwritable entry only costs the computation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.jsonfile import write_json_atomic
+from orchestrator.foundation.paths import scratch, user_cache
+
+DERIVED_DIR = "derived"
+
+
+def derived_root() -> Path:
+    """Where derived tables are kept."""
+    cache = user_cache()
+    return cache / DERIVED_DIR if cache is not None else scratch().build / DERIVED_DIR
+
+
+def stat_digest(paths: Iterable[Path], salt: str = "") -> str:
+    """A digest of each path's name, size and modification time (missing files count as
+    missing), with `salt` (the table's format, the tree's root)."""
+    digest = hashlib.sha256(salt.encode())
+    for path in paths:
+        try:
+            stat = path.stat()
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        except OSError:
+            digest.update(f"{path}\0missing\n".encode())
+    return digest.hexdigest()[:20]
+
+
+def cached_table(name: str, key: str, compute: Callable[[], Any],
+                 root: Path | None = None) -> Any:
+    """The JSON table `name` for content `key`: read from disk, else computed and kept."""
+    path = (root or derived_root()) / f"{name}-{key}.json"
+    try:
+        return json.loads(path.read_text())["table"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    table = compute()
+    try:
+        write_json_atomic(path, {"name": name, "key": key, "table": table}, indent=0)
+    except (OSError, OrchestratorError):   # a cache that cannot be written only costs time
+        pass
+    return table

@@ -1,0 +1,42 @@
+"""Atomic JSON and text files: written beside the target, then renamed over it (never
+half-written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from orchestrator.foundation.file_faults import writing
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
+    """Write `document` as JSON (stable key order) to `path` via a temp file + rename."""
+    write_text_atomic(path, json.dumps(document, indent=indent, sort_keys=True) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` via a temp file + rename.
+
+    The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
+    reports and lock files stay readable by CI artifact uploaders and other users.
+    """
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with writing(path), os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,73 @@
+"""TOML loading that works on Python 3.10 (tomli) and 3.11+ (tomllib), and the one check a
+data file's loader gives its keys: a key the file's layout does not name (a misspelling) is
+refused in one sentence naming the file and the key, never dropped."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from orchestrator.foundation.errors import OrchestratorError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on 3.10
+    import tomli as tomllib
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """Parse one TOML file into a dict."""
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+# A file's layout: each known key -> its own layout (a table's keys), or ANY (a value, or a table
+# whose keys are data: names, families). EACH names a table of named entries (each with the
+# layout under it).
+ANY = None
+EACH = "*"
+Layout: TypeAlias = "dict[str, Layout] | None"
+
+
+def load_data(path: Path, layout: dict[str, Layout]) -> dict[str, Any]:
+    """Parse one data file and check its keys against `layout` (unknown_keys)."""
+    data = load_toml(path)
+    check_keys(data, layout, path.name)
+    return data
+
+
+def check_keys(data: dict[str, Any], layout: dict[str, Layout], file: str) -> None:
+    """Refuse the first key `layout` does not name, in one sentence naming the file and the
+    key's dotted path and the keys known there."""
+    unknown = unknown_keys(data, layout)
+    if unknown:
+        path, known = unknown[0]
+        raise OrchestratorError(
+            f"{file}: unknown key '{path}' (known there: {', '.join(known)})",
+            f"fix the key in orchestrator/data/{file}, or add it to the file's layout")
+
+
+def unknown_keys(data: dict[str, Any], layout: dict[str, Layout], prefix: str = ""
+                 ) -> list[tuple[str, list[str]]]:
+    """(dotted path, known keys there) of every key the layout does not name."""
+    found: list[tuple[str, list[str]]] = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if EACH in layout:
+            sub = layout[EACH]
+        elif key in layout:
+            sub = layout[key]
+        else:
+            found.append((path, sorted(layout)))
+            continue
+        if sub is not None and isinstance(value, dict):
+            found += unknown_keys(value, sub, f"{path}.")
+        elif sub is not None and isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, dict):
+                    found += unknown_keys(item, sub, f"{path}[{index}].")
+    return found
+
