@@ -5,8 +5,11 @@ the tool, pretrained weights not installed)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -139,7 +142,7 @@ def test_missing_pretrained_weights_are_refused_in_one_sentence(tree):
     assert "--random-weights" in refused.value.next_step
 
 
-def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
+def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree, monkeypatch):
     from torchvision_without_c_ops import import_torchvision_models_without_c_ops
 
     models = import_torchvision_models_without_c_ops()
@@ -150,6 +153,7 @@ def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
     path = weight_path(tree.weights, weight)
     path.parent.mkdir(parents=True)
     torch.save(saved, path)
+    pin_as_installed(monkeypatch, weight.name, path)
     pretrained, _ = load_model(resolve_model("mv3"))
     assert all(torch.equal(value, pretrained.state_dict()[key])
                for key, value in saved.items())
@@ -159,6 +163,17 @@ def test_torchvision_model_loads_installed_weights_or_seeded_random_ones(tree):
     assert not torch.equal(random_one.state_dict()[first_key], saved[first_key])
     assert torch.equal(random_one.state_dict()[first_key], again.state_dict()[first_key])
     assert torch.equal(inputs[0], inputs_again[0]) and inputs[0].shape == (1, 3, 224, 224)
+
+
+def pin_as_installed(monkeypatch: pytest.MonkeyPatch, name: str, path: Path) -> None:
+    """The test's stand-in weight file is what the pin names (the pinned file cannot be
+    downloaded here; a damaged file's refusal has tests of its own)."""
+    from orchestrator.aot.models import upstream_loading
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    check = upstream_loading.damaged_weights
+    monkeypatch.setattr(upstream_loading, "damaged_weights", lambda weights, root: check(
+        tuple(replace(w, sha256=digest) if w.name == name else w for w in weights), root))
 
 
 def test_timm_model_loads_seeded_random_weights_only_when_asked(tree):
