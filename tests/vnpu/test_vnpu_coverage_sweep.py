@@ -12,7 +12,8 @@ import importlib
 import json
 
 import pytest
-from vnpu_support import check_case, compiled, needs_toolchain, test_scratch
+from vnpu_support import check_case, compiled, needs_toolchain
+from vnpu_support import test_scratch as support_scratch
 
 from orchestrator.vnpu import coverage
 from orchestrator.vnpu.coverage_gen import sdist_reader
@@ -50,7 +51,7 @@ def reached_values(model: str, target: str, quantize: str) -> set[tuple[str, str
 
 
 def _record(test_id: str, family: str, values: set[tuple[str, str, str]]) -> None:
-    path = test_scratch().root / REACHED_FILE
+    path = support_scratch().root / REACHED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps({"test": test_id, "family": family, "values": sorted(values)})
     with path.open("a") as handle:   # one line per test: appends do not interleave
