@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from orchestrator.api.reports import (
         CompileReport,
         EvaluateReport,
+        InspectReport,
         RegressReport,
-        Report,
         RunReport,
         VerifyReport,
     )
@@ -54,7 +54,7 @@ JOBS: dict[str, tuple[str, str]] = {
                  "orchestrator.api.evaluate_job:evaluate_with"),
     "regress": ("orchestrator.options.regress:RegressTask",
                 "orchestrator.api.regress_job:regress_with"),
-    "inspect": ("orchestrator.options.inspect:InspectTask",
+    "inspect": ("orchestrator.options.artifact:InspectTask",
                 "orchestrator.api.inspect_job:inspect_with"),
 }
 
@@ -92,9 +92,10 @@ def regress(*, scratch: Scratch = None, **flags: Any) -> RegressReport:
     return report
 
 
-def inspect(*, scratch: Scratch = None, **flags: Any) -> Report:
-    """`invoke inspect`: what a .pte or .bpte holds (its delegates' targets, its methods)."""
-    report: Report = _job("inspect", scratch, True, flags)
+def inspect(*, scratch: Scratch = None, **flags: Any) -> InspectReport:
+    """`invoke inspect`: what a .pte or .bpte holds (its delegates' targets, its methods) and
+    whether the pinned runtime can run it (`.passed`; `.diagnosis` names every reason not)."""
+    report: InspectReport = _job("inspect", scratch, True, flags)
     return report
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.results.model import RunResult, Status
+
+if TYPE_CHECKING:
+    from orchestrator.artifacts.inspection import Inspection
 
 Number = int | float | str
 
@@ -230,3 +233,30 @@ class RegressReport(Report):
 
     def to_dict(self) -> Any:
         return self.document
+
+
+@dataclass(frozen=True)
+class InspectReport(Report):
+    """`inspect`: one artifact's inspection (`.inspection`); passed when the pinned runtime
+    can run it, else the diagnosis names every reason it cannot."""
+
+    inspection: Inspection
+
+    @property
+    def passed(self) -> bool:
+        return self.inspection.runnable
+
+    @property
+    def diagnosis(self) -> str:
+        inspection = self.inspection
+        if inspection.runnable:
+            where = ", ".join(inspection.targets) or "the CPU"
+            return f"{inspection.path.name}: runnable here ({where})"
+        return f"{inspection.path.name}: not runnable here: {'; '.join(inspection.reasons)}"
+
+    def numbers(self) -> dict[str, Number]:
+        return _kept({"size": self.inspection.size,
+                      "delegates.ethosu": len(self.inspection.ethosu)})
+
+    def to_dict(self) -> Any:
+        return self.inspection.to_dict()

@@ -70,13 +70,18 @@ def test_run_refuses_an_unknown_target_with_the_next_step(tmp_path):
     assert caught.value.next_step
 
 
-def test_inspect_is_refused_in_a_build_without_it_or_runs_there():
-    try:
-        api.inspect(pte=str(ROOT / "no-such.pte"))
-    except api.OrchestratorError as error:
-        assert error.next_step
-    else:   # pragma: no cover - a build with invoke inspect cannot inspect a missing file
-        pytest.fail("inspect of a missing .pte did not fail")
+def test_inspect_of_a_file_that_is_not_there_is_one_sentence(tmp_path):
+    with pytest.raises(api.OrchestratorError) as caught:
+        api.inspect(file=str(tmp_path / "no-such.pte"))
+    assert "no-such.pte" in caught.value.cause and caught.value.next_step
+
+
+def test_inspect_of_a_file_that_is_no_program_names_it(tmp_path):
+    path = tmp_path / "notes.pte"
+    path.write_bytes(b"these are not the flatbuffers you are looking for")
+    with pytest.raises(api.OrchestratorError) as caught:
+        api.inspect(file=str(path))
+    assert "notes.pte" in caught.value.cause and caught.value.next_step
 
 
 @pytest.fixture(scope="module")

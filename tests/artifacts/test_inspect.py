@@ -119,3 +119,13 @@ def test_cli_json_and_exit_codes_without_torch(foreign: dict[str, Path]) -> None
                              capture_output=True, text=True, check=False)
     assert refused.returncode == 1
     assert "XnnpackBackend" in refused.stdout
+
+
+def test_the_python_api_inspects_as_the_command_does(foreign: dict[str, Path]) -> None:
+    from orchestrator import api
+
+    runnable = api.inspect(file=str(foreign["ethos-u85-128"]))
+    assert runnable.passed and "ethos-u85-128" in runnable.diagnosis
+    assert json.loads(runnable.to_json())["targets"] == ["ethos-u85-128"]
+    refused = api.inspect(file=str(foreign["xnnpack"]))
+    assert not refused.passed and "XnnpackBackend" in refused.diagnosis
