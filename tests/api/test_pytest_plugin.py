@@ -16,7 +16,10 @@ import pytest
 pytest_plugins = ["pytester"]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pytest-user"
-PLUGIN = ("-p", "orchestrator.pytest_plugin")
+# The plugin by module name; its entry point (name "ethosu", present when the package is
+# installed) is blocked so the two do not register the same module twice.
+PLUGIN_MODULE = "orchestrator.pytest_plugin"
+PLUGIN = ("-p", "no:ethosu", "-p", PLUGIN_MODULE)
 
 
 def copy_example(pytester: pytest.Pytester) -> None:
@@ -111,10 +114,10 @@ def test_the_entry_point_names_the_plugin_module():
     root = EXAMPLE.parents[1]
     declared = re.search(r"\[project.entry-points.pytest11\]\n(.*)\n",
                          (root / "pyproject.toml").read_text())
-    assert declared is not None and declared[1] == f'ethosu = "{PLUGIN[1]}"'
-    assert hasattr(importlib.import_module(PLUGIN[1]), "pytest_addoption")
+    assert declared is not None and declared[1] == f'ethosu = "{PLUGIN_MODULE}"'
+    assert hasattr(importlib.import_module(PLUGIN_MODULE), "pytest_addoption")
     installed = importlib.metadata.distribution("ethosu-orchestrator")
     origin = json.loads(installed.read_text("direct_url.json") or "{}").get("url", "")
     if origin == root.as_uri():
         points = installed.entry_points.select(group="pytest11")
-        assert [(p.name, p.value) for p in points] == [("ethosu", PLUGIN[1])]
+        assert [(p.name, p.value) for p in points] == [("ethosu", PLUGIN_MODULE)]
