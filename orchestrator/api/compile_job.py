@@ -88,17 +88,12 @@ def compile_in_toolset(task: CompileTask, targets: list[str]) -> list[dict[str, 
     """Every target compiled under the task's toolset (its environment's worker unless it
     is this one); the summaries name the toolset."""
     from orchestrator.toolsets.catalogue import find_toolset
-    from orchestrator.toolsets.compile import compile_under
+    from orchestrator.toolsets.compile import products_under
 
     toolset = find_toolset(task.toolset)
-    results = []
-    for compiled in compile_under(toolset, task.model, tuple(targets), task.choices, scratch()):
-        if compiled.error is not None:
-            raise compiled.error
-        assert compiled.product is not None
-        results.append(bundled({**summary(compiled.product), "toolset": toolset.to_json()},
-                               compiled.product, task))
-    return results
+    products = products_under(toolset, task.model, tuple(targets), task.choices, scratch())
+    return [bundled({**summary(product), "toolset": toolset.to_json()}, product, task)
+            for product in products.values()]
 
 
 def compile_with(task: CompileTask) -> CompileReport:

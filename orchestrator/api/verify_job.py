@@ -40,16 +40,10 @@ def toolset_products(task: VerifyTask, targets: list[str]) -> dict[str, Product]
     """Every target compiled under the task's toolset in one process (its environment's
     worker unless this environment holds it)."""
     from orchestrator.toolsets.catalogue import find_toolset
-    from orchestrator.toolsets.compile import compile_under
+    from orchestrator.toolsets.compile import products_under
 
-    found = {}
-    for compiled in compile_under(find_toolset(task.toolset), task.model, tuple(targets),
-                                  task.choices, scratch()):
-        if compiled.error is not None:
-            raise compiled.error
-        assert compiled.product is not None
-        found[compiled.target] = compiled.product
-    return found
+    return products_under(find_toolset(task.toolset), task.model, tuple(targets),
+                          task.choices, scratch())
 
 
 def verify_one(task: VerifyTask, target: str, references: TosaReferences,

@@ -163,3 +163,16 @@ def compile_under(toolset: Toolset, model: str, targets: tuple[str, ...],
                   choices: CompileChoices, where: Scratch) -> list[ToolsetCompile]:
     """Every target's compile of `model` under `toolset`."""
     return compile_jobs(toolset, [ToolsetJob(model, targets, choices)], where)[0]
+
+
+def products_under(toolset: Toolset, model: str, targets: tuple[str, ...],
+                   choices: CompileChoices, where: Scratch) -> dict[str, Product]:
+    """Every target's product of `model` under `toolset`, in the targets' order; the first
+    target whose compile failed raises its error."""
+    found = {}
+    for compiled in compile_under(toolset, model, targets, choices, where):
+        if compiled.error is not None:
+            raise compiled.error
+        assert compiled.product is not None
+        found[compiled.target] = compiled.product
+    return found
