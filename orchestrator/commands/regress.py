@@ -11,6 +11,7 @@ from orchestrator.api.reports import RegressReport
 from orchestrator.foundation.cli import console, print_json
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.regress.lanes.stages import Stages
+from orchestrator.regress.report.document import cache_line
 from orchestrator.regress.report.markdown import HEADLINE_METRICS
 from orchestrator.regress.verdict.baseline import fmt
 
@@ -85,4 +86,5 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
     colour = "green" if document["verdict"] == "pass" else "red"
     ran = document["counts"]["total"] - document["counts"]["skipped"]
     note = "" if ran else " (no cell ran)"
-    console.print(f"[{colour}]{document['verdict'].upper()}[/]{note}: {counts or 'no cells'}")
+    console.print(f"[{colour}]{document['verdict'].upper()}[/]{note}: {counts or 'no cells'}; "
+                  f"{cache_line(document)}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from orchestrator.evaluate.scoring import SampleScore
 from orchestrator.foundation.jsonfile import write_json_atomic
-from orchestrator.foundation.plotting import png_of, pyplot
+from orchestrator.foundation.plotting import cached_png, png_of, pyplot
 from orchestrator.results.codec import to_plain
 
 JSON_FILE = "evaluation.json"
@@ -70,6 +70,11 @@ def per_class_chart(per_class: dict[Any, dict[str, float]]) -> str | None:
     """Grouped bars: each class's accuracy for float, host integer and device."""
     if not per_class:
         return None
+    return cached_png("per-class", per_class, lambda: draw_per_class(per_class), Path(__file__))
+
+
+def draw_per_class(per_class: dict[Any, dict[str, float]]) -> str:
+    """Draw per_class_chart's bars with matplotlib."""
     plt = pyplot()
     labels = sorted(per_class, key=int)
     figure, axes = plt.subplots(figsize=(max(6, 0.6 * len(labels)), 3.5))
@@ -89,6 +94,12 @@ def error_histogram(scores: Sequence[SampleScore]) -> str | None:
     errors = [value for score in scores for value in score.error_steps]
     if not errors:
         return None
+    return cached_png("error-steps", errors, lambda: draw_error_histogram(errors),
+                      Path(__file__))
+
+
+def draw_error_histogram(errors: list[float]) -> str:
+    """Draw error_histogram's histogram with matplotlib."""
     plt = pyplot()
     figure, axes = plt.subplots(figsize=(6, 3.5))
     axes.hist(errors, bins=41)

@@ -19,6 +19,7 @@ from orchestrator.regress.report.document import build_document
 from orchestrator.regress.report.html import render_html
 from orchestrator.regress.report.junit import render_junit
 from orchestrator.regress.report.markdown import render_markdown
+from orchestrator.regress.report.plots import CYCLE_METRICS, MEMORY_METRICS
 from orchestrator.regress.report.writers import write_reports
 from orchestrator.targets import load_catalogue
 
@@ -103,3 +104,56 @@ def test_a_full_disk_while_writing_a_report_is_one_line(document, tmp_path):
     assert caught.value.message.startswith(
         f"{run_dir / 'summary.md'} cannot be written: no space left on the device; next: ")
     assert (run_dir / "junit.xml").is_file() and (run_dir / "report.json").is_file()
+
+
+RENDER = """
+import json, sys
+from orchestrator.regress.report.html import render_html
+document = json.loads(open(sys.argv[1]).read())
+html = render_html(document)
+print(json.dumps({"matplotlib": "matplotlib" in sys.modules, "html": html}))
+"""
+
+
+def _render_fresh(document_path: Path, cache: Path) -> dict:
+    """render_html in a fresh interpreter with its derived tables under `cache`."""
+    import json
+    import os
+
+    env = {**os.environ, "ETHOSU_ORCH_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", RENDER, str(document_path)], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_an_unchanged_report_draws_its_plots_once(document, tmp_path):
+    """The plots are kept by content: rendering the same report again in a new process
+    imports no matplotlib and embeds the same PNGs; a changed metric is drawn again."""
+    import copy
+    import json
+
+    pytest.importorskip("matplotlib", reason="pip install -e .[report]")
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(document))
+    first = _render_fresh(path, tmp_path / "cache")
+    again = _render_fresh(path, tmp_path / "cache")
+    assert first["matplotlib"] and not again["matplotlib"]
+    assert again["html"] == first["html"]
+    changed = copy.deepcopy(document)
+    metrics = [name for cell in changed["cells"] for name in cell.get("metrics", {})
+               if name in CYCLE_METRICS + MEMORY_METRICS]
+    cell = next(cell for cell in changed["cells"] if metrics[0] in cell.get("metrics", {}))
+    cell["metrics"][metrics[0]] *= 2
+    path.write_text(json.dumps(changed))
+    redrawn = _render_fresh(path, tmp_path / "cache")
+    assert redrawn["matplotlib"] and redrawn["html"] != first["html"]
+
+
+def test_the_report_says_which_cells_were_served_from_cache(document):
+    served = document["served_from_cache"]
+    cached = [cell["key"] for cell in document["cells"]
+              if cell["cached"] and all(cell["cached"].values())]
+    assert served["cells"] == cached and served["total"] == len(document["cells"])
+    for stage, count in served["stages"].items():
+        assert count == sum(1 for cell in document["cells"] if cell["cached"].get(stage))
+    assert f"served from cache: {len(cached)}/7 cells" in render_markdown(document)

@@ -47,12 +47,32 @@ def build_document(run: EngineRun, header: dict[str, Any]) -> dict[str, Any]:
 
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:
-    """(Re)compute counts and the verdict from the cells."""
+    """(Re)compute counts, what was served from cache and the verdict from the cells."""
     counts = Counter(cell["outcome"] for cell in document["cells"])
     document["counts"] = {outcome.value: counts.get(outcome.value, 0) for outcome in Outcome}
     document["counts"]["total"] = len(document["cells"])
+    document["served_from_cache"] = served_from_cache(document["cells"])
     document["verdict"] = "fail" if failing_cells(document) else "pass"
     return document
+
+
+def served_from_cache(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which cells were served from cache (every stage before their simulation reused: the
+    product compiled and the firmware built), and per stage how many cells reused it."""
+    stages = sorted({stage for cell in cells for stage in cell.get("cached") or {}})
+    return {"cells": [cell["key"] for cell in cells
+                      if cell.get("cached") and all(cell["cached"].values())],
+            "stages": {stage: sum(1 for cell in cells if (cell.get("cached") or {}).get(stage))
+                       for stage in stages},
+            "total": len(cells)}
+
+
+def cache_line(document: dict[str, Any]) -> str:
+    """One line for the summaries: how many cells were served from cache, and by stage."""
+    served = document.get("served_from_cache") or served_from_cache(document["cells"])
+    stages = ", ".join(f"{stage} {count}" for stage, count in served["stages"].items())
+    return (f"served from cache: {len(served['cells'])}/{served['total']} cells"
+            + (f" (by stage: {stages})" if stages else ""))
 
 
 def failing_cells(document: dict[str, Any]) -> list[dict[str, Any]]:

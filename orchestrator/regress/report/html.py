@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from orchestrator.regress.plan.cells import describe_upstream
+from orchestrator.regress.report.document import cache_line
 from orchestrator.regress.report.markdown import HEADLINE_METRICS
 from orchestrator.regress.verdict.baseline import fmt
 
@@ -34,7 +35,8 @@ def render_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = 
         f"<span class='verdict-{document['verdict']}'>{document['verdict'].upper()}</span></h1>",
         f"<p>Run <code>{escape(document['run_id'])}</code>"
         + (f", shard {escape(str(document['shard']))}" if document.get("shard") else "")
-        + f", matrix <code>{escape(document['matrix']['path'])}</code>. {escape(counts)}.</p>",
+        + f", matrix <code>{escape(document['matrix']['path'])}</code>. {escape(counts)}; "
+        f"{escape(cache_line(document))}.</p>",
         _cell_table(document["cells"]),
         _profiles(document["cells"]),
         "<h2>Plots</h2>" if plots else "",

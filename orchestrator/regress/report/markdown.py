@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.regress.plan.cells import describe_upstream
+from orchestrator.regress.report.document import cache_line
 from orchestrator.regress.verdict.baseline import fmt
 
 ICONS = {"pass": "✅", "xfail": "☑️", "skipped": "⏭️", "fail": "❌", "error": "💥",
@@ -23,7 +24,7 @@ def render_markdown(document: dict[str, Any]) -> str:
              f"Run `{document['run_id']}`" + (f", shard {document['shard']}"
                                               if document.get("shard") else "") +
              f": {counts['total']} cell{'' if counts['total'] == 1 else 's'} — "
-             f"{shown or 'none'}.", ""]
+             f"{shown or 'none'}; {cache_line(document)}.", ""]
     failing = [cell for cell in document["cells"] if cell["outcome"] in
                ("fail", "error", "timeout", "xpass", "regressed")]
     if failing:

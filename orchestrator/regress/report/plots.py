@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-from orchestrator.foundation.plotting import png_of, pyplot
+from orchestrator.foundation.plotting import cached_png, png_of, pyplot
 
 CYCLE_METRICS = ("npu.cycles", "cpu.cycles", "vela.npu_cycles", "vela.total_cycles")
 MEMORY_METRICS = ("memory.pte_size", "vela.sram_used_kib", "vela.offchip_flash_used_kib")
@@ -22,7 +23,14 @@ def metric_table(cells: list[dict[str, Any]], metric: str) -> dict[str, dict[str
 
 
 def grouped_bars(title: str, metric: str, table: dict[str, dict[str, float]]) -> str:
-    """A grouped bar chart (models on x, one bar per target) as a base64 PNG."""
+    """A grouped bar chart (models on x, one bar per target) as a base64 PNG (kept by
+    content: an unchanged table is not drawn again)."""
+    return cached_png("bars", [title, metric, table],
+                      lambda: draw_grouped_bars(title, metric, table), Path(__file__))
+
+
+def draw_grouped_bars(title: str, metric: str, table: dict[str, dict[str, float]]) -> str:
+    """Draw grouped_bars' chart with matplotlib."""
     plt = pyplot()
     models = sorted(table)
     targets = sorted({target for row in table.values() for target in row})
@@ -45,7 +53,13 @@ def grouped_bars(title: str, metric: str, table: dict[str, dict[str, float]]) ->
 
 
 def delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
-    """Relative change vs baseline per (cell, metric); out-of-tolerance bars in red."""
+    """Relative change vs baseline per (cell, metric); out-of-tolerance bars in red (kept by
+    content like grouped_bars)."""
+    return cached_png("deltas", deltas, lambda: draw_delta_bars(deltas), Path(__file__))
+
+
+def draw_delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
+    """Draw delta_bars' chart with matplotlib."""
     plt = pyplot()
     figure, axes = plt.subplots(figsize=(8, max(2.0, 0.3 * len(deltas) + 1)))
     labels = [label for label, _, _ in deltas]
