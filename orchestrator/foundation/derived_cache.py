@@ -44,14 +44,30 @@ def stat_digest(paths: Iterable[Path], salt: str = "") -> str:
 def cached_table(name: str, key: str, compute: Callable[[], Any],
                  root: Path | None = None) -> Any:
     """The JSON table `name` for content `key`: read from disk, else computed and kept."""
-    path = (root or derived_root()) / f"{name}-{key}.json"
-    try:
-        return json.loads(path.read_text())["table"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    found = read_table(name, key, root)
+    if found is not None:
+        return found
     table = compute()
-    try:
-        write_json_atomic(path, {"name": name, "key": key, "table": table}, indent=0)
-    except (OSError, OrchestratorError):   # a cache that cannot be written only costs time
-        pass
+    keep_table(name, key, table, root)
     return table
+
+
+def _entry(name: str, key: str, root: Path | None) -> Path:
+    return (root or derived_root()) / f"{name}-{key}.json"
+
+
+def read_table(name: str, key: str, root: Path | None = None) -> Any:
+    """The kept table `name` for content `key`, or None when there is none (or unreadable)."""
+    try:
+        return json.loads(_entry(name, key, root).read_text())["table"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def keep_table(name: str, key: str, table: Any, root: Path | None = None) -> None:
+    """Keep `table` for content `key` (a cache that cannot be written only costs time)."""
+    try:
+        write_json_atomic(_entry(name, key, root), {"name": name, "key": key, "table": table},
+                          indent=0)
+    except (OSError, OrchestratorError):
+        pass

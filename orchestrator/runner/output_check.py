@@ -10,17 +10,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.comparison.accuracy import gate_failures, gated, output_accuracy
-from orchestrator.comparison.departure import ExactVerdict, judge
 from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Accuracy, Comparison, RunResult
-from orchestrator.runner.reference_check import compare_with_reference, device_arrays
+from orchestrator.runner.checked_outputs import CheckedOutputs, check_key, keep_check, read_check
 from orchestrator.runner.write_checks import likely_cause
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
+    from orchestrator.comparison.departure import ExactVerdict
 
 EXACT_FILE = "exact.json"
 ACCURACY_FILE = "accuracy.json"
@@ -54,6 +53,8 @@ def accuracy_of(device: list[Any], reference: list[Any],
                 names: Sequence[str] = ()) -> Accuracy:
     """Device outputs vs the float model (steps from each output's dequantize scale), with
     the accuracy gates `limits` asks for."""
+    from orchestrator.comparison.accuracy import gate_failures, gated, output_accuracy
+
     found = []
     for index, (got, want) in enumerate(zip(device, reference, strict=False)):
         if got.shape != want.shape:
@@ -97,17 +98,35 @@ def name_outputs(result: RunResult, names: Sequence[str]) -> None:
 
 def check_outputs(result: RunResult, stream: ParsedStream, product: Product,
                   limits: Thresholds, run_dir: Path, rerun: str) -> RunResult:
-    """Exactness (or the tolerance comparison), then accuracy vs the float model."""
-    from orchestrator.aot.tensors import load_array
-
+    """Exactness (or the tolerance comparison), then accuracy vs the float model. A passing
+    exact check of the same outputs is read back (orchestrator.runner.checked_outputs)."""
     references = product.reference
     if not stream.tensors or not references:
         return result
+    name_outputs(result, [r.name for r in references])
+    key = check_key(stream, product, limits) if product.reference_kind == "exact" else ""
+    checked = read_check(key) if key else None
+    if checked is None:
+        return _check(result, stream, product, limits, run_dir, rerun, key)
+    result = replace(result, comparison=checked.comparison)
+    result.artifacts["comparison"] = _write(run_dir, EXACT_FILE, checked.exact)
+    result.artifacts["accuracy"] = _write(run_dir, ACCURACY_FILE, checked.accuracy)
+    return apply_accuracy(result, checked.accuracy)
+
+
+def _check(result: RunResult, stream: ParsedStream, product: Product, limits: Thresholds,
+           run_dir: Path, rerun: str, key: str) -> RunResult:
+    """check_outputs computed (numpy); a passing exact check is kept under `key`."""
+    from orchestrator.aot.tensors import load_array
+    from orchestrator.comparison.departure import judge
+    from orchestrator.runner.reference_check import compare_with_reference, device_arrays
+
+    references = product.reference
     orders = [tuple(r.dim_order) for r in references]
     names = [r.name for r in references]
-    name_outputs(result, names)
     device = device_arrays(stream.tensors, orders)
     record = product.exact_record
+    verdict = None
     if product.reference_kind == "exact":
         verdict = judge(device, [load_array(r) for r in references], names)
         result = apply_exact(result, verdict, rerun)
@@ -120,4 +139,8 @@ def check_outputs(result: RunResult, stream: ParsedStream, product: Product,
     accuracy = accuracy_of(device, [load_array(r) for r in product.reference_float],
                            record.output_quantization, limits, names)
     result.artifacts["accuracy"] = _write(run_dir, ACCURACY_FILE, accuracy)
+    if key and verdict is not None and verdict.passed and result.comparison is not None:
+        from orchestrator.results.codec import to_plain
+
+        keep_check(key, CheckedOutputs(result.comparison, to_plain(verdict), accuracy))
     return apply_accuracy(result, accuracy)

@@ -1,7 +1,9 @@
 """A warm `invoke run` (product, runtime and runner cached) needs no torch: run in a fresh
-interpreter, it imports no torch, executorch or tosa module. The modules of the warm path are
-checked without sources (a fresh interpreter importing them); the whole warm run with sources
-(a real compile, runner build and QEMU run first; skips without)."""
+interpreter, it imports no torch, executorch or tosa module, nor numpy (its passing output
+check of the same outputs is read back by content, orchestrator.runner.checked_outputs). The
+modules of the warm path are checked without sources (a fresh interpreter importing them);
+the whole warm run with sources (a real compile, runner build and QEMU run first; skips
+without)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import pytest
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.foundation.paths import Scratch, repo_root
 
-HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio")
+HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio", "numpy",
+         "matplotlib")
 WARM_PATH = ("orchestrator.commands.run", "orchestrator.apps.model",
              "orchestrator.runner.model_run", "orchestrator.runner.write_checks",
              "orchestrator.aot.api", "orchestrator.runner.kernel_set")
