@@ -118,3 +118,34 @@ def test_concurrent_builds_of_one_config_are_serialised(fw_scratch):
         results = list(pool.map(lambda _: build_firmware(fw_scratch, config), range(2)))
     assert results[0].build_id == results[1].build_id
     assert sorted(result.rebuilt for result in results) == [False, True]
+
+
+def test_image_tables_are_read_once_per_content(builds, tmp_path, monkeypatch):
+    """The build's tables equal a fresh reading of its ELF and map; kept, they are read back
+    without the readers; a changed ELF (another image in its place) is read again."""
+    import shutil
+
+    from orchestrator.firmware.build import image_tables as tables_module
+
+    monkeypatch.setenv("ETHOSU_ORCH_CACHE_DIR", str(tmp_path / "cache"))
+    first, other = builds.get("cortex-m55"), builds.get("cortex-m3")
+    elf, map_file = tmp_path / "app.elf", tmp_path / "app.map"
+    shutil.copy2(first.elf, elf)
+    shutil.copy2(first.map_file, map_file)
+    read = tables_module.image_tables(elf, map_file)
+    assert (read.build_id, read.sections, read.regions) == \
+        (first.build_id, first.sections, first.regions)
+    assert read.build_id == read_elf(first.elf).build_id
+    direct = tables_module._read
+    monkeypatch.setattr(tables_module, "_read", _unread)
+    assert tables_module.image_tables(elf, map_file) == read
+    shutil.copy2(other.elf, elf)
+    shutil.copy2(other.map_file, map_file)
+    with pytest.raises(AssertionError, match="read again"):
+        tables_module.image_tables(elf, map_file)
+    monkeypatch.setattr(tables_module, "_read", direct)
+    assert tables_module.image_tables(elf, map_file).build_id == other.build_id
+
+
+def _unread(*_args: object) -> None:
+    raise AssertionError("the image was read again")

@@ -10,9 +10,8 @@ from typing import Any
 
 from orchestrator.firmware.build.cmake import compile_firmware, configure
 from orchestrator.firmware.build.config import BuildConfig
-from orchestrator.firmware.build.elf import read_elf
-from orchestrator.firmware.build.mapfile import parse_map
-from orchestrator.firmware.build.memory import RegionUse, SectionUse, region_uses, section_uses
+from orchestrator.firmware.build.image_tables import image_tables
+from orchestrator.firmware.build.memory import RegionUse, SectionUse
 from orchestrator.firmware.build.tools import resolve_tools
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
@@ -81,8 +80,9 @@ def build_dir_for(scratch: Scratch, config: BuildConfig) -> Path:
 
 def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2,
                    manifest_extra: dict[str, Any] | None = None) -> BuildResult:
-    """Configure if needed, build incrementally, then read the ELF and map file; the
-    manifest (eor-build.json) also gets `manifest_extra` (e.g. the runner's kernel set)."""
+    """Configure if needed, build incrementally, then read the ELF and map file (once per
+    content: orchestrator.firmware.build.image_tables); the manifest (eor-build.json) also
+    gets `manifest_extra` (e.g. the runner's kernel set)."""
     tools = resolve_tools(scratch)
     build_dir = build_dir_for(scratch, config)
     lock = scratch.build / f".{config.key}.lock"
@@ -97,12 +97,11 @@ def build_firmware(scratch: Scratch, config: BuildConfig, jobs: int = 2,
     if not elf.is_file() or not map_file.is_file():
         raise OrchestratorError(f"the build of {config.key} produced no {elf.name}",
                                 f"read {build_dir / 'build.log'}")
-    image, link_map = read_elf(elf), parse_map(map_file)
-    sections = section_uses(link_map, image)
+    image = image_tables(elf, map_file)
     result = BuildResult(
         config=config, build_dir=build_dir, elf=elf, map_file=map_file,
-        build_id=image.build_id, sections=tuple(sections),
-        regions=tuple(region_uses(link_map, sections)), layout=_layout(image.symbols),
+        build_id=image.build_id, sections=image.sections, regions=image.regions,
+        layout=_layout(image.symbols),
         configured=configured, rebuilt=outcome.rebuilt,
         toolchain_version=tools.toolchain_version,
         seconds={"configure": round(configured_at - started, 3),
