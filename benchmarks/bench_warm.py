@@ -279,11 +279,11 @@ def simulate_seconds(report: dict[str, Any]) -> float:
 
 
 def cached_cells(report: dict[str, Any]) -> str:
-    """How many cells the report says were served from cache (compile and build)."""
-    cells = report.get("cells", [])
-    served = sum(1 for cell in cells if all((cell.get("cached") or {}).values())
-                 and cell.get("cached"))
-    return f"{served}/{len(cells)} cells compile+build cached"
+    """How many cells the report says were served from cache (its served_from_cache)."""
+    served = report.get("served_from_cache") or {}
+    stages = ", ".join(f"{stage} {count}" for stage, count in served.get("stages", {}).items())
+    return (f"{len(served.get('cells', []))}/{served.get('total', 0)} cells served from cache"
+            f" ({stages})")
 
 
 def bench_regress(target: str, model: str) -> dict[str, Any]:
@@ -294,14 +294,20 @@ def bench_regress(target: str, model: str) -> dict[str, Any]:
                 "--baselines", str(Path(folder) / "none.json")]
         invoke(args)   # prime
         row = invoke(args)
+        imports = invoke(args, ("-X", "importtime"))
     report = last_json(row["stdout"])
+    packages = import_breakdown(imports["stderr"], top=10_000)
     floor = simulate_seconds(report)
     over = row["wall_s"] - floor
     return {"name": "regress", "command": f"invoke regress (1 cell: {model} on {target}, qemu)",
             "status": cached_cells(report), "wall_s": row["wall_s"], "cpu_s": row["cpu_s"],
             "floor_s": floor,
             "over_floor_s": over, "goal": f"<= simulations + {REGRESS_GOAL_S} s",
-            "met": over <= REGRESS_GOAL_S, "where": {}}
+            "met": over <= REGRESS_GOAL_S,
+            "where": {**{f"phase {name}": float(s)
+                         for name, s in (report.get("phases_s") or {}).items()},
+                      "imports (all, -X importtime)": sum(s for _, s in packages),
+                      **{f"  import {name}": s for name, s in packages[:8]}}}
 
 
 def show(row: dict[str, Any]) -> None:
