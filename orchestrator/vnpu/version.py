@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 
 from orchestrator import __version__
+from orchestrator.foundation.derived_cache import cached_table, stat_digest
 from orchestrator.foundation.paths import repo_root
 
 FIRMWARE_DIR = repo_root() / "firmware"
@@ -16,7 +17,16 @@ MODEL_TREES = ("ethosu_model", "ethosu_shim")   # the sources a model build comp
 
 @lru_cache(maxsize=1)
 def model_version() -> str:
-    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>'."""
+    """'ethosu_model <its ETHOSU_MODEL_VERSION>+<digest of the model and shim sources>', read
+    once per content of those sources (orchestrator.foundation.derived_cache)."""
+    files = sorted(p for tree in MODEL_TREES for p in (FIRMWARE_DIR / tree).rglob("*")
+                   if p.is_file())
+    return str(cached_table("npu-model-version", stat_digest(files, "model-version-1"),
+                            _model_version))
+
+
+def _model_version() -> str:
+    """model_version read from the sources."""
     header = (FIRMWARE_DIR / "ethosu_model" / "include" / "ethosu_model.h").read_text()
     declared = re.search(r'#define ETHOSU_MODEL_VERSION "([^"]+)"', header)
     digest = hashlib.sha256()

@@ -270,3 +270,25 @@ def test_a_protocol_app_placed_on_the_models_platform_gets_no_npu_record() -> No
     assert runner.npu is not None and runner.npu.executor == EXECUTOR_MODEL
     assert runner.cpu is not None and runner.cpu.includes_npu_model is True
 
+
+
+def test_model_version_is_kept_by_its_sources_content(tmp_path: Path, monkeypatch) -> None:
+    """Read back while the sources are unchanged; an edited source gives another digest."""
+    import shutil
+
+    from orchestrator.vnpu import version
+
+    monkeypatch.setenv("ETHOSU_ORCH_CACHE_DIR", str(tmp_path / "cache"))
+    copy = tmp_path / "firmware"
+    for tree in version.MODEL_TREES:
+        shutil.copytree(version.FIRMWARE_DIR / tree, copy / tree)
+    monkeypatch.setattr(version, "FIRMWARE_DIR", copy)
+    version.model_version.cache_clear()
+    first = version.model_version()
+    assert first == version._model_version()
+    source = next(p for p in sorted((copy / "ethosu_shim").rglob("*")) if p.is_file())
+    source.write_bytes(source.read_bytes() + b"\n")
+    version.model_version.cache_clear()
+    edited = version.model_version()
+    version.model_version.cache_clear()
+    assert edited != first and edited == version._model_version()
