@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from orchestrator.aot.lower.kernels import executorch_root
+from orchestrator.foundation.derived_cache import keep_table, read_table, stat_digest
 
 WHEEL_FLATC = Path("data/bin/flatc")
 PREBUILT_ENV = "ETHOSU_ORCH_HOST_FLATC"   # "0": let upstream build flatc (as before)
@@ -31,7 +32,21 @@ def source_flatbuffers_version(executorch: Path) -> str | None:
 
 @lru_cache(maxsize=4)
 def flatc_version(flatc: Path) -> str | None:
-    """'24.3.25' from `flatc --version` (None when it does not run here)."""
+    """'24.3.25' from `flatc --version` (None when it does not run here), asked once per
+    binary (its path, size and modification time: orchestrator.foundation.derived_cache);
+    a binary that does not run is asked again next time."""
+    key = stat_digest([flatc], "flatc-version-1")
+    kept = read_table("flatc-version", key)
+    if isinstance(kept, str):
+        return kept
+    version = _run_flatc_version(flatc)
+    if version is not None:
+        keep_table("flatc-version", key, version)
+    return version
+
+
+def _run_flatc_version(flatc: Path) -> str | None:
+    """flatc_version asked of the binary."""
     try:
         done = subprocess.run([str(flatc), "--version"], capture_output=True, text=True,
                               timeout=30, check=False)
