@@ -26,6 +26,10 @@ scratch) in a fresh process, as a user would, and prints each against its floor:
              over M on T (qemu). Floor: the sum of the cells' simulations. Goal: <= floor
              + 2 s.
 
+The commands run with Python's bytecode cache as a user's install has it (__pycache__ written
+on the priming run, read after): PYTHONDONTWRITEBYTECODE is dropped from their environment
+unless --no-bytecode-cache, which measures every import compiled from source again.
+
 Wall seconds and CPU seconds (user + system of the process and its children) are printed. On
 a shared, loaded machine wall seconds are inflated by waiting for a core: say so when
 reporting them; CPU seconds are the steadier number.
@@ -65,10 +69,13 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+CHILD_ENV = dict(os.environ)
+
+
 def timed(command: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run `command` from the checkout: wall and CPU seconds, exit code, stdout, stderr."""
     cpu, started = cpu_seconds(), time.perf_counter()
-    done = subprocess.run(command, cwd=REPO, env=env or dict(os.environ), capture_output=True,
+    done = subprocess.run(command, cwd=REPO, env=env or CHILD_ENV, capture_output=True,
                           text=True, check=False)
     return {"wall_s": time.perf_counter() - started, "cpu_s": cpu_seconds() - cpu,
             "exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
@@ -329,7 +336,11 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=4, help="evaluate's input sets")
     parser.add_argument("--repeat", type=int, default=3, help="warm runs measured (median)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE (every import compiled again)")
     options = parser.parse_args()
+    if not options.no_bytecode_cache:
+        CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     chosen = options.only.split(",")
     benches = {"run": lambda: bench_run(options.target, options.model, options.repeat),
                "configure": lambda: bench_configure(options.target, options.model),
@@ -339,9 +350,12 @@ def main() -> int:
     rows = [benches[name]() for name in chosen if name in benches]
     load = os.getloadavg()[0]
     if options.json:
-        print(json.dumps({"load_1min": load, "rows": rows}, indent=1, default=str))
+        print(json.dumps({"load_1min": load, "rows": rows,
+                          "bytecode_cache": "PYTHONDONTWRITEBYTECODE" not in CHILD_ENV},
+                         indent=1, default=str))
         return 0
-    print(f"load average {load:.1f} on {os.cpu_count()} cores (wall seconds inflate with it)")
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (wall seconds inflate with it); "
+          f"bytecode cache {'off' if 'PYTHONDONTWRITEBYTECODE' in CHILD_ENV else 'on'}")
     for row in rows:
         show(row)
     return 0
