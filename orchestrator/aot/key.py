@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -14,6 +15,7 @@ from typing import Any
 
 from orchestrator.aot.models.sources import ModelRef, files_digest, sha256_file
 from orchestrator.aot.options import CompileOptions
+from orchestrator.foundation.derived_cache import cached_table, stat_digest
 from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
@@ -32,7 +34,17 @@ CONFIGURATION_PACKAGES = ("ethos-u-vela",)
 
 @lru_cache(maxsize=1)
 def tool_versions() -> dict[str, str]:
-    """Installed versions of the packages that shape a product (read without importing them)."""
+    """Installed versions of the packages that shape a product (read without importing them),
+    looked up once per state of the import path's folders: installing, upgrading or removing
+    a package adds or removes its metadata folder, which changes its folder's stat."""
+    folders = [Path(entry or ".").resolve() for entry in sys.path]
+    key = stat_digest(folders, "tool-versions-1\0" + "\0".join(VERSIONED_PACKAGES))
+    return {str(name): str(version)
+            for name, version in cached_table("tool-versions", key, _tool_versions).items()}
+
+
+def _tool_versions() -> dict[str, str]:
+    """tool_versions read from the installed packages' metadata."""
     versions = {}
     for package in VERSIONED_PACKAGES:
         try:
