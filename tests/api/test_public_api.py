@@ -1,7 +1,7 @@
 """orchestrator.api: the jobs as Python functions with the flags as keywords, typed reports,
 one exception type, and an import that loads no torch. Compile, verify and regress run for
-real (host lanes: no sources needed); run and evaluate run on QEMU with the upstream sources
-(skipped without) and are refused with the CLI's one line without them."""
+real (host lanes: no sources needed); run and evaluate (the digits example) run on QEMU with
+the upstream sources (skipped without) and are refused with the CLI's one line without them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,13 @@ import pytest
 
 from orchestrator import api
 from orchestrator.api.flags import flag_names, request_from
-from orchestrator.api.reports import CompileReport, RegressReport, RunReport, VerifyReport
+from orchestrator.api.reports import (
+    CompileReport,
+    EvaluateReport,
+    RegressReport,
+    RunReport,
+    VerifyReport,
+)
 from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileTask
 from orchestrator.options.fields import from_cli
@@ -130,3 +136,16 @@ def test_run_on_qemu_returns_the_run_result(sourced_scratch):
     assert report.numbers()["mismatches"] == 0
     assert report.run_dir is not None and (report.run_dir / "result.json").is_file()
     assert scratch(sourced_scratch).runs in report.run_dir.parents
+
+
+@pytest.mark.slow
+@pytest.mark.needs_sources
+def test_evaluate_on_qemu_scores_every_sample(sourced_scratch, tmp_path):
+    digits = ROOT / "examples" / "digits" / "digits_cnn.py"
+    subprocess.run([sys.executable, str(digits), str(tmp_path / "digits"), "8"], cwd=ROOT,
+                   check=True, capture_output=True)
+    report = api.evaluate(model=str(digits), target="cortex-m55", data=str(tmp_path / "digits"),
+                          sim="qemu", scratch=sourced_scratch, quiet=True)
+    assert isinstance(report, EvaluateReport) and report.passed, report.diagnosis
+    assert report.numbers()["samples"] == 8 and report.numbers()["exact"] == 8
+    assert json.loads(report.to_json())["summary"]["completed"] == 8

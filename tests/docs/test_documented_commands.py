@@ -1,8 +1,12 @@
 """Every command shown in README.md and docs/ is checked: each `invoke` line names a task
-that exists and only flags that task has (all of them, without running anything); the cheap
-ones (listings, help, doctor) run on a fresh scratch; the ones that compile run under
-`-m sweep`; those that need upstream sources, a simulator, an FVP or the network are
-skipped with that reason. Relative links between the pages must resolve."""
+that exists and only flags that task has (all of them, without running anything), and each
+one without placeholders runs on a fresh scratch of this session. The listings, help,
+doctor and the compiles and verifies of small models run in every CI run; the runs, builds,
+evaluations and regressions run when $ETHOSU_ORCH_TEST_SOURCES gives the upstream sources
+(on a scratch set up with them, as a user sets one up) and skip with that reason otherwise;
+those that take minutes run under `-m sweep`; those that need an FVP, the network, an
+installed toolset or a running cluster skip with that reason. Relative links between the
+pages must resolve."""
 
 from __future__ import annotations
 
@@ -20,13 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 PROGRAMS = ("invoke", "python", "python3", "pip", "ruff", "mypy", "cd")
 CHEAP = ("targets", "doctor", "models", "toolsets", "products", "--list", "--help")
-COMPILES = ("verify", "compile")   # seconds to minutes on a fresh scratch: -m sweep
-NEEDS = {"run": "a simulator and the upstream sources (invoke setup)",
-         "evaluate": "a simulator and the upstream sources (invoke setup)",
-         "regress": "the matrix's simulators and sources",
-         "regress-merge": "shard reports of an earlier regress",
-         "setup": "the network or local archives, and it installs into the scratch",
-         "build": "the toolchain and sources", "parse": "a runner log"}
+COMPILES = ("verify", "compile")   # need only the pip install: run here on small models
+SMALL_MODELS = ("convnet", "add")
+SOURCED = ("run", "evaluate", "regress", "build")   # run when upstream sources are given
+SKIPPED = {"setup": "the network or local archives, and it installs into the scratch",
+           "regress-merge": "shard reports of an earlier regress",
+           "parse": "a runner log"}
+HEAVY = ("--quantize", "--filter", "ethos-u85-*", "--workers")   # minutes: -m sweep
 
 
 def code_lines(page: Path) -> list[str]:
@@ -114,30 +118,98 @@ def runnable() -> list[tuple[str, str]]:
     """The documented invoke commands without placeholders, each once."""
     seen: dict[str, str] = {}
     for page, command in invoke_commands():
-        if not re.search(r"[<>\[\]|]|\.\.\.|\bM\b|\bT\b|,\.\.", command):
+        if not re.search(r"[<>\[\]|]|\.\.\.|\bM\b|\bT\b|,\.\.|path/to/", command):
             seen.setdefault(command, page)
     return [(page, command) for command, page in seen.items()]
 
 
 def _marks(command: str) -> list[pytest.MarkDecorator]:
-    task = words(command)[1]
-    if task in CHEAP:
+    """How a documented command is checked here: run on a fresh scratch of this session (the
+    cheap ones and small compiles in every CI run; with upstream sources given, the runs,
+    builds, evaluations and regressions too), under `-m sweep` when it takes minutes, or
+    skipped with the one-line reason it cannot run here."""
+    given = words(command)[1:]
+    task = given[0]
+    reason = _cannot_run(given)
+    if reason:
+        return [pytest.mark.skip(reason=f"needs {reason}")]
+    if task in CHEAP or given[-1] == "--coverage":
         return []
-    if task in COMPILES:
-        return [pytest.mark.sweep]
-    return [pytest.mark.skip(reason=f"needs {NEEDS.get(task, 'more than a fresh scratch')}")]
+    slow = any(flag in given for flag in HEAVY) or (
+        task in COMPILES and given[given.index("--model") + 1] not in SMALL_MODELS)
+    return [pytest.mark.sweep] if slow else [pytest.mark.slow]
+
+
+def _cannot_run(given: list[str]) -> str | None:
+    """Why a documented command cannot run in a test, or None."""
+    task = given[0]
+    if task in SKIPPED:
+        return SKIPPED[task]
+    if "--toolset" in given or "--toolsets" in given:
+        return "the toolset installed (invoke setup --toolsets: the network)"
+    if "--update-baselines" in given:
+        return "to rewrite the checkout's baselines, which a test must not"
+    if task in ("run", "evaluate") and "qemu" not in given:
+        return "a Corstone FVP (invoke setup --accept-eula)"
+    if task == "regress" and "--scheduler" in given:
+        return "a running Dask scheduler"
+    return None
+
+
+@pytest.fixture(scope="session")
+def docs_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fresh scratch for every documented command that needs no upstream sources."""
+    return tmp_path_factory.mktemp("docs-scratch")
+
+
+def _in_scratch(command_words: list[str], scratch: Path) -> list[str]:
+    """The command with the docs' `scratch/...` paths in this test's scratch."""
+    return [str(scratch / word.split("/", 1)[1]) if word.startswith("scratch/") else word
+            for word in command_words]
+
+
+def _documented_run(command_words: list[str], scratch: Path) -> subprocess.CompletedProcess[str]:
+    """`invoke ...` as `<this python> -m invoke ...`, `python ...` as `<this python> ...`."""
+    program, *rest = _in_scratch(command_words, scratch)
+    line = [sys.executable, *rest] if program.startswith("python") else [
+        sys.executable, "-m", program, *rest]
+    return subprocess.run(line, cwd=ROOT, text=True, capture_output=True, timeout=1800,
+                          env={**os.environ, "ETHOSU_ORCH_SCRATCH": str(scratch),
+                               "ETHOSU_ORCH_QUIET": "1"})
+
+
+def _prepared(command: str, scratch: Path) -> None:
+    """What the docs run before a command: the python commands that write its data."""
+    for _page, earlier in documented():
+        made = [word for word in words(earlier) if word.startswith("scratch/")]
+        if earlier.startswith("python ") and made and made[0] in words(command):
+            if not (scratch / made[0].split("/", 1)[1]).exists():
+                shown = _documented_run(words(earlier), scratch)
+                assert shown.returncode == 0, f"`{earlier}`:\n{shown.stderr[-2000:]}"
 
 
 @pytest.mark.parametrize(("page", "command"), [
     pytest.param(page, command, marks=_marks(command), id=command) for page, command in runnable()])
-def test_a_documented_command_runs_on_a_fresh_scratch(page, command, tmp_path):
-    shown = subprocess.run([sys.executable, "-m", *words(command)], cwd=ROOT, text=True,
-                           capture_output=True, timeout=900,
-                           env={**os.environ, "ETHOSU_ORCH_SCRATCH": str(tmp_path / "scratch"),
-                                "ETHOSU_ORCH_QUIET": "1"})
-    allowed = (0, 1) if words(command)[1] == "doctor" else (0,)   # doctor: 1 = not ready
+def test_a_documented_command_runs_on_a_fresh_scratch(page, command, request):
+    scratch = (request.getfixturevalue("sourced_scratch") if words(command)[1] in SOURCED
+               else request.getfixturevalue("docs_scratch"))
+    _prepared(command, scratch)
+    shown = _documented_run(words(command), scratch)
+    allowed = (0, 1) if words(command)[1] in ("doctor", "regress") else (0,)
     assert shown.returncode in allowed, f"{page}: `{command}`:\n{shown.stderr[-2000:]}"
     assert "Traceback" not in shown.stderr and shown.stdout.strip()
+
+
+@pytest.mark.parametrize(("page", "command"), [
+    pytest.param(page, command, id=command) for page, command in documented()
+    if command.startswith("python examples/")])
+def test_a_documented_example_script_runs_on_a_fresh_scratch(page, command, docs_scratch):
+    """The example scripts the docs show (the digits data set) write what they say."""
+    shown = _documented_run(words(command), docs_scratch)
+    assert shown.returncode == 0, f"{page}: `{command}`:\n{shown.stderr[-2000:]}"
+    written = next(word for word in words(command) if word.startswith("scratch/"))
+    assert (docs_scratch / written.split("/", 1)[1] / "labels.txt").is_file()
+    assert "invoke evaluate" in shown.stdout
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
