@@ -44,6 +44,9 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "logical_not": lambda: unary(lambda x: torch.logical_not(x > 0)),
     "where_ge": lambda: binary(lambda a, b: torch.where(a >= b, a, b * 2)),
     "div": lambda: binary(lambda a, b: a / (b.abs() + 0.5)),
+    # torch.amin: TOSA REDUCE_MIN, which regor runs as NPU_OP_POOL MIN (GeneratePoolingOp)
+    "reduce_amin_c": lambda: unary(lambda x: x.amin(dim=1, keepdim=True), c=24),
+    "reduce_amin_hw": lambda: unary(lambda x: x.amin(dim=(2, 3), keepdim=True), size=8),
     # strides above 3 that still compile to one CONV each (measured: no kept accumulator)
     "conv_stride4": lambda: conv(8, 16, 4, stride=4, size=16),
     "conv1d_stride5": lambda: (nn.Conv1d(4, 8, 10, stride=5), (_input(1, 4, 40),)),
