@@ -6,13 +6,7 @@ and be bit-exact against the TOSA reference model."""
 from __future__ import annotations
 
 import pytest
-from vnpu_support import check_case, compiled, needs_toolchain
-
-from orchestrator.vnpu.coverage_gen import sdist_reader
-from orchestrator.vnpu.regor_fields import family_commands
-from orchestrator.vnpu.regor_source import vela_sdist
-from orchestrator.vnpu.stream_values import stream_values
-from orchestrator.vnpu.verify import npu_delegates
+from vnpu_support import check_case, needs_toolchain, written_values
 
 TARGET = "ethos-u85-128"
 MIN = ("NPU_OP_POOL", "pooling_mode", "MIN")
@@ -20,11 +14,7 @@ MIN = ("NPU_OP_POOL", "pooling_mode", "MIN")
 
 def _pool_min_is_written_and_exact(model: str) -> None:
     needs_toolchain()
-    layout = family_commands("u85", sdist_reader(vela_sdist()))
-    product = compiled(model, TARGET)
-    written = {value for _p, program in npu_delegates(product, model, TARGET)
-               for value in stream_values(program.cmd_data, layout)}
-    assert MIN in written, f"{model} compiles to no MIN pool on {TARGET}"
+    assert MIN in written_values(model, TARGET), f"{model} compiles to no MIN pool on {TARGET}"
     check_case(model, TARGET)
 
 
