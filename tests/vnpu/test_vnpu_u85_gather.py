@@ -6,7 +6,8 @@ hand-built streams whose expected result is derived from regor's definition
 (high_level_command_stream_generator.cpp GenerateGatherScatter: SRC_STRIDE0 a row of values,
 DST_STRIDE0 a row of the output, SRC/DST_STRIDE1 a batch, SIZE0 indices per batch, SIZE1
 batches; ethos_u85_register_cs_generator.cpp GenerateDMA): output row i0 of batch i1 is row
-index[i1][i0] of batch i1's values."""
+index[i1][i0] of batch i1's values. A compiled nn.Embedding is checked too, with verify drawing
+a GATHER's index inputs modulo its table rows."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 from vnpu_stream import run
 from vnpu_stream85 import U85_128, Stream85, enum
+from vnpu_support import check_case, needs_toolchain, written_values
 
 VALUES, INDICES, OUTPUT = 0, 4096, 8192       # offsets in the feature-map region (1)
 REGION = 1
@@ -95,3 +97,14 @@ def test_a_gather_index_outside_the_table_is_refused(index: int) -> None:
     code, message = run(_gather_stream("D2", 50, 16, 3, 1, 4, (0, 0)), _memory(values, indices),
                         U85_128)
     assert code == 3 and f"gather index {index} outside 0..49" in message, message
+
+
+@pytest.mark.slow
+def test_an_embedding_compiles_to_a_gather_dma_and_is_exact() -> None:
+    """A compiled nn.Embedding on U85-128 writes a gather DMA and is bit-exact against the TOSA
+    reference (verify draws a GATHER's index inputs modulo its table rows)."""
+    needs_toolchain()
+    model, target = "vnpu_cases_u85:embedding", "ethos-u85-128"
+    written = written_values(model, target)
+    assert ("NPU_SET_DMA0_SRC_REGION", "idx_mode", "ENABLED") in written
+    check_case(model, target)
