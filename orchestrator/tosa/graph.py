@@ -90,6 +90,15 @@ def main_operators(tosa: bytes) -> list[TosaOperator]:
     return found
 
 
+def gather_index_inputs(tosa: bytes) -> dict[str, int]:
+    """Graph inputs a GATHER reads as its indices, each with the rows of the table it indexes
+    (TOSA GATHER: values N x K x C, indices N x W in 0..K-1; an index outside is undefined)."""
+    block = _main_block(tosa)
+    inputs = {block.Inputs(i).decode() for i in range(block.InputsLength())}
+    return {op.inputs[1]: _tensor(block, op.inputs[0]).shape[1]
+            for op in main_operators(tosa) if op.op == "GATHER" and op.inputs[1] in inputs}
+
+
 CONSTANTS = ("CONST", "CONST_SHAPE")   # data, not operators an NPU operation implements
 
 

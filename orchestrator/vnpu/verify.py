@@ -12,7 +12,7 @@ element of every output is equal.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,12 @@ from orchestrator.aot.products import VELA_REPORT, Product
 from orchestrator.comparison.departure import departure
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.profile.attach import vela_partitions
-from orchestrator.tosa.graph import GraphInterface, GraphTensor, graph_interface
+from orchestrator.tosa.graph import (
+    GraphInterface,
+    GraphTensor,
+    gather_index_inputs,
+    graph_interface,
+)
 from orchestrator.tosa.partitions import Partition, PartitionTensor, product_partitions
 from orchestrator.tosa.random_inputs import draw_inputs, random_range
 from orchestrator.tosa.shared_reference import TosaReferences
@@ -98,14 +103,19 @@ class VerifyReport:
                 "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
 
 
-def random_inputs(interface: GraphInterface, seed: int) -> list[np.ndarray[Any, Any]]:
+def random_inputs(interface: GraphInterface, seed: int,
+                  index_rows: Mapping[str, int] | None = None) -> list[np.ndarray[Any, Any]]:
     """Seeded tensors of each input's integer dtype over its random_range (the one drawer,
-    orchestrator.tosa.random_inputs)."""
+    orchestrator.tosa.random_inputs); an input a GATHER reads as indices (`index_rows`: its
+    table's rows) is taken modulo the rows, since TOSA leaves an index outside undefined."""
     for tensor in interface.inputs:
         if np.dtype(tensor.dtype).kind not in "iu":
             raise OrchestratorError(f"partition input {tensor.name} is {tensor.dtype}; the NPU "
                                     "model runs integer graphs", "compile with --quantize int8")
-    return draw_inputs(interface.inputs, seed)
+    arrays = draw_inputs(interface.inputs, seed)
+    rows = index_rows or {}
+    return [np.mod(array, rows[tensor.name]).astype(array.dtype) if tensor.name in rows
+            else array for tensor, array in zip(interface.inputs, arrays, strict=True)]
 
 
 def _quantized(array: np.ndarray[Any, Any], tensor: PartitionTensor,
@@ -264,8 +274,9 @@ def input_sets(product: Product, partition: Partition, seeds: Sequence[int] = RA
     reads exactly those) first, then one seeded random set per seed."""
     interface = graph_interface(partition.tosa)
     own = model_inputs(product, partition, interface)
+    rows = gather_index_inputs(partition.tosa)
     return ([("model", own)] if own is not None else []) + [
-        (f"random-{seed}", random_inputs(interface, seed)) for seed in seeds]
+        (f"random-{seed}", random_inputs(interface, seed, rows)) for seed in seeds]
 
 
 def observation_refusal(npu: Npu) -> str | None:

@@ -20,13 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from vnpu_stream import Elementwise, regs, run
-from vnpu_support import check_case, compiled, needs_toolchain
-
-from orchestrator.vnpu.coverage_gen import sdist_reader
-from orchestrator.vnpu.regor_fields import family_commands
-from orchestrator.vnpu.regor_source import vela_sdist
-from orchestrator.vnpu.stream_values import stream_values
-from orchestrator.vnpu.verify import npu_delegates
+from vnpu_support import check_case, needs_toolchain, written_values
 
 Array = np.ndarray[Any, Any]
 FORCED = {"FORCE_UINT8": (0, 255, False), "FORCE_INT8": (-128, 127, True),
@@ -121,16 +115,9 @@ REACHED = [("vnpu_cases_activation:clamp_narrow", "ethos-u55-128", "OFM_PRECISIO
            ("vnpu_cases_activation:softmax_last", "ethos-u55-128", "OFM_PRECISION"),
            ("vnpu_cases_activation:clamp_narrow", "ethos-u85-128", "B16"),
            ("vnpu_cases_activation:softmax_last", "ethos-u85-128", "NONE")]
-FAMILY = {"ethos-u55": "u55u65", "ethos-u65": "u55u65", "ethos-u85": "u85"}
-
-
 def clip_ranges_written(model: str, target: str) -> set[str]:
     """The activation clip ranges the compiled streams of `model` write."""
-    family = FAMILY[target.rsplit("-", 1)[0]]
-    layout = family_commands(family, sdist_reader(vela_sdist()))
-    product = compiled(model, target)
-    return {member for _p, program in npu_delegates(product, model, target)
-            for command, field, member in stream_values(program.cmd_data, layout)
+    return {member for command, field, member in written_values(model, target)
             if (command, field) == ("NPU_SET_ACTIVATION", "activation_clip_range")}
 
 

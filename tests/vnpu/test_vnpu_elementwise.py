@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from vnpu_cases_ew import CASES
+from vnpu_cases_ew import CASES, HARDWARE_DEPARTS
 from vnpu_support import (
     U55_U65_TARGETS,
     U85_TARGETS,
@@ -26,14 +26,6 @@ from orchestrator.tosa.reference_model import run_tosa_flatbuffer
 from orchestrator.vnpu.binstream import programs_in_pte
 from orchestrator.vnpu.execute import Npu, run_program
 
-# Where the hardware departs from TOSA (the model follows the hardware; see the test below).
-SATURATING_CAST = (
-    "int8 << 1 is computed in int32 and cast back to int8: TOSA CAST wraps, but Vela lowers "
-    "the CAST to an ADD into an int8 OFM (regor graphir_optimiser.cpp:1970 'Replace CAST with "
-    "ADD'; its 'disable clipping' range at :1983 is capped at the OFM type by "
-    "ethos_u55_register_cs_generator.cpp:834-849 GenerateActivation), so the stream programs "
-    "ACTIVATION_MIN/MAX = -128/127 and the NPU saturates where TOSA wraps")
-HARDWARE_DEPARTS = {"lshift_int8": SATURATING_CAST}
 SLICE = [("rshift_channels", "ethos-u55-32"), ("lshift_5", "ethos-u65-512"),
          # U85: bitwise AND, integer DIV (and the SHR before it)
          ("and_int32", "ethos-u85-128"), ("div_int32", "ethos-u85-128")]

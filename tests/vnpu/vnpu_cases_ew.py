@@ -48,6 +48,17 @@ def int32_binary(function: Callable[..., torch.Tensor]
     return Lambda(function), (_int32(1, 16, 6, 6), _int32(1, 16, 6, 6, seed=SEED + 1))
 
 
+# Where the hardware departs from TOSA (the model follows the hardware;
+# test_vnpu_elementwise.py test_narrowing_cast_saturates_where_tosa_wraps): strict xfails
+# wherever a case is swept.
+SATURATING_CAST = (
+    "int8 << 1 is computed in int32 and cast back to int8: TOSA CAST wraps, but Vela lowers "
+    "the CAST to an ADD into an int8 OFM (regor graphir_optimiser.cpp:1970 'Replace CAST with "
+    "ADD'; its 'disable clipping' range at :1983 is capped at the OFM type by "
+    "ethos_u55_register_cs_generator.cpp:834-849 GenerateActivation), so the stream programs "
+    "ACTIVATION_MIN/MAX = -128/127 and the NPU saturates where TOSA wraps")
+HARDWARE_DEPARTS = {"lshift_int8": SATURATING_CAST}
+
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "rshift_3": lambda: shift(lambda x: x >> 3),
     "rshift_31": lambda: shift(lambda x: x >> 31),

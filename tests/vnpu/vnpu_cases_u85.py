@@ -18,6 +18,23 @@ import torch
 from torch import nn
 from vnpu_opcases import _input, binary, conv, module, unary
 
+
+class _EmbeddingAdd(nn.Module):
+    """An nn.Embedding lookup added to a feature input: TOSA GATHER, a gather DMA on U85."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = nn.Embedding(50, 16)
+
+    def forward(self, x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+        return self.table(indices) + x
+
+
+def _embedding() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    return _EmbeddingAdd().eval(), (_input(1, 7, 16), torch.randint(0, 50, (1, 7)))
+
+
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "layernorm": lambda: module(nn.LayerNorm(8), size=8),
     "gelu": lambda: unary(nn.functional.gelu),
@@ -44,6 +61,11 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "logical_not": lambda: unary(lambda x: torch.logical_not(x > 0)),
     "where_ge": lambda: binary(lambda a, b: torch.where(a >= b, a, b * 2)),
     "div": lambda: binary(lambda a, b: a / (b.abs() + 0.5)),
+    # torch.amin: TOSA REDUCE_MIN, which regor runs as NPU_OP_POOL MIN (GeneratePoolingOp)
+    "reduce_amin_c": lambda: unary(lambda x: x.amin(dim=1, keepdim=True), c=24),
+    "reduce_amin_hw": lambda: unary(lambda x: x.amin(dim=(2, 3), keepdim=True), size=8),
+    # nn.Embedding: TOSA GATHER, a gather DMA (source idx_mode ENABLED, 2-D mode)
+    "embedding": _embedding,
     # strides above 3 that still compile to one CONV each (measured: no kept accumulator)
     "conv_stride4": lambda: conv(8, 16, 4, stride=4, size=16),
     "conv1d_stride5": lambda: (nn.Conv1d(4, 8, 10, stride=5), (_input(1, 4, 40),)),

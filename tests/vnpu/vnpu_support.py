@@ -12,8 +12,12 @@ import pytest
 from orchestrator.aot import Product, compile_request, request_for
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options.compile import CompileChoices
+from orchestrator.vnpu.coverage_gen import sdist_reader
 from orchestrator.vnpu.execute import Npu
 from orchestrator.vnpu.listing import model_listing, vela_args, vela_listing
+from orchestrator.vnpu.regor_fields import family_commands
+from orchestrator.vnpu.regor_source import vela_sdist
+from orchestrator.vnpu.stream_values import Value, stream_values
 from orchestrator.vnpu.verify import VerifyReport, npu_delegates, verify_product
 
 U55_U65_TARGETS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
@@ -55,6 +59,19 @@ def verified(model: str, target: str, quantize: str = "int8") -> VerifyReport:
     if not product.manifest.get("partitions"):
         pytest.skip(f"{model} is not delegated to the NPU for {target} (runs on the CPU)")
     return verify_product(product, Npu.for_target_name(target), model, target)
+
+
+def family_of(target: str) -> str:
+    """The coverage table's family of a target name: u55u65 or u85."""
+    return "u85" if target.startswith("ethos-u85") else "u55u65"
+
+
+def written_values(model: str, target: str, quantize: str = "int8") -> set[Value]:
+    """Every (command, enum field, member) the compiled streams of `model` write."""
+    layout = family_commands(family_of(target), sdist_reader(vela_sdist()))
+    product = compiled(model, target, quantize)
+    return {value for _p, program in npu_delegates(product, model, target)
+            for value in stream_values(program.cmd_data, layout)}
 
 
 def assert_exact(report: VerifyReport) -> None:

@@ -1,4 +1,4 @@
-/* Ethos-U85 NPU_OP_POOL (MAX, AVERAGE, SUM, REDUCE_SUM, NONE).
+/* Ethos-U85 NPU_OP_POOL (MAX, MIN, AVERAGE, SUM, REDUCE_SUM, NONE).
    The window arithmetic is the U55's (em_pool_window); the scaling is OFM_SCALE (regor
    ethos_u85_register_cs_generator.cpp GenerateOFMScalingForPooling). */
 #include "em_internal.h"
@@ -24,11 +24,13 @@ static int load_accumulator_input(em_state *s, int acc_bits, em_fmap *f) {
 
 static int window_kind(unsigned mode) {
     if (mode == EM85_POOLING_MODE_MAX) return EM_WINDOW_MAX;
+    if (mode == EM85_POOLING_MODE_MIN) return EM_WINDOW_MIN; /* ReduceMin (TOSA REDUCE_MIN) */
     return mode == EM85_POOLING_MODE_REDUCE_SUM ? EM_WINDOW_CHANNEL_SUM : EM_WINDOW_SUM;
 }
 
 static int check_pool(em_state *s, unsigned mode, const em_out *o, const em_geom *g, int64_t scale, int shift) {
-    if (mode != EM85_POOLING_MODE_MAX && mode != EM85_POOLING_MODE_AVERAGE && mode != EM85_POOLING_MODE_SUM &&
+    if (mode != EM85_POOLING_MODE_MAX && mode != EM85_POOLING_MODE_MIN && mode != EM85_POOLING_MODE_AVERAGE &&
+        mode != EM85_POOLING_MODE_SUM &&
         mode != EM85_POOLING_MODE_REDUCE_SUM && mode != EM85_POOLING_MODE_NONE)
         return em_fail(s, ETHOSU_MODEL_UNSUPPORTED, "NPU_OP_POOL pooling_mode value %u on Ethos-U85-%d (not modelled)",
                        mode, s->macs);

@@ -509,11 +509,13 @@ unsigned em85_round_mode(unsigned ofm_mode);
 /* The type range of o->fm (OFM bytes and signedness) into o->type_min/type_max. */
 void em_out_type_range(em_out *o);
 
-/* A pooling window at output (oy, ox), channel c, zero point removed: its maximum, its sum, or
-   the sum over its taps of all `ifm_depth` channels; *count gets the taps inside the IFM. */
+/* A pooling window at output (oy, ox), channel c, zero point removed: its maximum, its sum, the
+   sum over its taps of all `ifm_depth` channels, or its minimum (the U85's MIN, regor
+   GeneratePoolingOp for ReduceMin); *count gets the taps inside the IFM. */
 #define EM_WINDOW_MAX 0
 #define EM_WINDOW_SUM 1
 #define EM_WINDOW_CHANNEL_SUM 2
+#define EM_WINDOW_MIN 3
 int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
                        int *count);
 /* The average the NPU computes itself: sum / count as TOSA AVG_POOL2D (reciprocal_scale). */

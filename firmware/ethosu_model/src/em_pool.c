@@ -27,7 +27,7 @@ static int64_t channel_sum(const em_fmap *in, int iy, int ix, int depth) {
 
 int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int c, int kind, int ifm_depth,
                        int *count) {
-    int64_t acc = kind == EM_WINDOW_MAX ? INT64_MIN : 0;
+    int64_t acc = kind == EM_WINDOW_MAX ? INT64_MIN : kind == EM_WINDOW_MIN ? INT64_MAX : 0;
     int ky, kx;
     for (ky = 0; ky < g->kh; ky++) {
         int iy = em_tap_row(g, oy, ky);
@@ -42,6 +42,7 @@ int64_t em_pool_window(const em_fmap *in, const em_geom *g, int oy, int ox, int 
                 x = em_fm_read(in, iy, ix, c) - in->zero_point;
             }
             if (kind == EM_WINDOW_MAX) acc = x > acc ? x : acc;
+            else if (kind == EM_WINDOW_MIN) acc = x < acc ? x : acc;
             else acc += x;
             (*count)++;
         }
