@@ -19,7 +19,7 @@ from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.kinds import Invocation, SimOptions, SimulatorKind, kind_of
 from orchestrator.sim.limits import RunLimits, run_limits
-from orchestrator.sim.select import choose_simulator, placed_on
+from orchestrator.sim.select import choose_simulator, on_board, placed_on
 from orchestrator.targets import Simulator, Target, load_catalogue
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel
 from orchestrator.vnpu.version import model_version
@@ -48,7 +48,8 @@ def place(target: Target, requested: str | None = None, *, npu_model: bool = Tru
     model = (target.npu_model_on(simulator)
              if npu_model and target.has_npu and not simulator.capabilities.npu else None)
     executor = None if not target.has_npu else EXECUTOR_MODEL if model else EXECUTOR_FVP
-    return Placement(placed_on(target, simulator) if model else target, simulator, executor,
+    return Placement(placed_on(target, simulator) if model else on_board(target, simulator),
+                     simulator, executor,
                      model, foreign=not npu_model)
 
 

@@ -16,9 +16,11 @@ from orchestrator.targets import Simulator
 
 def qemu_command(simulator: Simulator, binary: Path, elf: Path,
                  data: Sequence[DataFile] = ()) -> list[str]:
-    """`qemu-system-arm -M <machine> -nographic ... -kernel <elf>` plus one loader per file."""
+    """`qemu-system-arm -M <machine> -nographic ... -kernel <elf>` plus one loader per file;
+    the simulator's extra_params are device properties (`-global`)."""
     command = [str(binary), "-M", str(simulator.machine), "-nographic",
                "-semihosting-config", "enable=on,target=native", "-icount", "shift=0",
+               *(arg for param in simulator.extra_params for arg in ("-global", param)),
                "-kernel", str(elf)]
     for item in data:
         command += ["-device", f"loader,file={item.path},addr=0x{item.address:x},force-raw=on"]

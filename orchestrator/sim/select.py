@@ -28,7 +28,7 @@ def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
             f"{simulator.name} has no Ethos-U NPU, so {target.name} cannot run on it ({why})",
             f"invoke run --target {target.name} --sim fvp (simulators for it: {others})")
     platform = model.platform if needs_npu and model is not None else target.platform.name
-    if platform not in simulator.platforms:
+    if platform not in simulator.platforms and target.board_for(simulator) is None:
         raise OrchestratorError(
             f"{simulator.name} cannot run platform {target.platform.name} of {target.name}",
             f"use one of: {others} (invoke targets)")
@@ -66,3 +66,11 @@ def placed_on(target: Target, simulator: Simulator) -> Target:
         return target
     return replace(target, platform=load_catalogue().platforms[model.platform],
                    simulators=(simulator,))
+
+
+def on_board(target: Target, simulator: Simulator) -> Target:
+    """`target` as `simulator` runs it: a CPU target on the simulator of another of its boards
+    (cortex-m33 on qemu-mps3-an524) moves to that board; otherwise unchanged."""
+    board = target.board_for(simulator)
+    return target if board in (None, target.platform) else replace(
+        target, platform=board, simulators=(simulator,))

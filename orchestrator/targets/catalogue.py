@@ -52,6 +52,7 @@ _NPU_MODEL_KEYS = {"description": str, "library": str, "simulators": list, "plat
                    "families": list}
 _NPU_MODEL_OPTIONAL = {"refused": dict}
 _CPU_TARGET_KEYS = {"platform": str, "simulators": list, "quantization": list}
+_CPU_TARGET_OPTIONAL = {"boards": list}
 _REGION_KEYS = {"name": str, "origin": int, "length": int}
 _SIMULATOR_KINDS = ("qemu", "fvp")
 
@@ -286,7 +287,7 @@ def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
     def add(target: Target) -> None:
         _require(target.name not in targets, f"targets.{target.name}", "duplicate target name")
         for sim in target.simulators:
-            _require(target.platform.name in sim.platforms, f"targets.{target.name}",
+            _require(target.board_for(sim) is not None, f"targets.{target.name}",
                      f"simulator {sim.name} cannot run platform {target.platform.name}")
         targets[target.name] = target
 
@@ -305,13 +306,15 @@ def _build_targets(data: Mapping[str, Any], platforms: Mapping[str, Platform],
                        npu=family, macs=macs, npu_models=models))
     for name, table in data.get("cpu_targets", {}).items():
         entry = f"cpu_targets.{name}"
-        _check_keys(entry, table, _CPU_TARGET_KEYS)
+        _check_keys(entry, table, _CPU_TARGET_KEYS, _CPU_TARGET_OPTIONAL)
         platform = _lookup(entry, platforms, table["platform"], "platform")
         sims = tuple(_lookup(entry, simulators, sim, "simulator") for sim in table["simulators"])
         _require(name not in targets, f"targets.{name}", "duplicate target name")
         cpu = _lookup(entry, cpus, name, "CPU (cpus.<name>)")
+        boards = tuple(cpu_platform(_lookup(entry, platforms, board, "platform"), cpu)
+                       for board in table.get("boards", ()))
         add(Target(name=name, cpu=name, platform=cpu_platform(platform, cpu), simulators=sims,
-                   quantization=tuple(table["quantization"]), cpu_spec=cpu))
+                   quantization=tuple(table["quantization"]), cpu_spec=cpu, boards=boards))
     return targets
 
 

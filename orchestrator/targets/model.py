@@ -163,6 +163,8 @@ class Target:
     macs: int | None = None
     npu_models: tuple[NpuModel, ...] = ()
     cpu_spec: CpuSpec | None = None   # CPU targets: the Cortex-M CPU (cpus.<name>)
+    # CPU targets: other boards of the core (`--sim` of one of their simulators moves it there)
+    boards: tuple[Platform, ...] = ()
 
     @property
     def has_npu(self) -> bool:
@@ -195,6 +197,11 @@ class Target:
         family = self.npu.name if self.npu else ""
         return next((reason for m in self.npu_models if simulator.name in m.simulators
                      if (reason := m.refusal(family))), None)
+
+    def board_for(self, simulator: Simulator) -> Platform | None:
+        """The board `simulator` runs this target on: its platform or one of its boards."""
+        return next((board for board in (self.platform, *self.boards)
+                     if board.name in simulator.platforms), None)
 
     def simulator(self, kind: str) -> Simulator | None:
         """The first simulator of `kind` ('qemu' or 'fvp') that can run this target."""

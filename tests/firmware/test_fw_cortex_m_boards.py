@@ -8,6 +8,7 @@ import struct
 
 import pytest
 
+from orchestrator.firmware.build import build_firmware, config_for_target
 from orchestrator.sim import simulate
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import place, plan_placed
@@ -57,3 +58,19 @@ def elf_float_abi(elf: bytes) -> str:
 def test_another_cores_build_keeps_its_own_directory(builds) -> None:
     m0, m3 = builds.get("cortex-m0"), builds.get("cortex-m3")
     assert m0.elf != m3.elf and m0.build_id != m3.build_id
+
+
+def test_cortex_m33_runs_on_the_an524_when_its_simulator_is_asked_for(qemu, fw_scratch,
+                                                                      tmp_path) -> None:
+    """--sim qemu-mps3-an524 links the cortex-m33 for the AN524 (BRAM vectors, SSE-200 SRAM,
+    DDR) and runs it on QEMU's mps3-an524, CPU 0 with its FPU and DSP switched on."""
+    placement = place(load_catalogue().target("cortex-m33"), "qemu-mps3-an524")
+    assert (placement.target.platform.name, placement.simulator.machine) == (
+        "mps3-an524", "mps3-an524")
+    assert place(load_catalogue().target("cortex-m33"), "qemu").simulator.machine == "mps2-an505"
+    build = build_firmware(fw_scratch, config_for_target(placement.target))
+    plan = plan_placed(None, placement, SimOptions(), binary=qemu[1])
+    result = simulate(plan, build.elf, tmp_path, expected_build_id=build.build_id)
+    assert result.verdict.status == "pass", result.outcome
+    assert result.stream.begin.platform == "mps3-an524"
+    assert elf_float_abi(build.elf.read_bytes()) == "hard"

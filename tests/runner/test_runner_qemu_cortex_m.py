@@ -1,9 +1,11 @@
 """Every Cortex-M CPU on its QEMU board (real compiles, runtime builds per CPU, QEMU runs):
 the device's outputs equal the exact reference bit for bit, the result records CPU, ISA and
 CMSIS-NN backend (and which core ran a CPU QEMU has no board for). Scalar = DSP = MVE: the
-same model on M3 (scalar), M4 (DSP) and M55 (MVE) gives bit-identical outputs. One runtime
-build per CPU costs minutes: M3 and M4 (and M55 for the agreement check) run by default, the
-other CPUs under -m sweep."""
+same model on M3 (scalar), M4 (DSP) and M55 (MVE) gives bit-identical outputs, and so does
+the M55 forced to its scalar and DSP kernels (--isa); where runs differ, the check names the
+first differing output (orchestrator/runner/isa_agreement.py). One runtime build per CPU and
+ISA costs minutes: the M4 runs by default (one QEMU run), the other CPUs and the agreement
+checks under -m sweep."""
 
 from __future__ import annotations
 
@@ -16,11 +18,12 @@ from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import RunResult, Status
+from orchestrator.runner.isa_agreement import agreement
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 MODEL = str(Path(__file__).resolve().parents[1] / "aot" / "models" / "cmsis_mix.py")
 SWEEP = pytest.mark.sweep
-CPUS = ["cortex-m3", "cortex-m4", pytest.param("cortex-m7", marks=SWEEP),
+CPUS = [pytest.param("cortex-m3", marks=SWEEP), "cortex-m4", pytest.param("cortex-m7", marks=SWEEP),
         pytest.param("cortex-m33", marks=SWEEP), pytest.param("cortex-m0plus", marks=SWEEP),
         pytest.param("cortex-m0", marks=SWEEP), pytest.param("cortex-m23", marks=SWEEP),
         pytest.param("cortex-m35p", marks=SWEEP)]
@@ -55,18 +58,26 @@ def test_device_output_is_bit_exact_on_the_cpus_board(runner_scratch, runtime_so
                                             "cortex-m35p"))
 
 
-def _values(result: RunResult) -> list[list[object]]:
-    return [output.values for output in result.outputs]
-
-
+@SWEEP
 def test_scalar_dsp_and_mve_kernels_give_identical_outputs(runner_scratch,
                                                            runtime_sources) -> None:
-    runs = {cpu: run_on(runner_scratch, runtime_sources, cpu)
-            for cpu in ("cortex-m3", "cortex-m4", "cortex-m55")}
-    for cpu, result in runs.items():
-        assert result.status is Status.PASS, (cpu, result.reason)
-        assert result.outputs and all(output.exact for output in result.outputs)
-    assert _values(runs["cortex-m3"]) == _values(runs["cortex-m4"]) == _values(
-        runs["cortex-m55"])
-    backends = {result.target.options["cortex_m"]["cmsis_nn_backend"] for result in runs.values()}
-    assert backends == {"SCALAR", "DSP", "MVE"}
+    runs = [run_on(runner_scratch, runtime_sources, cpu)
+            for cpu in ("cortex-m3", "cortex-m4", "cortex-m55")]
+    for result in runs:
+        assert result.status is Status.PASS, result.reason
+    found = agreement(runs)
+    assert found.agreed, found.sentence()
+    assert found.labels == ("cortex-m3 (SCALAR)", "cortex-m4 (DSP)", "cortex-m55 (MVE)")
+
+
+@SWEEP
+def test_one_core_forced_to_scalar_dsp_and_mve_gives_identical_outputs(runner_scratch,
+                                                                        runtime_sources) -> None:
+    runs = [run_on(runner_scratch, runtime_sources, "cortex-m55", isa)
+            for isa in ("scalar", "dsp", "mve")]
+    for result in runs:
+        assert result.status is Status.PASS, result.reason
+        assert result.comparison is not None and result.comparison.exact is True
+    found = agreement(runs)
+    assert found.agreed, found.sentence()
+    assert found.labels == ("cortex-m55 (SCALAR)", "cortex-m55 (DSP)", "cortex-m55 (MVE)")

@@ -37,7 +37,10 @@ def test_place_answers_every_target_on_every_simulator(target_name, simulator_na
     assert placement.simulator == simulator or (
         placement.simulator.kind == simulator.kind and placement.simulator in target.simulators)
     if not target.has_npu:
-        assert placement.npu_executor is None and placement.target == target
+        # on the simulator of another of its boards (cortex-m33 on mps3-an524) it moves there
+        assert placement.npu_executor is None
+        assert placement.target.platform == target.board_for(placement.simulator)
+        assert (placement.target == target) == (placement.target.platform == target.platform)
     elif simulator.capabilities.npu:
         assert placement.npu_executor == EXECUTOR_FVP and placement.target == target
     else:
