@@ -55,9 +55,10 @@ def refuse_unrunnable(inspection: Inspection) -> None:
             f"the kernels of ExecuTorch {inspection.runtime})")
 
 
-def target_of(inspection: Inspection, asked: str) -> str:
+def target_of(inspection: Inspection, asked: str, command: str = "run") -> str:
     """The file's target; a different --target is refused (the driver checks the command
-    stream's OPTIMIZER_CONFIG against the NPU before it runs anything)."""
+    stream's OPTIMIZER_CONFIG against the NPU before it runs anything); `command` is the
+    invoke task the next step repeats."""
     if not inspection.targets:
         return asked or CPU_TARGET
     compiled = inspection.targets[0]
@@ -65,7 +66,7 @@ def target_of(inspection: Inspection, asked: str) -> str:
         raise OrchestratorError(
             f"{inspection.path} was compiled for {compiled}, not {asked} (the Ethos-U "
             f"driver refuses a command stream compiled for another NPU configuration)",
-            f"invoke run --pte {inspection.path} --target {compiled}")
+            f"invoke {command} --pte {inspection.path} --target {compiled}")
     return compiled
 
 
@@ -93,7 +94,8 @@ def prepare_artifact_run(request: RunRequest, work: Scratch) -> tuple[ModelRun, 
                       model=inspection.path.stem)
     product = import_artifact(inspection, work)
     rerun = invoke_line("run", pte=request.pte, target=target, sim=request.sim)
-    plan = plan_request(work, request, rerun=rerun, needs_data=True)
+    plan = plan_request(work, request, rerun=invoke_line("run", pte=request.pte, target=target),
+                        needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
     return build_model_run(work, request, plan, options, product, rerun, started), inspection
@@ -130,16 +132,20 @@ def suite_for(bundle: Bundle, method: str) -> TestSuite:
                             "bundle test cases for the method the program runs")
 
 
+def case_inputs(suite: TestSuite) -> list[list[InputTensor]]:
+    """Every test case's inputs as the device takes them (raw bytes as the bundle stores
+    them)."""
+    return [[InputTensor(v.dtype, v.shape, v.data) for v in case.inputs] for case in suite.cases]
+
+
 def run_bundle(run: ModelRun, inspection: Inspection, bundle: Bundle,
                thresholds: Thresholds) -> RunResult:
     """Every test case in one session, each output judged against the bundle's expected
     outputs (the exporter's reference: usually PyTorch's, not a device's)."""
     method = inspection.program.methods[0]
     suite = suite_for(bundle, method.name)
-    input_sets = [[InputTensor(v.dtype, v.shape, v.data) for v in case.inputs]
-                  for case in suite.cases]
     session = run_session(run, SessionLimits(run.request.timeout_s, run.request.idle_timeout_s,
-                                             SECONDS_PER_CASE), input_sets)
+                                             SECONDS_PER_CASE), case_inputs(suite))
     if session.samples:
         session.result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
     atol, rtol = tolerances(thresholds)
