@@ -94,3 +94,26 @@ def test_our_own_bundle_passes_bit_for_bit(runner_scratch: Scratch,
     assert result.status is Status.PASS, result.reason
     assert result.comparison is not None and result.comparison.exact is True
 
+
+
+def test_verify_pte_agrees_with_the_qemu_lane_bit_for_bit(
+        foreign: dict[str, Path], runner_scratch: Scratch,
+        runtime_sources: dict[str, Any]) -> None:
+    """`invoke verify --pte` of the U85 .bpte: every case on QEMU (the NPU model in the
+    firmware) and on the host agree; the FVP lane, absent here, is refused with its reason."""
+    from orchestrator.artifacts.verify import verify_artifact
+
+    request = RunRequest(timeout_s=300.0, idle_timeout_s=120.0,
+                         runner=RunnerSettings(sources=runtime_sources))
+    document = verify_artifact(foreign["bundled"], request, runner_scratch)
+    assert document["exact"] is True and document["target"] == "ethos-u85-128"
+    lanes = {lane["simulator"]: lane for lane in document["lanes"]}
+    qemu = lanes["qemu"]
+    assert qemu["status"] == "checked" and qemu["exact"] and qemu["ran"] == qemu["cases"] == 3
+    assert sorted(check["case"] for check in qemu["checks"]) == [0, 1, 2]
+    assert all(check["compared"] == "quantized steps" for check in qemu["checks"])
+    fvp = lanes["fvp-corstone-320"]
+    assert fvp["status"] in ("refused", "checked")
+    if fvp["status"] == "refused":
+        assert "fvp-corstone-320" in fvp["reason"] and fvp["next"]
+    assert "TOSA" in document["reference"]
