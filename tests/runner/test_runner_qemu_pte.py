@@ -117,3 +117,34 @@ def test_verify_pte_agrees_with_the_qemu_lane_bit_for_bit(
     if fvp["status"] == "refused":
         assert "fvp-corstone-320" in fvp["reason"] and fvp["next"]
     assert "TOSA" in document["reference"]
+
+
+def test_evaluate_pte_scores_a_data_set_without_a_compile(
+        foreign: dict[str, Path], runner_scratch: Scratch, runtime_sources: dict[str, Any],
+        tmp_path: Path) -> None:
+    """`invoke evaluate --pte` of the U85 .pte over three labelled input sets: one session,
+    the device's classes scored against the labels, no exactness claimed, the artifact's
+    digest recorded."""
+    import hashlib
+
+    import numpy as np
+
+    from orchestrator.evaluate.evaluate import evaluate
+    from orchestrator.options.evaluate import EvaluateRequest
+
+    generator = np.random.default_rng(5)
+    for index in range(3):
+        np.save(tmp_path / f"set{index}.npy", generator.random((1, 3, 8, 8), dtype=np.float32))
+    (tmp_path / "labels.txt").write_text("1\n2\n3\n")
+    pte = foreign["ethos-u85-128"]
+    document = evaluate(EvaluateRequest(pte=str(pte), data=str(tmp_path), sim="qemu",
+                                        timeout_s=300.0, idle_timeout_s=120.0,
+                                        runner=RunnerSettings(sources=runtime_sources)),
+                        runner_scratch)
+    assert document["passed"] and document["target"] == "ethos-u85-128"
+    summary = document["summary"]
+    assert summary["completed"] == summary["labelled"] == 3 and summary["exact"] is None
+    assert summary["accuracy"]["device"] is not None and summary["top1_agreement"] is None
+    assert all(sample["device_class"] in range(10) for sample in document["samples"])
+    assert document["artifact"]["sha256"] == hashlib.sha256(pte.read_bytes()).hexdigest()
+    assert Path(document["result"]).is_file()
