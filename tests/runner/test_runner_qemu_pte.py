@@ -95,6 +95,35 @@ def test_our_own_bundle_passes_bit_for_bit(runner_scratch: Scratch,
     assert result.comparison is not None and result.comparison.exact is True
 
 
+def test_bundle_of_input_sets_has_a_case_per_set(runner_scratch: Scratch,
+                                                 runtime_sources: dict[str, Any],
+                                                 tmp_path: Path) -> None:
+    """invoke compile --bundle --inputs DIR: one test case per input set, each expecting its
+    exact reference (the float references beside it); run --pte passes them all exactly."""
+    import numpy as np
+
+    from orchestrator.aot.api import compile_model
+    from orchestrator.aot.host_reference import compile_request_of
+    from orchestrator.artifacts.bundle import read_bundle
+    from orchestrator.artifacts.bundle_product import bundle_input_sets
+
+    product = compile_model("add", "ethos-u85-128", scratch_root=runner_scratch.root)
+    generator = np.random.default_rng(2)
+    for index in range(3):
+        np.savez(tmp_path / f"set{index}.npz", *(generator.random(t.shape, dtype=np.float32)
+                                                 for t in product.inputs))
+    bpte = bundle_input_sets(product, compile_request_of(product), str(tmp_path),
+                             runner_scratch.root / "add_sets.bpte")
+    cases = read_bundle(bpte.read_bytes()).suites[0].cases
+    assert len(cases) == 3 and len({c.inputs[0].data for c in cases}) == 3
+    sidecar = json.loads(bpte.with_name(bpte.name + ".json").read_text())
+    assert sidecar["exact"] is True and sidecar["cases"] == 3
+    with np.load(sidecar["float_reference"]) as floats:
+        assert sorted(floats.files) == [f"case{i}_output0" for i in range(3)]
+    result = run_pte(runner_scratch, runtime_sources, bpte, atol=0.0, rtol=0.0)
+    assert result.status is Status.PASS, result.reason
+    assert bundle_check(result)["ran"] == 3
+
 
 def test_verify_pte_agrees_with_the_qemu_lane_bit_for_bit(
         foreign: dict[str, Path], runner_scratch: Scratch,
