@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.artifacts.ethosu import is_ethosu
 from orchestrator.artifacts.host_check import HostCheck, check_input_set
 from orchestrator.artifacts.imported import import_artifact
 from orchestrator.artifacts.inspection import Inspection, inspect_artifact
@@ -97,7 +98,7 @@ def subject_of(path: Path, asked_target: str, work: Scratch) -> Subject:
     npu = Npu.for_target_name(target)
     method = inspection.program.methods[0]
     programs = {index: parse_blob(d.data) for index, d in enumerate(method.delegates)
-                if d.backend == "EthosUBackend"}
+                if is_ethosu(d.backend)}
     wirings = wirings_of(inspection, programs)
     if inspection.bundle is not None:
         suite = suite_for(inspection.bundle, method.name)
