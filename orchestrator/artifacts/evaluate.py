@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from orchestrator.artifacts.run import prepare_artifact_run
+from orchestrator.artifacts.run import artifact_record, prepare_artifact_run
 from orchestrator.comparison.accuracy import predicted_class
 from orchestrator.evaluate.dataset import InputShape, load_input_sets
 from orchestrator.evaluate.evaluate import (
@@ -78,9 +78,7 @@ def evaluate_artifact(request: EvaluateRequest, work: Scratch) -> dict[str, Any]
         "schema": "ethosu-orchestrator/evaluation/1",
         "run_id": run.run_id, "model": str(inspection.path), "target": run.request.target,
         "data": str(Path(data.source).expanduser().resolve()),
-        "artifact": {"file": str(inspection.path), "sha256": inspection.sha256,
-                     "kind": inspection.kind, "targets": list(inspection.targets),
-                     "origin": "given (made outside this tool; not compiled here)"},
+        "artifact": artifact_record(inspection),
         "product": str(run.product.directory), "reference": REFERENCE,
         "exact_reference": None, "passed": stopped is None, "gates": [],
         "summary": summarize(scores, len(data.files)), "per_class": per_class(scores),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from orchestrator.artifacts.bundle import Bundle, TestSuite
 from orchestrator.artifacts.bundle_check import (
@@ -101,18 +102,29 @@ def prepare_artifact_run(request: RunRequest, work: Scratch) -> tuple[ModelRun, 
     return build_model_run(work, request, plan, options, product, rerun, started), inspection
 
 
-def run_pte(request: RunRequest, work: Scratch) -> RunResult:
+ORIGIN = "given (made outside this tool; not compiled here)"
+
+
+def artifact_record(inspection: Inspection) -> dict[str, Any]:
+    """What a result records of the artifact it ran: file, sha256, kind, targets, origin."""
+    return {"file": str(inspection.path), "sha256": inspection.sha256,
+            "kind": inspection.kind, "targets": list(inspection.targets), "origin": ORIGIN}
+
+
+def run_pte(request: RunRequest, work: Scratch, run_dir: Path | None = None) -> RunResult:
     """`invoke run --pte FILE`: run the artifact; a .pte once with its generated inputs,
-    a .bpte over every test case of its suite."""
+    a .bpte over every test case of its suite (`run_dir`: where it writes, a regress
+    cell's directory; else scratch/runs/<run id>/)."""
     run, inspection = prepare_artifact_run(request, work)
+    if run_dir is not None:
+        run = replace(run, run_dir=run_dir)
     if inspection.bundle is None:
         result = simulate_model(run)
         result.target.options["inputs"] = "generated (seeded, the .pte brings none)"
     else:
         result = run_bundle(run, inspection, inspection.bundle, request.runner.thresholds)
     result.model = str(inspection.path)
-    result.target.options["artifact"] = {"file": str(inspection.path),
-                                         "sha256": inspection.sha256, "kind": inspection.kind}
+    result.target.options["artifact"] = artifact_record(inspection)
     return result
 
 
