@@ -17,6 +17,7 @@ from orchestrator.regress.plan.cell_options import cell_placement, run_request
 from orchestrator.regress.plan.cells import Cell
 from orchestrator.results import RunResult
 from orchestrator.runner.firmware import drives_npu_device
+from orchestrator.targets.runner_data import runner_data
 
 
 class ArtifactLane:
@@ -43,4 +44,9 @@ class ArtifactLane:
         from orchestrator.artifacts.run import run_pte
 
         request = replace(run_request(cell, ARTIFACT.name), pte=cell.model_spec)
+        if "kernel_set" not in cell.option_dict:
+            # the runner follows the program's kernels, as `invoke run --pte` picks them
+            # (the regress set keeps model cells' ELFs alike; an artifact brings its own)
+            request = replace(request, runner=replace(
+                request.runner, kernel_set=runner_data().default_kernel_set))
         return run_pte(request, tree, run_dir=out_dir)
