@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from orchestrator.aot.api import cached_lowering, cached_product, compile_request, request_for
+from orchestrator.aot.key import CompileRequest
 from orchestrator.aot.products import Product
 from orchestrator.api.reports import CompileReport
 from orchestrator.foundation.paths import scratch
-from orchestrator.options.compile import CompileTask
+from orchestrator.options.compile import CompileChoices, CompileTask
 from orchestrator.targets.selection import expand_targets
 
 
@@ -60,11 +63,22 @@ def _lowering(manifest: dict[str, Any]) -> dict[str, Any] | None:
             "configuration_seconds": lowering.get("configured_seconds")}
 
 
+def example_choices(task: CompileTask) -> CompileChoices:
+    """The compile's choices: with --bundle --inputs DIR, the directory's input sets become
+    the bundle's test cases and its first file the compile's example inputs."""
+    inputs = task.choices.inputs
+    if not (task.bundle and inputs and Path(inputs).expanduser().is_dir()):
+        return task.choices
+    from orchestrator.evaluate.dataset import data_files
+
+    return replace(task.choices, inputs=str(data_files(inputs)[0]))
+
+
 def compile_one(model: str, target: str, task: CompileTask) -> dict[str, Any]:
     """One target's product (cached, a configuration of a cached lowering, or compiled in
     full) and its summary."""
     started = time.perf_counter()
-    request = request_for(model, target, task.choices)
+    request = request_for(model, target, example_choices(task))
     where = scratch()
     if cached_product(request, where) is None:
         how = ("Vela on its cached lowering" if cached_lowering(request, where) is not None
@@ -72,15 +86,19 @@ def compile_one(model: str, target: str, task: CompileTask) -> dict[str, Any]:
         print(f"compiling {request.model.name} for {request.options.target} ({how})",
               file=sys.stderr, flush=True)
     product = compile_request(request, where)
-    return bundled(summary(product, time.perf_counter() - started), product, task)
+    return bundled(summary(product, time.perf_counter() - started), product, task, request)
 
 
-def bundled(result: dict[str, Any], product: Product, task: CompileTask) -> dict[str, Any]:
-    """The summary, with the product's .bpte written and named when --bundle asked."""
+def bundled(result: dict[str, Any], product: Product, task: CompileTask,
+            request: CompileRequest | None = None) -> dict[str, Any]:
+    """The summary, with the product's .bpte written and named when --bundle asked (one test
+    case per input set of --inputs when it names several and the compile request is known)."""
     if task.bundle:
-        from orchestrator.artifacts.bundle_product import bundle_product
+        from orchestrator.artifacts.bundle_product import bundle_input_sets, bundle_product
 
-        result["paths"]["bundle"] = str(bundle_product(product))
+        path = (bundle_input_sets(product, request, task.choices.inputs)
+                if request is not None and task.choices.inputs else bundle_product(product))
+        result["paths"]["bundle"] = str(path)
     return result
 
 

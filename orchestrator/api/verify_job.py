@@ -4,14 +4,17 @@ partition on the functional NPU model and on the TOSA reference model, bit for b
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.api import compile_request, request_for
 from orchestrator.aot.key import CompileRequest
 from orchestrator.api.reports import VerifyReport
+from orchestrator.artifacts.verify import verify_artifact
 from orchestrator.foundation.command_line import invoke_line
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import scratch
+from orchestrator.options import RunRequest
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.targets.selection import expand_targets
 from orchestrator.tosa.shared_reference import TosaReferences
@@ -79,9 +82,13 @@ def model_interface(product: Product) -> dict[str, list[dict[str, Any]]]:
 def verify_with(task: VerifyTask) -> VerifyReport:
     """Verify every target the task names (the TOSA reference runs once per lowering: the
     configurations of one share its graphs); refused up front for a target without an NPU
-    or choices that leave nothing to check."""
+    or choices that leave nothing to check. With --pte: the ready artifact on every lane
+    (orchestrator.artifacts.verify), nothing compiled."""
+    if task.pte:
+        return VerifyReport([verify_artifact(Path(task.pte), RunRequest(target=task.target),
+                                             scratch())])
     references = TosaReferences()
-    targets = expand_targets(task.target)
+    targets = expand_targets(task.targets_named)
     for target in targets:
         Npu.for_target_name(target)
         npu_request(task, target)

@@ -22,7 +22,7 @@ VALUE_KINDS = ("none", "null", "int", "bool", "double", "tensor", "string", "int
                "double_list", "bool_list", "tensor_list", "optional_tensor_list")
 TENSOR_KIND = 5
 INT_KIND, DOUBLE_KIND = 2, 4
-KERNEL_CALL = 1                  # InstructionArguments: KernelCall
+KERNEL_CALL, DELEGATE_CALL = 1, 2   # InstructionArguments: KernelCall, DelegateCall
 SEGMENT = 1
 
 
@@ -60,6 +60,32 @@ class Quantization:
 
 
 @dataclass(frozen=True)
+class QuantizeNode:
+    """One quantize or dequantize kernel call: the value it reads, the value it writes, its
+    parameters and clamp range (`op` names its kernel: portable quantized or cortex_m)."""
+
+    op: str
+    source: int
+    result: int
+    quantization: Quantization
+    quant_min: int
+    quant_max: int
+
+    @property
+    def dequantizes(self) -> bool:
+        return "dequantize" in self.op
+
+
+@dataclass(frozen=True)
+class DelegateCall:
+    """One delegate call of a method: the delegate's index and the values it reads, then the
+    values it writes (in the delegate's input, then output, order)."""
+
+    delegate: int
+    args: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Delegate:
     """One backend delegate of a method: its backend id, compile specs and processed data
     (b'' when it could not be resolved)."""
@@ -83,6 +109,10 @@ class Method:
     delegates: tuple[Delegate, ...] = ()
     input_quantization: tuple[Quantization | None, ...] = ()
     output_quantization: tuple[Quantization | None, ...] = ()
+    input_values: tuple[int, ...] = ()      # the value index of each input and output
+    output_values: tuple[int, ...] = ()
+    quantize_nodes: tuple[QuantizeNode, ...] = ()
+    delegate_calls: tuple[DelegateCall, ...] = ()
 
     @property
     def planned_bytes(self) -> int:
@@ -180,14 +210,17 @@ def _program(root: FlatTable, data: bytes, header: Header | None) -> Program:
         inputs = [int(i) for i in plan.scalars(3, "i")]
         outputs = [int(i) for i in plan.scalars(4, "i")]
         operators = tuple(_operator(op) for op in plan.tables(6))
-        edges = _edge_quantization(plan, values, operators)
+        nodes = _quantize_nodes(plan, values, operators)
+        edges = _edge_quantization(nodes)
         methods.append(Method(
             name=name,
             inputs=tuple(_value(values, i) for i in inputs),
             outputs=tuple(_value(values, i) for i in outputs),
             operators=operators, planned_buffers=sizes[1:], delegates=tuple(delegates),
             input_quantization=tuple(edges.get(("in", i)) for i in inputs),
-            output_quantization=tuple(edges.get(("out", i)) for i in outputs)))
+            output_quantization=tuple(edges.get(("out", i)) for i in outputs),
+            input_values=tuple(inputs), output_values=tuple(outputs), quantize_nodes=nodes,
+            delegate_calls=_delegate_calls(plan)))
     constants = sum(t.blob_span(0)[1] for t in root.tables(2))
     return Program(version=int(root.scalar(0, "I")), size=len(data), methods=tuple(methods),
                    named_data=tuple(t.string(0) for t in root.tables(7)),
@@ -215,16 +248,21 @@ def _value(values: list[FlatTable], index: int) -> TensorSpec:
                       tuple(int(d) for d in tensor.scalars(3, "B")))
 
 
-def _kernel_calls(plan: FlatTable) -> list[tuple[int, tuple[int, ...]]]:
-    """(operator index, argument value indices) of every kernel call of every chain."""
+def _instructions(plan: FlatTable, kind: int) -> list[tuple[int, tuple[int, ...]]]:
+    """(operator or delegate index, argument value indices) of every instruction of `kind`
+    (KERNEL_CALL or DELEGATE_CALL) of every chain."""
     calls = []
     for chain in plan.tables(5):
         for instruction in chain.tables(2):
             body = instruction.table_at(1)
-            if int(instruction.scalar(0, "B")) == KERNEL_CALL and body is not None:
+            if int(instruction.scalar(0, "B")) == kind and body is not None:
                 calls.append((int(body.scalar(0, "i")),
                               tuple(int(a) for a in body.scalars(1, "i"))))
     return calls
+
+
+def _delegate_calls(plan: FlatTable) -> tuple[DelegateCall, ...]:
+    return tuple(DelegateCall(index, args) for index, args in _instructions(plan, DELEGATE_CALL))
 
 
 def _number(values: list[FlatTable], index: int) -> float | None:
@@ -237,20 +275,28 @@ def _number(values: list[FlatTable], index: int) -> float | None:
     return float(body.scalar(0, "q" if kind == INT_KIND else "d"))
 
 
-def _edge_quantization(plan: FlatTable, values: list[FlatTable], operators: tuple[str, ...]
-                       ) -> dict[tuple[str, int], Quantization]:
-    """The quantize nodes reading a method input ('in', value) and the dequantize nodes
-    writing a method output ('out', value), with their scale, zero point and dtype."""
-    found: dict[tuple[str, int], Quantization] = {}
-    for op_index, args in _kernel_calls(plan):
+def _quantize_nodes(plan: FlatTable, values: list[FlatTable], operators: tuple[str, ...]
+                    ) -> tuple[QuantizeNode, ...]:
+    """Every quantize/dequantize_per_tensor.out call whose parameters are constants
+    (arguments: input, scale, zero point, quant_min, quant_max, dtype, out)."""
+    nodes = []
+    for op_index, args in _instructions(plan, KERNEL_CALL):
         name = operators[op_index] if 0 <= op_index < len(operators) else ""
         if "quantize_per_tensor" not in name or len(args) < 7:
             continue
-        scale, zero, dtype = (_number(values, args[i]) for i in (1, 2, 5))
+        scale, zero, low, high, dtype = (_number(values, args[i]) for i in (1, 2, 3, 4, 5))
         if scale is None or zero is None:
             continue
         quant = Quantization(scale, int(zero),
                              SCALAR_TYPES.get(int(dtype), "") if dtype is not None else "")
-        side = "out" if "dequantize" in name else "in"
-        found[(side, args[-1] if side == "out" else args[0])] = quant
-    return found
+        nodes.append(QuantizeNode(name, args[0], args[-1], quant,
+                                  int(low) if low is not None else -(1 << 31),
+                                  int(high) if high is not None else (1 << 31) - 1))
+    return tuple(nodes)
+
+
+def _edge_quantization(nodes: tuple[QuantizeNode, ...]) -> dict[tuple[str, int], Quantization]:
+    """The quantize nodes reading a method input ('in', value) and the dequantize nodes
+    writing a method output ('out', value), with their scale, zero point and dtype."""
+    return {("out", node.result) if node.dequantizes else ("in", node.source): node.quantization
+            for node in nodes}

@@ -72,3 +72,27 @@ def render_inspection(document: dict[str, Any]) -> str:
                      f"{runtime['executorch']}):")
         lines += [f"    - {reason}" for reason in runtime["reasons"]]
     return "\n".join(lines)
+
+
+def render_verify(document: dict[str, Any]) -> str:
+    """The text form of `invoke verify --pte`: the verdict, then one line per lane and per
+    check that departs."""
+    verdict = "exact" if document["exact"] else "NOT exact"
+    lines = [f"{document['artifact']['file']} on {document['npu']['config']} (functional "
+             f"model on the host) vs the device: {verdict}",
+             f"  inputs: {document['inputs']}; reference: {document['reference']}"]
+    for lane in document["lanes"]:
+        if lane["status"] != "checked":
+            lines.append(f"  {lane['simulator']}: not checked: {lane['reason']} "
+                         f"(next: {lane['next']})")
+            continue
+        checks = lane["checks"]
+        state = "exact" if lane["exact"] else "NOT exact"
+        lines.append(f"  {lane['simulator']} ({lane['executor']}): {state}; {lane['ran']} of "
+                     f"{lane['cases']} input sets ran, {len(checks)} outputs compared")
+        lines += [f"    case {c['case']} delegate {c['delegate']} output {c['output']}: "
+                  + (c["note"] or f"{c['differing']}/{c['elements']} differ, max "
+                                  f"{c['max_steps']} steps ({c['compared']})")
+                  for c in checks if not c["exact"]]
+    lines.append("  seconds: " + ", ".join(f"{k} {v}" for k, v in document["seconds"].items()))
+    return "\n".join(lines)

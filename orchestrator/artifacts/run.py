@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from orchestrator.artifacts.bundle import Bundle, TestSuite
 from orchestrator.artifacts.bundle_check import (
@@ -55,9 +56,10 @@ def refuse_unrunnable(inspection: Inspection) -> None:
             f"the kernels of ExecuTorch {inspection.runtime})")
 
 
-def target_of(inspection: Inspection, asked: str) -> str:
+def target_of(inspection: Inspection, asked: str, command: str = "run") -> str:
     """The file's target; a different --target is refused (the driver checks the command
-    stream's OPTIMIZER_CONFIG against the NPU before it runs anything)."""
+    stream's OPTIMIZER_CONFIG against the NPU before it runs anything); `command` is the
+    invoke task the next step repeats."""
     if not inspection.targets:
         return asked or CPU_TARGET
     compiled = inspection.targets[0]
@@ -65,7 +67,7 @@ def target_of(inspection: Inspection, asked: str) -> str:
         raise OrchestratorError(
             f"{inspection.path} was compiled for {compiled}, not {asked} (the Ethos-U "
             f"driver refuses a command stream compiled for another NPU configuration)",
-            f"invoke run --pte {inspection.path} --target {compiled}")
+            f"invoke {command} --pte {inspection.path} --target {compiled}")
     return compiled
 
 
@@ -93,24 +95,36 @@ def prepare_artifact_run(request: RunRequest, work: Scratch) -> tuple[ModelRun, 
                       model=inspection.path.stem)
     product = import_artifact(inspection, work)
     rerun = invoke_line("run", pte=request.pte, target=target, sim=request.sim)
-    plan = plan_request(work, request, rerun=rerun, needs_data=True)
+    plan = plan_request(work, request, rerun=invoke_line("run", pte=request.pte, target=target),
+                        needs_data=True)
     started = utc_now()
     options = runner_options_for(plan.target, request)
     return build_model_run(work, request, plan, options, product, rerun, started), inspection
 
 
-def run_pte(request: RunRequest, work: Scratch) -> RunResult:
+ORIGIN = "given (made outside this tool; not compiled here)"
+
+
+def artifact_record(inspection: Inspection) -> dict[str, Any]:
+    """What a result records of the artifact it ran: file, sha256, kind, targets, origin."""
+    return {"file": str(inspection.path), "sha256": inspection.sha256,
+            "kind": inspection.kind, "targets": list(inspection.targets), "origin": ORIGIN}
+
+
+def run_pte(request: RunRequest, work: Scratch, run_dir: Path | None = None) -> RunResult:
     """`invoke run --pte FILE`: run the artifact; a .pte once with its generated inputs,
-    a .bpte over every test case of its suite."""
+    a .bpte over every test case of its suite (`run_dir`: where it writes, a regress
+    cell's directory; else scratch/runs/<run id>/)."""
     run, inspection = prepare_artifact_run(request, work)
+    if run_dir is not None:
+        run = replace(run, run_dir=run_dir)
     if inspection.bundle is None:
         result = simulate_model(run)
         result.target.options["inputs"] = "generated (seeded, the .pte brings none)"
     else:
         result = run_bundle(run, inspection, inspection.bundle, request.runner.thresholds)
     result.model = str(inspection.path)
-    result.target.options["artifact"] = {"file": str(inspection.path),
-                                         "sha256": inspection.sha256, "kind": inspection.kind}
+    result.target.options["artifact"] = artifact_record(inspection)
     return result
 
 
@@ -130,16 +144,20 @@ def suite_for(bundle: Bundle, method: str) -> TestSuite:
                             "bundle test cases for the method the program runs")
 
 
+def case_inputs(suite: TestSuite) -> list[list[InputTensor]]:
+    """Every test case's inputs as the device takes them (raw bytes as the bundle stores
+    them)."""
+    return [[InputTensor(v.dtype, v.shape, v.data) for v in case.inputs] for case in suite.cases]
+
+
 def run_bundle(run: ModelRun, inspection: Inspection, bundle: Bundle,
                thresholds: Thresholds) -> RunResult:
     """Every test case in one session, each output judged against the bundle's expected
     outputs (the exporter's reference: usually PyTorch's, not a device's)."""
     method = inspection.program.methods[0]
     suite = suite_for(bundle, method.name)
-    input_sets = [[InputTensor(v.dtype, v.shape, v.data) for v in case.inputs]
-                  for case in suite.cases]
     session = run_session(run, SessionLimits(run.request.timeout_s, run.request.idle_timeout_s,
-                                             SECONDS_PER_CASE), input_sets)
+                                             SECONDS_PER_CASE), case_inputs(suite))
     if session.samples:
         session.result.outputs = outputs(ParsedStream(tensors=session.samples[0].tensors))
     atol, rtol = tolerances(thresholds)

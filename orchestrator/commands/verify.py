@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 from orchestrator.api.verify_job import model_interface, verify_with
+from orchestrator.artifacts.render import render_verify
 from orchestrator.foundation.cli import print_json
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.vnpu import coverage as npu_coverage
@@ -18,7 +19,9 @@ EXIT_NOT_EXACT = 1
 
 
 def render(document: dict[str, Any]) -> str:
-    """The verdict and one line per output check."""
+    """The verdict and one line per output check (a ready artifact's: per lane)."""
+    if "artifact" in document:
+        return render_verify(document)
     verdict = "exact" if document["exact"] else "NOT exact"
     flags = " ".join(document["compile_options"].get("vela_flags", []))
     chosen = f"{document['quantize']}, Vela {flags}" if flags else document["quantize"]

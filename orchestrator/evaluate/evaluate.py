@@ -142,6 +142,10 @@ class Prepared:
 def prepare(request: EvaluateRequest, work: Scratch) -> Prepared:
     """Compile (cached), refuse input sets that do not fit, compute every input set's host
     references, build the runner (cached): nothing has been simulated yet."""
+    if not request.target:
+        raise OrchestratorError("invoke evaluate needs --target (only --pte reads the target "
+                                "from the file)", "invoke evaluate --target <target> --model "
+                                "<model> --data <dir> (invoke targets lists them)")
     request = replace(request, model=request.model_or_default)
     rerun = invoke_line("evaluate", model=request.model, target=request.target,
                         data=request.data)
@@ -194,6 +198,10 @@ def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
     """The whole evaluation; the report document (also written to the run directory). A
     session stopped by SIGINT/SIGTERM is recorded with the samples it finished before the
     interrupt goes on."""
+    if request.pte:
+        from orchestrator.artifacts.evaluate import evaluate_artifact
+
+        return evaluate_artifact(request, work)
     prepared = prepare(request, work)
     started = time.monotonic()
     try:

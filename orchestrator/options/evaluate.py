@@ -30,8 +30,9 @@ class EvaluateRequest(RunChoices):
     """A model run (RunChoices: target, model, simulator, limits, the compile's and the
     runner's choices) over a data set, and how the data set is split."""
 
-    target: str = option(help="catalogue target (invoke targets), e.g. cortex-m55 or "
-                         "ethos-u55-128", parse=text, matrix=False)
+    target: str = option("", "catalogue target (invoke targets), e.g. cortex-m55 or "
+                         "ethos-u55-128 (required, except with --pte: then the file's)",
+                         parse=text, matrix=False)
     data: str = option(help="the data set: a directory with one input set per file (.npy, "
                        ".npz, .pt, or anything the model's preprocess(path) reads), or one "
                        "such file", parse=text)
@@ -42,6 +43,10 @@ class EvaluateRequest(RunChoices):
                                parse=count)
     calibration_overlap: bool = option(False, "let evaluated files calibrate too (leaks the "
                                        "evaluation data into calibration)", parse=switch)
+    pte: str | None = option(None, "evaluate this ready .pte or .bpte (made anywhere) with no "
+                             "compile: the device's outputs scored against the labels; an "
+                             "artifact brings no reference, so nothing is judged exact",
+                             parse=text, matrix=False)
     per_sample_s: float = option(DEFAULT_SECONDS_PER_SAMPLE, "seconds the default session "
                                  "limit allows per input set", parse=seconds,
                                  flag="per_sample")

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import option, subgroup, switch, text
 
+DEFAULT_VERIFY_TARGET = "ethos-u55-128"   # a compile's, when --target is not given
+
 
 @dataclass(frozen=True)
 class TargetsListing:
@@ -39,9 +41,10 @@ class VerifyTask:
 
     model: str = option("mv2", "built-in or upstream model name (invoke models), .py/.pt "
                         "file or module:function", parse=text, matrix=False)
-    target: str = option("ethos-u55-128", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
+    target: str = option("", "an Ethos-U target: ethos-u55-*, ethos-u65-* or "
                          "ethos-u85-*; several at once: a,b or a wildcard (the TOSA reference "
-                         "runs once per lowering)", parse=text, matrix=False)
+                         "runs once per lowering; default ethos-u55-128, with --pte the "
+                         "file's)", parse=text, matrix=False)
     locate: bool = option(True, "name the first departing operation and check writes over live "
                           "tensors (--no-locate: compare the outputs only, in less memory)",
                           parse=switch, matrix=False)
@@ -49,4 +52,14 @@ class VerifyTask:
                                  "like executorch==1.5.1; invoke toolsets lists them): its "
                                  "program checked here against its own TOSA reference",
                                  parse=text, matrix=False)
+    pte: str | None = option(None, "verify this ready .pte or .bpte instead of compiling: "
+                             "each Ethos-U command stream on the host's functional NPU model "
+                             "against every lane that runs the file's target (QEMU, an FVP "
+                             "where installed), bit for bit, on the inputs the device received",
+                             parse=text, matrix=False)
     choices: CompileChoices = subgroup(CompileChoices)
+
+    @property
+    def targets_named(self) -> str:
+        """The --target given, else the compile's default target."""
+        return self.target or DEFAULT_VERIFY_TARGET

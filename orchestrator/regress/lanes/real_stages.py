@@ -11,10 +11,11 @@ from typing import Any
 
 from orchestrator.aot.vela.report import vela_estimate
 from orchestrator.apps.app import App, Firmware
-from orchestrator.apps.registry import MODEL, app_named
+from orchestrator.apps.registry import ARTIFACT, MODEL, app_named
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
 from orchestrator.regress.lanes.app import NpuSelftestLane, ProtocolAppLane
+from orchestrator.regress.lanes.artifact import ArtifactLane
 from orchestrator.regress.lanes.model import ModelLane
 from orchestrator.regress.lanes.stages import (
     CompileJob,
@@ -48,9 +49,12 @@ class RealStages:
         self.lanes: dict[Firmware, Lane] = {Firmware.RUNNER: ModelLane(),
                                             Firmware.PROTOCOL_APP: ProtocolAppLane(),
                                             Firmware.NPU_SELFTEST: NpuSelftestLane()}
+        self.artifact_lane = ArtifactLane()
 
     def lane(self, app: App) -> Lane:
         """The lane that builds and runs `app`'s cells (an upstream ELF has none here)."""
+        if app is ARTIFACT:
+            return self.artifact_lane
         if app.firmware not in self.lanes:
             raise OrchestratorError(f"a regress cell cannot run the {app.name} app",
                                     "invoke run --help")
@@ -155,6 +159,8 @@ class RealStages:
 
 def cell_app(cell: Cell) -> App:
     """The app a cell runs: the model app for a model cell, else the app it names."""
+    if cell.mode is Mode.PTE:
+        return ARTIFACT
     return MODEL if cell.mode is Mode.RUN else app_named(cell.model_spec)
 
 

@@ -9,13 +9,15 @@ from typing import Any
 
 
 class Mode(str, Enum):
-    """What a cell does: compile + simulate a model, compile only, run a firmware app, or
-    compile + check every NPU partition on the host's functional NPU model (`invoke verify`)."""
+    """What a cell does: compile + simulate a model, compile only, run a firmware app,
+    compile + check every NPU partition on the host's functional NPU model (`invoke verify`),
+    or run a ready .pte/.bpte with no compile (`invoke run --pte`)."""
 
     RUN = "run"
     COMPILE = "compile"
     APP = "app"
     VERIFY = "verify"
+    PTE = "pte"
 
 
 class Expect(str, Enum):
@@ -89,7 +91,7 @@ class Cell:
     @property
     def simulates(self) -> bool:
         """True when the cell runs on a simulator (run and app cells)."""
-        return self.mode in (Mode.RUN, Mode.APP)
+        return self.mode in (Mode.RUN, Mode.APP, Mode.PTE)
 
     @property
     def executes(self) -> bool:
@@ -98,8 +100,8 @@ class Cell:
 
     @property
     def compiles(self) -> bool:
-        """True when the cell needs a compiled model (run and compile cells)."""
-        return self.mode is not Mode.APP
+        """True when the cell needs a compiled model (run, compile and verify cells)."""
+        return self.mode not in (Mode.APP, Mode.PTE)
 
 
 def cell_key(model: str, target: str, options_name: str) -> str:

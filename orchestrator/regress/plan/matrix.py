@@ -19,13 +19,15 @@ from orchestrator.sim.plan import place
 MATRIX_SCHEMA = 1
 DEFAULT_OPTIONS = "default"
 DEFAULT_TIMEOUT_S = 300.0
-MODE_WEIGHTS = {Mode.RUN: 10, Mode.VERIFY: 8, Mode.APP: 6, Mode.COMPILE: 4}
+MODE_WEIGHTS = {Mode.RUN: 10, Mode.PTE: 10, Mode.VERIFY: 8, Mode.APP: 6, Mode.COMPILE: 4}
+LANE_MODES = [m.value for m in Mode if m is not Mode.PTE]   # pte cells come from `pte = [...]`
 HOST_MODES = (Mode.COMPILE, Mode.VERIFY)   # no simulator: compile only, or the host model
 SIM_KINDS = ("qemu", "fvp", "auto")
 MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
 TOP_KEYS = {"schema", "name", "description", "baselines", "defaults", "options", "lanes",
             "expect", "tolerances", "upstream"}
-LANE_KEYS = {"name", "mode", "models", "apps", "targets", "options", "sim", "timeout_s"}
+LANE_KEYS = {"name", "mode", "models", "apps", "pte", "targets", "options", "sim",
+             "timeout_s"}
 EXPECT_KEYS = {"models", "targets", "options", "lanes", "status", "reason", "kind"}
 UPSTREAM_KEYS = {"models", "targets", "status", "reason", "tolerance", "source"}
 UPSTREAM_STATUSES = ("pass", "xfail", "skip", "untested")
@@ -148,7 +150,12 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
     where = f"[[lanes]] #{index + 1}"
     check.require(isinstance(entry, dict), f"{where} must be a table")
     check.keys(entry, LANE_KEYS, where)
-    mode = check.choice(entry.get("mode", Mode.RUN.value), [m.value for m in Mode], where)
+    mode = check.choice(entry.get("mode", Mode.RUN.value), LANE_MODES, where)
+    if "pte" in entry:
+        check.require(mode == Mode.RUN.value and not {"models", "apps"} & set(entry),
+                      f"{where}: pte = [...] runs ready artifacts, so mode = {mode!r}, "
+                      f"models and apps do not apply beside it")
+        mode = Mode.PTE.value
     sim = entry.get("sim", "auto")
     check.choice(sim, SIM_KINDS, f"{where} sim")
     options = tuple(check.strings(entry.get("options", [DEFAULT_OPTIONS]), f"{where} options"))
@@ -157,15 +164,29 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
     return Lane(
         name=str(entry.get("name", f"lane{index + 1}")),
         mode=Mode(mode),
-        models=tuple(_model(check, item, where)
-                     for item in entry.get("models", entry.get("apps", []))) or
-        check.fail(f"{where} has no models"),
+        models=_lane_models(check, entry, where),
         targets=tuple(check.strings(entry.get("targets", []), f"{where} targets")) or
-        check.fail(f"{where} has no targets"),
+        (() if mode == Mode.PTE.value else check.fail(f"{where} has no targets")),
         options=options,
         sim=None if Mode(mode) in HOST_MODES else sim,
         timeout_s=check.seconds(entry.get("timeout_s", timeout), f"{where} timeout_s"),
     )
+
+
+def _lane_models(check: _Checker, entry: dict[str, Any], where: str
+                 ) -> tuple[tuple[str, str], ...]:
+    """The lane's (name, spec) pairs: models, apps, or artifacts (pte = [...], each file
+    named relative to the matrix file and present now)."""
+    if "pte" not in entry:
+        models = tuple(_model(check, item, where)
+                       for item in entry.get("models", entry.get("apps", [])))
+        return models or check.fail(f"{where} has no models")
+    files = [(check.path.parent / item).resolve()
+             for item in check.strings(entry["pte"], f"{where} pte")]
+    missing = [str(file) for file in files if not file.is_file()]
+    check.require(bool(files), f"{where} has an empty pte list")
+    check.require(not missing, f"{where} names artifacts that do not exist: {missing}")
+    return tuple((file.stem, str(file)) for file in files)
 
 
 def _model(check: _Checker, item: Any, where: str) -> tuple[str, str]:
@@ -253,20 +274,39 @@ def expand(matrix: Matrix, catalogue: Any) -> list[Cell]:
     """Every cell of the matrix, in a stable order; duplicate keys are refused."""
     cells: dict[str, Cell] = {}
     for lane in matrix.lanes:
-        for target_name in lane.targets:
+        for target_name, model, spec in _lane_pairs(matrix, lane):
             target = _target(matrix, lane, catalogue, target_name)
             sim, sim_kind = _resolve_sim(matrix, lane, target)
-            for model, spec in lane.models:
-                for options_name in lane.options:
-                    cell = _cell(matrix, lane, target.name, (sim, sim_kind), model, spec,
-                                 options_name)
-                    if cell.key in cells:
-                        raise MatrixError(
-                            f"{matrix.path}: cell {cell.key} appears in lanes "
-                            f"{cells[cell.key].lane} and {lane.name}",
-                            "give one of them a distinct option set name")
-                    cells[cell.key] = cell
+            for options_name in lane.options:
+                cell = _cell(matrix, lane, target.name, (sim, sim_kind), model, spec,
+                             options_name)
+                if cell.key in cells:
+                    raise MatrixError(
+                        f"{matrix.path}: cell {cell.key} appears in lanes "
+                        f"{cells[cell.key].lane} and {lane.name}",
+                        "give one of them a distinct option set name")
+                cells[cell.key] = cell
     return sorted(cells.values(), key=lambda cell: cell.key)
+
+
+def _lane_pairs(matrix: Matrix, lane: Lane) -> list[tuple[str, str, str]]:
+    """(target, model, spec) of every cell of the lane: its targets x its models; a pte
+    lane without targets runs each artifact on the target read from the file (a listed
+    target the file was not compiled for is refused by its cell, with the reason)."""
+    if lane.targets:
+        return [(target, model, spec) for target in lane.targets
+                for model, spec in lane.models]
+    from orchestrator.artifacts.inspection import inspect_artifact
+    from orchestrator.artifacts.run import target_of
+
+    pairs = []
+    for model, spec in lane.models:
+        try:
+            pairs.append((target_of(inspect_artifact(Path(spec)), ""), model, spec))
+        except OrchestratorError as error:
+            raise MatrixError(f"{matrix.path}: lane {lane.name}: {error.cause}",
+                              f"fix {matrix.path} ({error.next_step})") from None
+    return pairs
 
 
 def _cell(matrix: Matrix, lane: Lane, target: str, sim: tuple[str | None, str | None],
