@@ -1,0 +1,49 @@
+"""Reading result files of an older schema: schema 1.7.0 gave the NPU model one name. Before
+it, a result named the model "functional-model" (npu.executor, and the classification's
+npu_executor detail) and "functional_model" (its version in versions.extra); a file written
+so is read with today's names, everything else as written.
+
+npu-name: this module keeps the old names (/work/house/npu_name.py leaves it as it is)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
+from orchestrator.targets.model import EXECUTOR_MODEL
+
+RENAMED_IN = (1, 7, 0)              # the schema version that named the NPU model once
+OLD_EXECUTOR = "functional-model"   # npu.executor and classification.details.npu_executor
+OLD_VERSION_KEY = "functional_model"  # versions.extra's key of the model's version
+
+
+def schema_tuple(version: str) -> tuple[int, ...]:
+    """'1.6.0' -> (1, 6, 0); a version that is not numbers reads as (0,)."""
+    try:
+        return tuple(int(part) for part in version.split("."))
+    except ValueError:
+        return (0,)
+
+
+def upgrade(document: dict[str, Any]) -> dict[str, Any]:
+    """`document` with the NPU model's old names read as today's (a copy; a document of
+    schema 1.7.0 or later is returned as it is)."""
+    if schema_tuple(str(document.get("schema_version", "0"))) >= RENAMED_IN:
+        return document
+    upgraded = dict(document)
+    npu = upgraded.get("npu")
+    if isinstance(npu, dict) and npu.get("executor") == OLD_EXECUTOR:
+        upgraded["npu"] = {**npu, "executor": EXECUTOR_MODEL}
+    versions = upgraded.get("versions")
+    if isinstance(versions, dict) and OLD_VERSION_KEY in (versions.get("extra") or {}):
+        extra = {(FUNCTIONAL_MODEL_VERSION if key == OLD_VERSION_KEY else key): value
+                 for key, value in versions["extra"].items()}
+        upgraded["versions"] = {**versions, "extra": extra}
+    classification = upgraded.get("classification")
+    if not isinstance(classification, dict):
+        return upgraded
+    details = classification.get("details")
+    if isinstance(details, dict) and details.get("npu_executor") == OLD_EXECUTOR:
+        upgraded["classification"] = {**classification,
+                                      "details": {**details, "npu_executor": EXECUTOR_MODEL}}
+    return upgraded
