@@ -14,7 +14,8 @@ from orchestrator import __version__
 # 1.4: output numel/nbytes, classification.details.secondary, log.stated;
 # 1.5: profile (per-operator time from the ETDump); 1.6: write_checks (writes over live
 # tensors found on the host NPU model over the run's command streams); 1.7: the NPU model's one
-# name (npu.executor, versions.extra; older files are read by results/upgrade.py)
+# name (npu.executor, versions.extra), and the FVP's Ethos-U banner its own key (fvp_ethos_u);
+# older files are read by results/upgrade.py
 SCHEMA_VERSION = "1.7.0"
 
 FVP_CPU_CYCLES_NOTE = (
@@ -75,6 +76,7 @@ class Classification:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+FVP_ETHOS_U_VERSION = "fvp_ethos_u"   # Versions.extra: an FVP's Ethos-U component (its banner)
 FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra: the functional NPU model's
 
 

@@ -9,8 +9,14 @@ import json
 from pathlib import Path
 
 from orchestrator.results import RunResult, validate
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, SCHEMA_VERSION
-from orchestrator.results.upgrade import OLD_EXECUTOR, OLD_VERSION_KEY, RENAMED_IN, upgrade
+from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, FVP_ETHOS_U_VERSION, SCHEMA_VERSION
+from orchestrator.results.upgrade import (
+    OLD_EXECUTOR,
+    OLD_FVP_KEY,
+    OLD_VERSION_KEY,
+    RENAMED_IN,
+    upgrade,
+)
 from orchestrator.targets.model import EXECUTOR_MODEL
 
 OLD = Path(__file__).parent / "old_results" / "result-1.6.0-npu-model.json"
@@ -47,3 +53,10 @@ def test_an_old_classification_detail_is_renamed_too() -> None:
     old = {"schema_version": "1.5.0",
            "classification": {"kind": "x", "details": {"npu_executor": OLD_EXECUTOR, "a": 1}}}
     assert upgrade(old)["classification"]["details"] == {"npu_executor": EXECUTOR_MODEL, "a": 1}
+
+
+def test_an_old_fvp_banner_key_reads_as_the_fvps_own() -> None:
+    old = {"schema_version": "1.6.0",
+           "versions": {"extra": {OLD_FVP_KEY: "rev 136b7d75 (Apr 12 2023 13:44:01)", "x": "1"}}}
+    assert upgrade(old)["versions"]["extra"] == {
+        FVP_ETHOS_U_VERSION: "rev 136b7d75 (Apr 12 2023 13:44:01)", "x": "1"}
