@@ -199,7 +199,7 @@ def _header(loaded: Matrix, options: EngineOptions, shard: str | None, started: 
 
 def publish(document: dict[str, Any], run_dir: Path, tree: Scratch) -> RegressReport:
     """Write all reports and remember this one as the last."""
-    paths = write_reports(document, run_dir)
+    paths = write_reports(run_dir, document)
     remember_last(tree.runs, paths["json"])
     _step_summary(paths["markdown"])
     return RegressReport(document, paths)
@@ -240,5 +240,5 @@ def toolset_ab(value: str, matrix: Matrix, cells: list[Cell], tree: Scratch,
         (lambda _line: None)
     document = run_ab(cells, (chosen[0], chosen[1]), tree, runtime_source_tag(tree), say)
     document["matrix"] = str(matrix.path)
-    paths = write_ab_reports(document, tree.runs / f"{new_run_id()}-toolsets")
+    paths = write_ab_reports(tree.runs / f"{new_run_id()}-toolsets", document)
     return RegressReport(document, paths, toolsets=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.evaluate.scoring import SampleScore
+from orchestrator.foundation.html_page import render_html
 from orchestrator.foundation.jsonfile import write_json_atomic
 from orchestrator.foundation.plotting import cached_png, png_of, pyplot
 from orchestrator.results.codec import to_plain
@@ -108,7 +109,7 @@ def draw_error_histogram(errors: list[float]) -> str:
     return png_of(plt, figure)
 
 
-def render_html(document: dict[str, Any], plots: list[tuple[str, str]]) -> str:
+def evaluation_html(document: dict[str, Any], plots: list[tuple[str, str]]) -> str:
     """One self-contained page: summary, plots, every sample."""
     rows = "".join(f"<tr><th>{html.escape(name)}</th><td>{html.escape(value)}</td></tr>"
                    for name, value in summary_rows(document))
@@ -122,9 +123,8 @@ def render_html(document: dict[str, Any], plots: list[tuple[str, str]]) -> str:
         f"<td>{s['exact']}</td><td>{_db(s['snr_db'])}</td><td>{s['cycles']}</td></tr>"
         for s in document["samples"])
     title = f"evaluate {document['model']} on {document['target']}"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title></head><body><h1>{html.escape(title)}</h1><table>{rows}</table>{images}"
-            f"<h2>samples</h2><table>{head}{samples}</table></body></html>\n")
+    return render_html(title, f"<h1>{html.escape(title)}</h1><table>{rows}</table>{images}"
+                              f"<h2>samples</h2><table>{head}{samples}</table>")
 
 
 def write_reports(run_dir: Path, document: dict[str, Any], scores: Sequence[SampleScore]) -> None:
@@ -134,6 +134,6 @@ def write_reports(run_dir: Path, document: dict[str, Any], scores: Sequence[Samp
               ("error histogram", error_histogram(scores))) if png]
     document["report"] = str(run_dir / HTML_FILE)
     document["result"] = str(run_dir / JSON_FILE)
-    (run_dir / HTML_FILE).write_text(render_html(document, plots))
+    (run_dir / HTML_FILE).write_text(evaluation_html(document, plots))
     write_json_atomic(run_dir / JSON_FILE, to_plain(document))
 

@@ -32,22 +32,27 @@ EACH = "*"
 Layout: TypeAlias = "dict[str, Layout] | None"
 
 
-def load_data(path: Path, layout: dict[str, Layout]) -> dict[str, Any]:
-    """Parse one data file and check its keys against `layout` (unknown_keys)."""
+def load_data(path: Path, layout: dict[str, Layout], source: str | None = None) -> dict[str, Any]:
+    """Parse one data file and check its keys against `layout` (unknown_keys); `source` is
+    how the next step names the file (default: orchestrator/data/<name>)."""
     data = load_toml(path)
-    check_keys(data, layout, path.name)
+    check_keys(data, layout, path.name, source)
     return data
 
 
-def check_keys(data: dict[str, Any], layout: dict[str, Layout], file: str) -> None:
-    """Refuse the first key `layout` does not name, in one sentence naming the file and the
-    key's dotted path and the keys known there."""
+def check_keys(data: dict[str, Any], layout: dict[str, Layout], file: str,
+               source: str | None = None) -> None:
+    """Refuse the first key `layout` does not name, in one sentence naming the file, the table
+    the key sits in, the key and the keys known there."""
     unknown = unknown_keys(data, layout)
     if unknown:
         path, known = unknown[0]
+        table, _, key = path.rpartition(".")
+        where = f"in table [{table}]" if table else "at the top level"
         raise OrchestratorError(
-            f"{file}: unknown key '{path}' (known there: {', '.join(known)})",
-            f"fix the key in orchestrator/data/{file}, or add it to the file's layout")
+            f"{file}: unknown key '{key}' {where} (known there: {', '.join(known)})",
+            f"fix the key in {source or f'orchestrator/data/{file}'}, or add it to the "
+            "layout its loader declares")
 
 
 def unknown_keys(data: dict[str, Any], layout: dict[str, Layout], prefix: str = ""

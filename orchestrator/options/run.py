@@ -25,6 +25,7 @@ from orchestrator.options.fields import (
     switch,
     text,
 )
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.results.model import new_run_id
 from orchestrator.targets.runner_data import default_build_type, runner_data
 
@@ -73,6 +74,11 @@ class RunnerSettings:
                                          "what setup recorded)", parse=paths, cli=False,
                                          default_factory=dict)
     jobs: int = 2              # build parallelism: the caller's, not a user option
+
+    @property
+    def fvp(self) -> FvpExtras:
+        """What these options ask of an FVP (--fast, the PMU trace): the one FVP option type."""
+        return FvpExtras(fast=self.fast, pmu_trace=self.pmu_trace)
 
     @property
     def thresholds(self) -> Thresholds:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 from orchestrator.parse.facts import COMPLETION_MARKERS, FIRMWARE_MARKERS, LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
 from orchestrator.parse.memory import pool_advice
@@ -14,6 +14,11 @@ from orchestrator.parse.platform import PLATFORM
 from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+CLASSIFICATIONS_LAYOUT: dict[str, Layout] = {
+    EACH: {"status": ANY, "next_step": ANY, "causes": {EACH: {"status": ANY, "next_step": ANY}}},
+}
+
 # Evidence that the run ended (so silence from the firmware is real, not a cut log).
 ENDED_MARKERS = ("stopped", "wrapper_done", "exit_the_sim")
 NEWLIB_ZU = "newlib-zu"
@@ -51,7 +56,7 @@ class CauseRule(KindRule):
 @cache
 def _classifications() -> dict[str, Any]:
     """data/classifications.toml, read once."""
-    return load_toml(CLASSIFICATIONS_PATH)
+    return load_data(CLASSIFICATIONS_PATH, CLASSIFICATIONS_LAYOUT)
 
 
 @cache

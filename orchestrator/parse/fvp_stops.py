@@ -7,10 +7,17 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, Layout, load_data
 from orchestrator.results.model import Kind
 
 FVP_STOPS_PATH = DATA_DIR / "fvp_stops.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+FVP_STOPS_LAYOUT: dict[str, Layout] = {
+    "stop_line": ANY,
+    "limits": {"reason": ANY, "kind": ANY, "summary": ANY},
+    "launch_failures": {"name": ANY, "pattern": ANY, "summary": ANY, "next_step": ANY},
+}
+
 
 
 @dataclass(frozen=True)
@@ -44,7 +51,7 @@ class StopTable:
 @cache
 def stop_table() -> StopTable:
     """The table in data/fvp_stops.toml, compiled."""
-    data = load_toml(FVP_STOPS_PATH)
+    data = load_data(FVP_STOPS_PATH, FVP_STOPS_LAYOUT)
     return StopTable(
         stop_line=re.compile(data["stop_line"], re.MULTILINE),
         limits=tuple(Limit(re.compile(row["reason"], re.IGNORECASE), Kind(row["kind"]),

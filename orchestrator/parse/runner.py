@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, Layout, load_data
 from orchestrator.parse.consumer import Handler, RuleConsumer, flag, marker, number, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.lines import EOT, LogLine
@@ -13,12 +13,15 @@ from orchestrator.parse.status_codes import status_details
 from orchestrator.results.model import Kind
 
 RUN_MARKERS_PATH = DATA_DIR / "run_markers.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+RUN_MARKERS_LAYOUT: dict[str, Layout] = {"completion": {"pattern": ANY, "source": ANY}}
+
 
 
 @cache
 def completion_pattern() -> re.Pattern[str]:
     """Every completion line of data/run_markers.toml as one regular expression."""
-    rows = load_toml(RUN_MARKERS_PATH)["completion"]
+    rows = load_data(RUN_MARKERS_PATH, RUN_MARKERS_LAYOUT)["completion"]
     return re.compile("|".join(f"(?:{row['pattern']})" for row in rows))
 
 

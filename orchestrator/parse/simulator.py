@@ -9,7 +9,7 @@ from orchestrator.parse.consumer import RuleConsumer, flag, rule
 from orchestrator.parse.facts import LogFacts
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_table
 from orchestrator.parse.lines import LogLine
-from orchestrator.results.model import Kind
+from orchestrator.results.model import FVP_ETHOS_U_VERSION, Kind
 
 SIMULATOR_NAME = re.compile(r"\b((?:FVP|VHT)_[A-Za-z0-9_-]+|qemu-system-\w+)(?![\w/-])")
 FVP_ERROR_CODE = re.compile(r"^Error: \((E\d+)\)")
@@ -25,7 +25,7 @@ def note_simulator(text: str, facts: LogFacts) -> str | None:
 
 @rule(r"^\s*Ethos-U rev (\w+) --- (.+?)\s*$")
 def _ethosu_banner(match: re.Match[str], line: LogLine, facts: LogFacts) -> None:
-    facts.versions.extra["ethosu_model"] = f"rev {match[1]} ({match[2]})"
+    facts.versions.extra[FVP_ETHOS_U_VERSION] = f"rev {match[1]} ({match[2]})"
     facts.mark("simulator", line.number)
 
 

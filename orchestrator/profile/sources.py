@@ -6,9 +6,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 
 PROFILE_DATA = DATA_DIR / "profile.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+PROFILE_LAYOUT: dict[str, Layout] = {
+    "schema": ANY,
+    "sources": {EACH: {"unit": ANY, "timing": ANY, "note": ANY}},
+    "npu": {EACH: {"note": ANY}},
+}
+
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,7 @@ class TickSource:
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    return load_toml(PROFILE_DATA)
+    return load_data(PROFILE_DATA, PROFILE_LAYOUT)
 
 
 def tick_source(name: str | None) -> TickSource:

@@ -13,8 +13,10 @@ from orchestrator import __version__
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
 # 1.4: output numel/nbytes, classification.details.secondary, log.stated;
 # 1.5: profile (per-operator time from the ETDump); 1.6: write_checks (writes over live
-# tensors found on the host NPU model over the run's command streams)
-SCHEMA_VERSION = "1.6.0"
+# tensors found on the host NPU model over the run's command streams); 1.7: the NPU model's one
+# name (npu.executor, versions.extra), and the FVP's Ethos-U banner its own key (fvp_ethos_u);
+# older files are read by results/upgrade.py
+SCHEMA_VERSION = "1.7.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "
@@ -74,6 +76,7 @@ class Classification:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+FVP_ETHOS_U_VERSION = "fvp_ethos_u"   # Versions.extra: an FVP's Ethos-U component (its banner)
 FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra: the functional NPU model's
 
 
@@ -429,10 +432,12 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, document: dict[str, Any]) -> RunResult:
-        """Rebuild from a dict produced by to_dict (unknown keys rejected)."""
+        """Rebuild from a dict produced by to_dict (unknown keys rejected); a document of an
+        older schema is read with today's names (results/upgrade.py)."""
         from orchestrator.results.codec import from_plain
+        from orchestrator.results.upgrade import upgrade
 
-        result: RunResult = from_plain(cls, document)
+        result: RunResult = from_plain(cls, upgrade(document))
         return result
 
     @classmethod

@@ -131,7 +131,7 @@ def simulate_model(run: ModelRun) -> RunResult:
     fired = run_firmware(run.plan, run.build.firmware, run.run_dir, run.run_id,
                          started_at=run.started, data=data, versions=versions)
     result = fired.result
-    axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fast)
+    axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fvp.fast)
     if axi is not None:
         result.target.options["npu_axi"] = axi
     result = check_nonce(result, fired.simulation.stream, nonce)

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from orchestrator.foundation.cli import split_list
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
-from orchestrator.foundation.tomlfile import load_toml
+from orchestrator.foundation.tomlfile import ANY, Layout, load_data
 from orchestrator.options.setup import SetupFlags
 from orchestrator.setup.catalogue import EULA_ENV
 from orchestrator.setup.download import DownloadPolicy
@@ -114,6 +114,11 @@ def mirror_url(text: str) -> str:
                                 f"{MIRROR_ENV})")
     return text
 
+# Every key a setup config file may hold (a misspelt one is refused, not ignored).
+CONFIG_LAYOUT: dict[str, Layout] = {key: ANY for key in (
+    "archives", "sources", "fvp_dirs", "toolchain_provider", "toolchain_dir", "mirror",
+    "cache_dir", "offline", "accept_eula")}
+
 
 def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     """The setup config file (--config or $ETHOSU_ORCH_SETUP_CONFIG), {} when none."""
@@ -124,7 +129,7 @@ def load_config(path: str | None, environ: Mapping[str, str]) -> dict[str, Any]:
     if not config.is_file():
         raise OrchestratorError(f"setup config {config} does not exist",
                                 "invoke setup --config <existing .toml file>")
-    return load_toml(config)
+    return load_data(config, CONFIG_LAYOUT, str(config))
 
 
 def _merged(flag: dict[str, str], env: dict[str, str], config: Mapping[str, Any]) -> dict[str, str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.results import RunResult
 from orchestrator.setup.lock import installed_binary, read_lock
 from orchestrator.sim.data import DataFile
@@ -18,13 +19,13 @@ from orchestrator.targets import Simulator
 
 @dataclass(frozen=True)
 class FvpOptions:
-    """Per-run FVP settings (upstream run_fvp.sh / runner_utils.py equivalents)."""
+    """Per-run FVP settings (upstream run_fvp.sh / runner_utils.py equivalents); the PMU trace
+    is written beside the semihosting files (the run directory)."""
 
     macs: int | None = None
     timelimit_s: int | None = None
     semihosting_cwd: Path | None = None
-    fast: bool = False
-    pmu_trace: Path | None = None
+    extras: FvpExtras = FvpExtras()
     extra_params: tuple[str, ...] = field(default=())
 
 
@@ -44,8 +45,9 @@ def fvp_parameters(simulator: Simulator, options: FvpOptions) -> list[str]:
                    f"{cpu}semihosting-heap_limit=0"]
         if options.semihosting_cwd is not None:
             params.append(f"{cpu}semihosting-cwd={options.semihosting_cwd}")
-    npu_args = (["--fast"] if options.fast else []) + (
-        [f"--pmu-trace {options.pmu_trace}"] if options.pmu_trace else [])
+    trace = (options.semihosting_cwd or Path()) / PMU_TRACE
+    npu_args = (["--fast"] if options.extras.fast else []) + (
+        [f"--pmu-trace {trace}"] if options.extras.pmu_trace else [])
     if npu_args and simulator.capabilities.npu:
         params.append(f"{npu}extra_args={' '.join(npu_args)}")
     return params + list(options.extra_params)
@@ -79,8 +81,7 @@ class Fvp:
 
     def command(self, run: Invocation) -> list[str]:
         options = FvpOptions(macs=run.options.macs, timelimit_s=int(run.limits.deadline_s),
-                             semihosting_cwd=run.run_dir, fast=run.options.fast,
-                             pmu_trace=run.run_dir / PMU_TRACE if run.options.pmu_trace else None)
+                             semihosting_cwd=run.run_dir, extras=run.options.fvp)
         return fvp_command(run.simulator, run.binary, run.elf, run.data, options)
 
     def environment(self, binary: Path, work: Scratch | None) -> dict[str, str] | None:

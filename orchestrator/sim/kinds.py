@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.results import RunResult
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.limits import RunLimits
@@ -30,8 +31,7 @@ class SimOptions:
     timeout_s: float | None = None
     idle_timeout_s: float | None = None
     macs: int | None = None
-    fast: bool = False
-    pmu_trace: bool = False
+    fvp: FvpExtras = FvpExtras()
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ def plan_placed(work: Scratch | None, placement: Placement, options: SimOptions 
 def sim_options(request: RunChoices) -> SimOptions:
     """The simulator options a run request asks for."""
     return SimOptions(timeout_s=request.timeout_s, idle_timeout_s=request.idle_timeout_s,
-                      fast=request.runner.fast, pmu_trace=request.runner.pmu_trace)
+                      fvp=request.runner.fvp)
 
 
 def plan_request(work: Scratch, request: RunChoices, *, requested: str | None = None,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, Layout, load_data
 from orchestrator.targets.model import (
     Capabilities,
     CpuSpec,
@@ -55,6 +55,9 @@ _CPU_TARGET_KEYS = {"platform": str, "simulators": list, "quantization": list}
 _CPU_TARGET_OPTIONAL = {"boards": list}
 _REGION_KEYS = {"name": str, "origin": int, "length": int}
 _SIMULATOR_KINDS = ("qemu", "fvp")
+# The file's sections (each entry's keys are checked with its types by _check_keys).
+CATALOGUE_LAYOUT: dict[str, Layout] = {section: ANY for section in (
+    "schema", "platforms", "simulators", "npu_families", "npu_models", "cpus", "cpu_targets")}
 
 
 class CatalogueError(OrchestratorError):
@@ -345,5 +348,5 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
     """Load (once per path) and validate the catalogue."""
     path = path or CATALOGUE_PATH
     if path not in _CACHE:
-        _CACHE[path] = parse_catalogue(load_toml(path))
+        _CACHE[path] = parse_catalogue(load_data(path, CATALOGUE_LAYOUT, str(path)))
     return _CACHE[path]

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 
 NPU_AXI_DATA = DATA_DIR / "npu_axi.toml"
 AXI_NAMES = ("axi0", "axi1")
@@ -93,6 +93,19 @@ class NpuAxiData:
     settings: dict[str, dict[str, Any]]
     regions: dict[str, dict[str, Any]]
 
+# Every key the file may hold (a misspelt one is refused, not read as its default); a register's
+# name inside axi0/axi1 is checked against the registers table when loaded.
+NPU_AXI_LAYOUT: dict[str, Layout] = {
+    "schema": ANY,
+    "timing_adapters": {
+        "bases": ANY,   # platform -> adapter base addresses
+        "registers": {EACH: {"offset": ANY, "bits": ANY}},
+        "settings": {EACH: {EACH: {"axi0_memory": ANY, "axi0": ANY, "axi1_memory": ANY,
+                                   "axi1": ANY, "unprogrammed": ANY}}},
+    },
+    "npu_regions": {EACH: {"qconfig": ANY, "regioncfg": ANY, "driver_defaults": ANY}},
+}
+
 
 def _data_error(rule: str) -> OrchestratorError:
     return OrchestratorError(f"npu_axi.toml: {rule}", f"fix {NPU_AXI_DATA}")
@@ -101,7 +114,7 @@ def _data_error(rule: str) -> OrchestratorError:
 @lru_cache(maxsize=1)
 def npu_axi_data() -> NpuAxiData:
     """Load npu_axi.toml once; every setting must fit its register field."""
-    raw = load_toml(NPU_AXI_DATA)
+    raw = load_data(NPU_AXI_DATA, NPU_AXI_LAYOUT)
     tables = raw["timing_adapters"]
     registers = tuple(sorted((Register(name, int(r["offset"]), int(r["bits"]))
                               for name, r in tables["registers"].items()),

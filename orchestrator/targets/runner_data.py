@@ -9,11 +9,22 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 
 ALL = "ALL"       # a kernel set of every portable kernel
 MODEL = "MODEL"   # a kernel set that grows with the models run
 RUNNER_DATA = DATA_DIR / "runner.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+RUNNER_LAYOUT: dict[str, Layout] = {
+    "schema": ANY,
+    "code": {"code_size": ANY},
+    "pools": {EACH: {"method_pool_size": ANY, "temp_pool_region": ANY, "temp_pool_size": ANY,
+                     "fast_scratch_size": ANY}},
+    "kernel_sets": {EACH: {"ops": ANY}},
+    "defaults": {"model": ANY, "kernel_set": ANY, "regress_kernel_set": ANY, "build_type": ANY},
+    "event_tracer": {"etdump_buffer_size": ANY, "debug_buffer_size": ANY},
+}
+
 POOL_REGIONS = ("FAST", "BULK")
 
 
@@ -50,7 +61,7 @@ class RunnerData:
 @lru_cache(maxsize=1)
 def runner_data() -> RunnerData:
     """Load and check runner.toml once."""
-    raw = load_toml(RUNNER_DATA)
+    raw = load_data(RUNNER_DATA, RUNNER_LAYOUT)
     pools = {name: _pools(name, table) for name, table in raw["pools"].items()}
     kernel_sets = {name: _ops(name, table) for name, table in raw["kernel_sets"].items()}
     defaults = raw["defaults"]

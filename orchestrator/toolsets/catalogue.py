@@ -10,9 +10,18 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 
 TOOLSETS_PATH = DATA_DIR / "toolsets.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+TOOLSETS_LAYOUT: dict[str, Layout] = {
+    "schema": ANY,
+    "default": ANY,
+    "toolsets": {EACH: {"title": ANY, "packages": ANY, "runtime_tag": ANY, "vela_flags": ANY}},
+    "digests": ANY,              # file name -> sha256
+    "dependency_digests": ANY,   # file name -> sha256
+}
+
 PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools")
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)$")
 
@@ -51,7 +60,7 @@ class Toolset:
 
 @lru_cache(maxsize=1)
 def _document() -> dict[str, Any]:
-    return load_toml(TOOLSETS_PATH)
+    return load_data(TOOLSETS_PATH, TOOLSETS_LAYOUT)
 
 
 def _from_table(name: str, table: dict[str, Any], default: str) -> Toolset:

@@ -10,11 +10,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation import tomlfile
+from orchestrator.foundation.tomlfile import DATA_DIR, Layout, load_data
 
 TABLE_PATH = DATA_DIR / "npu_coverage.toml"
 FAMILY_OF_ARCH = {55: "u55u65", 65: "u55u65", 85: "u85"}
 FAMILIES = ("u55u65", "u85")
+# Every key the generated table may hold (one array of rows per family).
+_ROW: dict[str, Layout] = {key: tomlfile.ANY for key in (
+    "command", "field", "value", "regor", "model", "number", "tests")}
+TABLE_LAYOUT: dict[str, Layout] = {"vela": tomlfile.ANY, **{family: _ROW for family in FAMILIES}}
 ANY = "*"
 # a stop names a command, then a field in words, then a number: "NPU_SET_ACTIVATION clip
 # range value 5", "NPU_SET_OFM_PRECISION activation_transpose value 2", "NPU_OP_POOL mode 4"
@@ -39,13 +44,13 @@ class Entry:
 
 @lru_cache(maxsize=1)
 def entries() -> tuple[Entry, ...]:
-    data = load_toml(TABLE_PATH)
+    data = load_data(TABLE_PATH, TABLE_LAYOUT)
     return tuple(_entry(family, row) for family in FAMILIES
                  for row in data.get(family, []) if isinstance(row, dict))
 
 
 def vela_version() -> str:
-    return str(load_toml(TABLE_PATH)["vela"])
+    return str(load_data(TABLE_PATH, TABLE_LAYOUT)["vela"])
 
 
 def _entry(family: str, row: dict[str, Any]) -> Entry:

@@ -17,13 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation import tomlfile
+from orchestrator.foundation.tomlfile import DATA_DIR, Layout, load_data
 from orchestrator.vnpu.regor_fields import FAMILIES, Command, family_commands
 from orchestrator.vnpu.regor_source import sdist_pin, vela_sdist
 
 TABLE = DATA_DIR / "npu_coverage.toml"
 STATUS = DATA_DIR / "npu_coverage_status.toml"
 REACHED = DATA_DIR / "npu_coverage_reached.toml"   # the coverage sweep's record
+# Every key the curated statuses and the sweep's record may hold, per family ("status" and
+# "tests" map a command, field or value key to its status or tests: data, not layout).
+STATUS_LAYOUT: dict[str, Layout] = {
+    family: dict.fromkeys(("default", "status", "tests"), tomlfile.ANY) for family in FAMILIES}
+REACHED_LAYOUT: dict[str, Layout] = dict.fromkeys(FAMILIES, tomlfile.ANY)
 STATUSES = ("implemented", "refused", "timing")
 ANY = "*"
 TESTS_PER_VALUE = 3   # the sweep's record keeps the first few tests reaching each value
@@ -171,13 +177,14 @@ def render(rows: list[Row], version: str) -> str:
 
 
 def _reached_record() -> dict[str, Any]:
-    return load_toml(REACHED) if REACHED.is_file() else {}
+    return load_data(REACHED, REACHED_LAYOUT) if REACHED.is_file() else {}
 
 
 def table_from_sources(archive: Path | None = None) -> str:
     """The table's text as the pinned sdist, the curated statuses and the sweep's record
     give it."""
-    rows = generate(sdist_reader(archive or vela_sdist()), load_toml(STATUS), _reached_record())
+    rows = generate(sdist_reader(archive or vela_sdist()), load_data(STATUS, STATUS_LAYOUT),
+                    _reached_record())
     return render(rows, sdist_pin().top_dir)
 
 

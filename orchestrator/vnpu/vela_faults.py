@@ -9,9 +9,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, Layout, load_data
 
 FAULTS_PATH = DATA_DIR / "vela_stream_faults.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+FAULTS_LAYOUT: dict[str, Layout] = {
+    "fault": {"vela": ANY, "stop": ANY, "toolset": ANY, "option": ANY, "option_reason": ANY},
+}
+
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ class VelaFault:
 
 def vela_faults() -> list[VelaFault]:
     return [VelaFault(**{**row, "vela": tuple(row["vela"])})
-            for row in load_toml(FAULTS_PATH).get("fault", [])]
+            for row in load_data(FAULTS_PATH, FAULTS_LAYOUT).get("fault", [])]
 
 
 def known_fault(stop_message: str, vela: str | None) -> VelaFault | None:

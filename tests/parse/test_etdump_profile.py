@@ -124,7 +124,7 @@ def test_a_damaged_etdump_is_a_reason_not_a_crash(tmp_path):
 
 
 def test_regress_html_shows_a_cell_profile(profile):
-    from orchestrator.regress.report.html import render_html
+    from orchestrator.regress.report.html import report_html
     from orchestrator.results import RunResult
     from orchestrator.results.model import Classification, Kind, Status
 
@@ -134,6 +134,6 @@ def test_regress_html_shows_a_cell_profile(profile):
             "reason": "ok", "out_dir": "runs/x", "metrics": {}, "result": result.to_dict()}
     document = {"matrix": {"name": "m", "path": "m.toml"}, "run_id": "R", "counts": {"pass": 1},
                 "verdict": "pass", "cells": [cell]}
-    text = render_html(document, plots=[])
+    text = report_html(document, plots=[])
     assert "Per-operator profiles" in text and "EthosUBackend partition 0" in text
     assert "not timing" in text and "ExecuTorch runtime (between operators)" in text

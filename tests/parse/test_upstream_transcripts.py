@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.results import PRINTED_FLOAT_PRECISION, Kind, Status, validate
+from orchestrator.results.model import FVP_ETHOS_U_VERSION
 
 ETHOSU_FVP_BANNER = "rev 136b7d75 (Apr 12 2023 13:44:01)"
 
@@ -85,7 +86,7 @@ def test_v010_softmax_old_prefix_float_outputs(parsed):
     assert output.values == [0.5, 0.5, 0.5, 0.5]
     assert (output.dtype, output.exact, output.precision) == (None, False, PRINTED_FLOAT_PRECISION)
     assert output.indices is None and not output.elided
-    assert result.versions.extra["ethosu_model"] == ETHOSU_FVP_BANNER
+    assert result.versions.extra[FVP_ETHOS_U_VERSION] == ETHOSU_FVP_BANNER
     assert result.simulation.stop_reason == "CPU time has been exceeded"
     # The time limit came after `Application exit code: 0.` and EXITTHESIM: still a pass.
     assert result.status is Status.PASS and "time limit" in result.reason

@@ -16,7 +16,7 @@ from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.regress.engine import EngineOptions, execute
 from orchestrator.regress.plan.matrix import expand, load_matrix
 from orchestrator.regress.report.document import build_document
-from orchestrator.regress.report.html import render_html
+from orchestrator.regress.report.html import report_html
 from orchestrator.regress.report.junit import render_junit
 from orchestrator.regress.report.markdown import render_markdown
 from orchestrator.regress.report.plots import CYCLE_METRICS, MEMORY_METRICS
@@ -77,7 +77,7 @@ def test_markdown_lists_failures_first(document):
 
 def test_html_is_one_file_with_png_plots(document):
     pytest.importorskip("matplotlib", reason="pip install -e .[report]")
-    text = render_html(document)
+    text = report_html(document)
     images = text.split("src='data:image/png;base64,")[1:]
     assert images, "the report has cycle and memory plots"
     for image in images:
@@ -100,7 +100,7 @@ def test_a_full_disk_while_writing_a_report_is_one_line(document, tmp_path):
     run_dir.mkdir()
     (run_dir / "summary.md").symlink_to("/dev/full")
     with pytest.raises(OrchestratorError) as caught:
-        write_reports(document, run_dir)
+        write_reports(run_dir, document)
     assert caught.value.message.startswith(
         f"{run_dir / 'summary.md'} cannot be written: no space left on the device; next: ")
     assert (run_dir / "junit.xml").is_file() and (run_dir / "report.json").is_file()

@@ -11,6 +11,7 @@ import pytest
 from fvp_replay_install import install_replay, invocation
 
 from orchestrator.foundation.paths import scratch
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.results import Classification, Kind, RunResult, Simulation, Status
 from orchestrator.setup import execstack
 from orchestrator.setup.lock import write_lock_entry
@@ -34,8 +35,8 @@ def replay(tmp_path: Path, simulator_name: str, transcript: str, exit_code: int,
         item.path.write_bytes(b"\0" * 64)
     run_dir = tmp_path / "run"
     result = simulate(replay_plan(simulator, binary, SimOptions(
-        timeout_s=deadline_s, idle_timeout_s=idle_s, macs=128, fast=True)), elf, run_dir,
-        data=data)
+        timeout_s=deadline_s, idle_timeout_s=idle_s, macs=128, fvp=FvpExtras(fast=True))), elf,
+        run_dir, data=data)
     return result, invocation(binary), binary
 
 

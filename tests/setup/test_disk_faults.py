@@ -130,7 +130,7 @@ def test_source_export_onto_a_full_disk_names_the_source_directory(small_disk, t
 def test_regress_reports_on_a_read_only_file_system(read_only):
     run_dir = read_only / "runs" / "r1"
     with pytest.raises(OrchestratorError) as caught:
-        write_reports({"cells": []}, run_dir)
+        write_reports(run_dir, {"cells": []})
     assert caught.value.message.startswith(f"{run_dir} is on a read-only file system")
     assert "next: point ETHOSU_ORCH_SCRATCH at a writable directory" in caught.value.message
 

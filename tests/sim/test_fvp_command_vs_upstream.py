@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import place, plan_placed
@@ -96,7 +97,7 @@ def test_fvp_command_line_equals_run_fvp_sh(target_name, fast, tmp_path):
     target = load_catalogue().target(target_name)
     simulator = target.simulators[0]
     elf, data = tmp_path / "runner.elf", DataFile(tmp_path / "model.pte", 0x70000000)
-    plan = plan_placed(None, place(target, simulator.name), SimOptions(fast=fast),
+    plan = plan_placed(None, place(target, simulator.name), SimOptions(fvp=FvpExtras(fast=fast)),
                        binary=Path(simulator.binary))
     ours = plan.kind.command(plan.invocation(elf, tmp_path, (data,)))
     theirs = upstream_argv(target_name, elf, data, tmp_path, fast)

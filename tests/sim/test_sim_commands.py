@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.options.fvp import FvpExtras
 from orchestrator.sim import DataFile, choose_simulator
 from orchestrator.sim.fvp import FvpOptions, fvp_command
 from orchestrator.sim.qemu import qemu_command
@@ -36,7 +37,7 @@ def test_corstone_300_command_matches_upstream_shape():
     command = fvp_command(sim, Path("/fvp/FVP_Corstone_SSE-300_Ethos-U55"), ELF,
                           [DataFile(Path("/d/m.bin"), 0x70000000)],
                           FvpOptions(macs=128, timelimit_s=120, semihosting_cwd=Path("/run"),
-                                     fast=True))
+                                     extras=FvpExtras(fast=True)))
     params = pairs(command)
     assert params[0] == "ethosu.num_macs=128"
     for expected in ("mps3_board.visualisation.disable-visualisation=1",

@@ -52,7 +52,7 @@ def test_a_changed_vela_flag_is_a_difference_the_report_shows(tmp_path, toolset_
     assert sram["b"] < sram["a"] and sram["ratio"] == round(sram["b"] / sram["a"], 4)
     assert u55["delegation_changes"] == []
     document["matrix"] = str(MATRIX)
-    paths = write_ab_reports(document, tmp_path / "report")
+    paths = write_ab_reports(tmp_path / "report", document)
     markdown = paths["toolsets.md"].read_text()
     assert "pinned-optimise-size" in markdown and f"x{sram['ratio']}" in markdown
     assert "convnet@ethos-u55-128/default" in paths["toolsets.html"].read_text()

@@ -8,12 +8,20 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.tomlfile import DATA_DIR, load_toml
+from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 from orchestrator.targets import Platform, Target, load_catalogue
 from orchestrator.targets.catalogue import unknown_name_error
 from orchestrator.targets.runner_data import default_build_type
 
 FIRMWARE_DATA = DATA_DIR / "firmware.toml"
+# Every key the file may hold (a misspelt one is refused, not read as its default).
+FIRMWARE_LAYOUT: dict[str, Layout] = {
+    "schema": ANY,
+    "layout": {"stack_size": ANY, "heap_size": ANY, "model_area_size": ANY, "input_area_size": ANY},
+    "apps": {EACH: {"description": ANY, "options": ANY}},
+    "build_types": {"release": ANY, "debug": ANY},
+}
+
 LAYOUT_OPTIONS = {"stack_size": "EOR_STACK_SIZE", "heap_size": "EOR_HEAP_SIZE",
                   "model_area_size": "EOR_MODEL_AREA_SIZE",
                   "input_area_size": "EOR_INPUT_AREA_SIZE"}
@@ -22,7 +30,7 @@ LAYOUT_OPTIONS = {"stack_size": "EOR_STACK_SIZE", "heap_size": "EOR_HEAP_SIZE",
 @lru_cache(maxsize=1)
 def firmware_data() -> dict[str, Any]:
     """The parsed orchestrator/data/firmware.toml."""
-    return load_toml(FIRMWARE_DATA)
+    return load_data(FIRMWARE_DATA, FIRMWARE_LAYOUT)
 
 
 def app_names() -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from orchestrator.foundation.html_page import render_html
 from orchestrator.regress.plan.cells import describe_upstream
 from orchestrator.regress.report.document import cache_line
 from orchestrator.regress.report.markdown import HEADLINE_METRICS
@@ -13,14 +14,9 @@ from orchestrator.regress.verdict.baseline import fmt
 
 COLOURS = {"pass": "#d4f7d4", "xfail": "#e8f0d8", "skipped": "#eeeeee", "fail": "#f9d0d0",
            "error": "#f9c0a0", "timeout": "#f9e0a0", "xpass": "#f9d0f0", "regressed": "#f9d8b0"}
-STYLE = """body{font-family:sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px}
-th{background:#f4f4f4}td.num{text-align:right;font-family:monospace}
-figure{display:inline-block;margin:0.5em}figcaption{font-size:12px;color:#555}
-.verdict-pass{color:#080}.verdict-fail{color:#b00}code{font-size:12px}"""
 
 
-def render_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = None) -> str:
+def report_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = None) -> str:
     """The whole report as one HTML file (plots are base64 PNGs, no external files)."""
     if plots is None:
         from orchestrator.regress.report.plots import report_plots
@@ -28,9 +24,6 @@ def render_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = 
         plots = report_plots(document["cells"])
     counts = ", ".join(f"{name}: {count}" for name, count in document["counts"].items() if count)
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>regress {escape(document['matrix']['name'])} {escape(document['run_id'])}"
-        f"</title><style>{STYLE}</style></head><body>",
         f"<h1>Regression {escape(document['matrix']['name'])}: "
         f"<span class='verdict-{document['verdict']}'>{document['verdict'].upper()}</span></h1>",
         f"<p>Run <code>{escape(document['run_id'])}</code>"
@@ -43,9 +36,9 @@ def render_html(document: dict[str, Any], plots: list[tuple[str, str]] | None = 
         *(f"<figure><img alt='{escape(caption)}' src='data:image/png;base64,{data}'>"
           f"<figcaption>{escape(caption)}</figcaption></figure>" for caption, data in plots),
         _updates(document.get("baseline_updates")),
-        "</body></html>",
     ]
-    return "\n".join(part for part in parts if part) + "\n"
+    return render_html(f"regress {document['matrix']['name']} {document['run_id']}",
+                       "\n".join(part for part in parts if part))
 
 
 def _cell_table(cells: list[dict[str, Any]]) -> str:

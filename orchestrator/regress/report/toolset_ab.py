@@ -7,8 +7,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from orchestrator.foundation.html_page import render_html
 from orchestrator.foundation.jsonfile import write_json_atomic, write_text_atomic
-from orchestrator.regress.report.html import STYLE
 
 AB_FILES = ("toolsets.json", "toolsets.md", "toolsets.html")
 COLUMNS = ("cell", "compiled", "exact (own TOSA reference)", "bit-for-bit", "Vela cycles",
@@ -111,7 +111,8 @@ def render_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_html(document: dict[str, Any]) -> str:
+def ab_html(document: dict[str, Any]) -> str:
+    """The A/B comparison as one HTML page."""
     header = "".join(f"<th>{escape(column)}</th>" for column in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
                    for row in rows(document))
@@ -122,17 +123,17 @@ def render_html(document: dict[str, Any]) -> str:
                     if items)
     stacks = "".join(f"<li>{side} = {escape(_stack(toolset))}</li>"
                      for side, toolset in zip("AB", document["toolsets"], strict=True))
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>"
-            f"{escape(_title(document))}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(_title(document))}</h1><p><b>{escape(verdict(document))}</b></p>"
-            f"<ul>{stacks}</ul><p>A / B in every column; ratios are B/A.</p>"
-            f"<table><tr>{header}</tr>{body}</table>{lists}</body></html>\n")
+    return render_html(_title(document),
+                       f"<h1>{escape(_title(document))}</h1><p><b>{escape(verdict(document))}"
+                       f"</b></p><ul>{stacks}</ul><p>A / B in every column; ratios are B/A.</p>"
+                       f"<table><tr>{header}</tr>{body}</table>{lists}")
 
 
-def write_ab_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:
+def write_ab_reports(run_dir: Path, document: dict[str, Any]) -> dict[str, Path]:
+    """toolsets.json, toolsets.md and toolsets.html in the run directory."""
     run_dir.mkdir(parents=True, exist_ok=True)
     paths = {name: run_dir / name for name in AB_FILES}
     write_json_atomic(paths["toolsets.json"], document)
     write_text_atomic(paths["toolsets.md"], render_markdown(document))
-    write_text_atomic(paths["toolsets.html"], render_html(document))
+    write_text_atomic(paths["toolsets.html"], ab_html(document))
     return paths

@@ -8,12 +8,12 @@ from typing import Any
 
 from orchestrator.foundation.file_faults import writing
 from orchestrator.regress.report.document import REPORT_NAME, write_json
-from orchestrator.regress.report.html import render_html
+from orchestrator.regress.report.html import report_html
 from orchestrator.regress.report.junit import render_junit
 from orchestrator.regress.report.markdown import render_markdown
 
 
-def write_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:
+def write_reports(run_dir: Path, document: dict[str, Any]) -> dict[str, Path]:
     """report.json, junit.xml, summary.md and report.html in the run directory."""
     with writing(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -21,7 +21,7 @@ def write_reports(document: dict[str, Any], run_dir: Path) -> dict[str, Path]:
              "markdown": run_dir / "summary.md", "html": run_dir / "report.html"}
     write_json(paths["json"], document)
     for name, render in (("junit", render_junit), ("markdown", render_markdown),
-                         ("html", render_html)):
+                         ("html", report_html)):
         with writing(paths[name]):
             paths[name].write_text(render(document), encoding="utf-8")
     return paths
