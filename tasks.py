@@ -122,7 +122,7 @@ setup = options_task(
 
 verify = options_task(
     "orchestrator.commands.verify:verify_command", VerifyTask, name="verify",
-    doc="NPU partitions on the functional NPU model vs the TOSA reference; exit 0 only if exact.",
+    doc="NPU partitions on the NPU model vs the TOSA reference; exit 0 only if exact.",
     flags={"json": (False, "print the report as JSON (top-level \"exact\": true|false)"),
            "coverage": (False, "print the NPU model's coverage table (every command, field "
                                "and value regor defines: written or not, modelled or not)")},

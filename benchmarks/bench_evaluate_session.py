@@ -1,6 +1,6 @@
 """Benchmark sample sessions (issue #26): 200 digits samples through one QEMU session vs one
 boot per sample, on the CPU lane (cortex-m55, CMSIS-NN) and the NPU lane (ethos-u55-128 on
-the functional NPU model).
+the NPU model).
 
     python benchmarks/bench_evaluate_session.py --sources /path/with/executorch,cmsis-nn,... \
         [--scratch DIR] [--samples 200] [--boots 200] [--targets cortex-m55,ethos-u55-128]

@@ -14,12 +14,12 @@ import time
 from collections.abc import Callable
 
 from orchestrator.aot import compile_model
+from orchestrator.npu_model.binstream import programs_in_pte
+from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.locate import locate_departure
+from orchestrator.npu_model.verify import random_inputs, verify_product
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
-from orchestrator.vnpu.binstream import programs_in_pte
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.locate import locate_departure
-from orchestrator.vnpu.verify import random_inputs, verify_product
 
 
 def timed(what: str, repeats: int, run: Callable[[], object]) -> None:

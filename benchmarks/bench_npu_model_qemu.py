@@ -1,12 +1,12 @@
-"""Benchmark the functional NPU model end to end on QEMU (issues #14, #22): the ExecuTorch
-runner with the real Ethos-U delegate on the functional NPU model, mv2 on ethos-u55-128 or
+"""Benchmark the NPU model end to end on QEMU (issues #14, #22): the ExecuTorch
+runner with the real Ethos-U delegate on the NPU model, mv2 on ethos-u55-128 or
 (--target ethos-u85-128) an Ethos-U85 stream on the same Cortex-M55.
 
     python benchmarks/bench_npu_model_qemu.py --sources /path/with/executorch,cmsis-nn,... \
         [--scratch DIR] [--model mv2] [--target ethos-u55-128] [--repeat 3] [--json]
 
 --sources: a directory holding executorch/ (v1.4.1 with submodules) and cmsis-nn/ (the
-functional model needs neither the Ethos-U core driver nor CMSIS_6).
+NPU model needs neither the Ethos-U core driver nor CMSIS_6).
 --scratch: where to compile and build (default: a fresh temporary directory, so the runtime
 build is cold; pass a directory, e.g. a shared build scratch, to reuse builds).
 
@@ -16,7 +16,7 @@ costs on the M55) for mv2 on ethos-u55-128, <= 10 s on ethos-u85-128, on a 2-cor
 Every run must complete with outputs; the verdict against the host reference is printed
 beside it. On a shared machine wall time varies with the load: the CPU seconds of each
 repeat's child processes (QEMU, plus the no-op build checks) are printed beside it, and the
-SysTick count (deterministic under -icount) tracks the work the M55 did, the functional
+SysTick count (deterministic under -icount) tracks the work the M55 did, the NPU
 model's emulation of the NPU included.
 """
 

@@ -1,5 +1,5 @@
-/* The Ethos-U driver API on the functional NPU model: one driver handle, synchronous invokes
- * forwarded to ethosu_model_invoke with the NPU configuration the firmware was built for
+/* The Ethos-U driver API on the NPU model: one driver handle, synchronous invokes
+ * forwarded to npu_model_invoke with the NPU configuration the firmware was built for
  * (from the target catalogue, through CMake: ETHOSU_SHIM_ARCH/MACS/CORES). A payload the
  * model refuses (an arch/MAC mismatch, an unimplemented command) is reported as a protocol
  * note naming the model, the target and the model's reason, and the invoke fails. */
@@ -10,16 +10,16 @@
 #include "eor/protocol.h"
 #include "ethosu_driver.h"
 
-#include <ethosu_model.h>
+#include <npu_model.h>
 
 #ifndef ETHOSU_SHIM_ARCH
 #error "ETHOSU_SHIM_ARCH (55, 65 or 85) comes from the target catalogue through CMake"
 #endif
 #if ETHOSU_SHIM_ARCH != 55 && ETHOSU_SHIM_ARCH != 65 && ETHOSU_SHIM_ARCH != 85
-#error "the functional NPU model runs Ethos-U55, Ethos-U65 and Ethos-U85 only"
+#error "the NPU model runs Ethos-U55, Ethos-U65 and Ethos-U85 only"
 #endif
 
-static const ethosu_model_npu npu_config = {
+static const npu_model_npu npu_config = {
     .arch = ETHOSU_SHIM_ARCH, .macs = ETHOSU_SHIM_MACS, .cores = ETHOSU_SHIM_CORES};
 static struct ethosu_driver *registered;
 static uint32_t invocations;
@@ -62,14 +62,14 @@ void ethosu_release_driver(struct ethosu_driver *drv) {
   if (drv != NULL) drv->reserved = false;
 }
 
-static void report_refusal(int code, const ethosu_model_status *status) {
+static void report_refusal(int code, const npu_model_status *status) {
   char message[sizeof status->message + 64];
-  snprintf(message, sizeof message, "functional NPU model (%s): %s", ETHOSU_SHIM_TARGET,
+  snprintf(message, sizeof message, "NPU model (%s): %s", ETHOSU_SHIM_TARGET,
            status->message[0] != '\0' ? status->message : "invoke failed without a reason");
   eor_record_t record;
   eor_record_start(&record, "note");
   eor_record_str(&record, "message", message);
-  eor_record_str(&record, "npu_executor", "functional-model");
+  eor_record_str(&record, "npu_executor", "npu-model");
   eor_record_str(&record, "npu_config", ETHOSU_SHIM_TARGET);
   eor_record_i64(&record, "npu_model_code", code);
   eor_record_emit(&record);
@@ -82,8 +82,8 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr,
   if (drv == NULL || !drv->initialised || custom_data_ptr == NULL || custom_data_size <= 0) {
     return -1;
   }
-  ethosu_model_status status = {0, {0}};
-  int code = ethosu_model_invoke(&npu_config, custom_data_ptr, (size_t)custom_data_size,
+  npu_model_status status = {0, {0}};
+  int code = npu_model_invoke(&npu_config, custom_data_ptr, (size_t)custom_data_size,
                                  base_addr, base_addr_size, num_base_addr, &status);
   if (code != 0) {
     report_refusal(code, &status);

@@ -64,7 +64,7 @@ def run(*, scratch: Scratch = None, quiet: bool = False, **flags: Any) -> RunRep
 
 
 def verify(*, scratch: Scratch = None, quiet: bool = False, **flags: Any) -> VerifyReport:
-    """`invoke verify`: every NPU partition on the functional NPU model vs the TOSA
+    """`invoke verify`: every NPU partition on the NPU model vs the TOSA
     reference, bit for bit (`.exact`; `.diagnosis` names the first departing operation)."""
     from orchestrator.api.verify_job import verify_with
     from orchestrator.options.inspect import VerifyTask

@@ -9,5 +9,10 @@ from orchestrator.options.evaluate import EvaluateRequest
 
 
 def evaluate_with(request: EvaluateRequest) -> EvaluateReport:
-    """Run the evaluation; evaluation.{json,html} go to scratch/runs/<run id>/."""
+    """Run the evaluation (of a model compiled here, or of a ready artifact with `pte`);
+    evaluation.{json,html} go to scratch/runs/<run id>/."""
+    if request.pte:
+        from orchestrator.artifacts.evaluate import evaluate_artifact
+
+        return EvaluateReport(evaluate_artifact(request, scratch().ensure()))
     return EvaluateReport(evaluate(request, scratch().ensure()))

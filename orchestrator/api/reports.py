@@ -154,7 +154,7 @@ class VerifyReport(Report):
 
 def _verify_line(document: dict[str, Any]) -> str:
     """The verdict, then the first departing operation or the first write finding."""
-    from orchestrator.vnpu.locate import describe_departure
+    from orchestrator.npu_model.locate import describe_departure
 
     line = (f"{document['model']} on {document['npu']['config']}: "
             f"{'exact' if document['exact'] else 'NOT exact'}")

@@ -1,5 +1,5 @@
 """`verify`: compile the model (cached) for every NPU target the task names and run each NPU
-partition on the functional NPU model and on the TOSA reference model, bit for bit."""
+partition on the NPU model and on the TOSA reference model, bit for bit."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from orchestrator.artifacts.verify import verify_artifact
 from orchestrator.foundation.command_line import invoke_line
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import scratch
+from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.verify import verify_product
 from orchestrator.options import RunRequest
 from orchestrator.options.inspect import VerifyTask
 from orchestrator.targets.selection import expand_targets
 from orchestrator.tosa.shared_reference import TosaReferences
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.verify import verify_product
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product

@@ -20,7 +20,7 @@ class Firmware(Enum):
     RUNNER = "the ExecuTorch runner ELF, built (cached) for the compiled model's operators"
     PROTOCOL_APP = "an app under firmware/apps/, built (incrementally) by firmware_build"
     NPU_SELFTEST = ("firmware/apps/npuselftest, built around a compiled case and the "
-                    "functional NPU model")
+                    "NPU model")
     UPSTREAM_ELF = "an ELF upstream built (--elf): nothing is built here"
 
 

@@ -52,7 +52,7 @@ MODEL = App("runner", Firmware.RUNNER, ModelUse.REQUIRED,
 PROTOCOL_SELFTEST = App("selftest", Firmware.PROTOCOL_APP, ModelUse.NONE,
                         "the app's own checks and the protocol's records", _run_protocol_app)
 NPU_SELFTEST = App("npuselftest", Firmware.NPU_SELFTEST, ModelUse.OPTIONAL,
-                   "the device's checks of one compiled case on the functional NPU model "
+                   "the device's checks of one compiled case on the NPU model "
                    "against the host's TOSA reference", _run_npu_selftest)
 UPSTREAM_ELF = App("elf", Firmware.UPSTREAM_ELF, ModelUse.NONE,
                    "what upstream's runner printed, read by the upstream log parser",

@@ -61,7 +61,7 @@ def data_files(specs: Sequence[str]) -> list[DataFile]:
 
 
 def plan_for(work: Scratch, request: RunRequest, target: Target) -> RunPlan:
-    """The requested simulator, else the target's first FVP; never a functional NPU model
+    """The requested simulator, else the target's first FVP; never an NPU model
     (an upstream ELF drives a real NPU device), refused with the reason."""
     requested = request.sim
     if requested in (None, "auto"):

@@ -1,4 +1,4 @@
-"""One input set of an artifact on the host's functional NPU model, checked against what the
+"""One input set of an artifact on the host's NPU model, checked against what the
 device gave back for the same inputs, bit for bit.
 
 Each Ethos-U delegate's inputs are rebuilt as the program builds them on the device: a method
@@ -19,9 +19,9 @@ import numpy as np
 
 from orchestrator.artifacts.program import QuantizeNode
 from orchestrator.artifacts.wiring import DelegateWiring, Edge
+from orchestrator.npu_model.binstream import VelaProgram
+from orchestrator.npu_model.execute import Npu, run_program
 from orchestrator.runner.areas import InputTensor
-from orchestrator.vnpu.binstream import VelaProgram
-from orchestrator.vnpu.execute import Npu, run_program
 
 STEP_SLACK = 0.01   # a device float further than this from a whole step is not dequantized
 
@@ -115,7 +115,7 @@ def check_input_set(case: int, inputs: Sequence[InputTensor],
                     device_outputs: Sequence[np.ndarray[Any, Any]],
                     wirings: Sequence[DelegateWiring], programs: Mapping[int, VelaProgram],
                     npu: Npu) -> tuple[list[HostCheck], int]:
-    """Every delegate of one input set on the host model (`programs`: each Ethos-U
+    """Every delegate of one input set on the NPU model (`programs`: each Ethos-U
     delegate's command stream by its index in the method), against the device's outputs."""
     checks: list[HostCheck] = []
     ambiguous = 0

@@ -78,7 +78,7 @@ def render_verify(document: dict[str, Any]) -> str:
     """The text form of `invoke verify --pte`: the verdict, then one line per lane and per
     check that departs."""
     verdict = "exact" if document["exact"] else "NOT exact"
-    lines = [f"{document['artifact']['file']} on {document['npu']['config']} (functional "
+    lines = [f"{document['artifact']['file']} on {document['npu']['config']} (NPU "
              f"model on the host) vs the device: {verdict}",
              f"  inputs: {document['inputs']}; reference: {document['reference']}"]
     for lane in document["lanes"]:

@@ -1,7 +1,7 @@
 """`invoke verify --pte FILE`: a ready artifact's Ethos-U command streams on the host's
-functional NPU model, against the device, bit for bit, on every lane the target has.
+NPU model, against the device, bit for bit, on every lane the target has.
 
-A lane is a simulator that runs the target's NPU: QEMU with the functional NPU model in the
+A lane is a simulator that runs the target's NPU: QEMU with the NPU model in the
 firmware, the Corstone FVP where it is installed. Each lane runs the artifact once over every
 input set (a .bpte's test cases, else the seeded inputs `run --pte` uses) in one session; the
 host then runs each delegate on the inputs that device received, built as the program builds
@@ -31,15 +31,15 @@ from orchestrator.artifacts.run import (
 from orchestrator.artifacts.wiring import DelegateWiring, WiringError, delegate_wiring
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
+from orchestrator.npu_model import MODEL_NAME
+from orchestrator.npu_model.binstream import VelaProgram, parse_blob
+from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.version import model_version
 from orchestrator.options import RunRequest
 from orchestrator.runner.areas import InputTensor
 from orchestrator.runner.model_run import input_tensors
 from orchestrator.runner.sample_session import SessionLimits, run_session
 from orchestrator.targets import load_catalogue
-from orchestrator.vnpu import MODEL_NAME
-from orchestrator.vnpu.binstream import VelaProgram, parse_blob
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.version import model_version
 
 REFERENCE = ("each lane's device outputs for the same inputs (a .pte holds no TOSA graph, so "
              "nothing is checked against a TOSA reference)")
@@ -64,7 +64,7 @@ def refuse_nothing_to_check(inspection: Inspection) -> None:
     if not inspection.ethosu:
         raise OrchestratorError(
             f"{inspection.path} has no Ethos-U delegate, so there is no command stream for "
-            f"the functional NPU model to check",
+            f"the NPU model to check",
             f"run it instead: invoke run --pte {inspection.path}")
 
 
@@ -111,7 +111,7 @@ def subject_of(path: Path, asked_target: str, work: Scratch) -> Subject:
 
 def lane_simulators(target: str) -> list[str]:
     """Every simulator that runs `target`'s NPU: its own (an FVP) and those with the
-    functional NPU model (QEMU)."""
+    NPU model (QEMU)."""
     catalogue = load_catalogue()
     placed = catalogue.target(target)
     names = [sim.name for sim in placed.simulators]

@@ -1,4 +1,4 @@
-"""`invoke verify`: compile (cached), run every NPU partition on the host NPU model and on
+"""`invoke verify`: compile (cached), run every NPU partition on the NPU model and on
 the TOSA reference model, print the verdict; exit 0 only when every output is exact."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 from orchestrator.api.verify_job import model_interface, verify_with
 from orchestrator.artifacts.render import render_verify
 from orchestrator.foundation.cli import print_json
+from orchestrator.npu_model import coverage as npu_coverage
+from orchestrator.npu_model.locate import describe_departure
 from orchestrator.options.inspect import VerifyTask
-from orchestrator.vnpu import coverage as npu_coverage
-from orchestrator.vnpu.locate import describe_departure
 
 __all__ = ["model_interface", "render", "verify_command"]
 
@@ -27,7 +27,7 @@ def render(document: dict[str, Any]) -> str:
     chosen = f"{document['quantize']}, Vela {flags}" if flags else document["quantize"]
     versions = document.get("versions", {})
     lines = [f"{document['model']} ({chosen}) on {document['npu']['config']} "
-             f"(functional model) vs TOSA "
+             f"(NPU model) vs TOSA "
              f"reference: {verdict}",
              f"  compiled by executorch {versions.get('executorch')}, Vela "
              f"{versions.get('ethos-u-vela')} (toolset {document.get('toolset', 'pinned')})"]

@@ -198,10 +198,6 @@ def evaluate(request: EvaluateRequest, work: Scratch) -> dict[str, Any]:
     """The whole evaluation; the report document (also written to the run directory). A
     session stopped by SIGINT/SIGTERM is recorded with the samples it finished before the
     interrupt goes on."""
-    if request.pte:
-        from orchestrator.artifacts.evaluate import evaluate_artifact
-
-        return evaluate_artifact(request, work)
     prepared = prepare(request, work)
     started = time.monotonic()
     try:

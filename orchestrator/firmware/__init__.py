@@ -1,2 +1,2 @@
 """The firmware layer: build a firmware configuration and run it on a simulator, and what the
-functional NPU model adds to a run's result (npu_model_facts)."""
+NPU model adds to a run's result (npu_model_facts)."""

@@ -1,6 +1,6 @@
 """What a run's result says about its NPU, decided once for every run path (a model run, the
 self-tests, regress cells, sample sessions) by run_firmware from the run plan and the build:
-on the functional NPU model, which model ran (its version as the firmware reported it),
+on the NPU model, which model ran (its version as the firmware reported it),
 delegations, CPU cycles labelled as including the model's emulation of the NPU, the CPU that
 ran it, and a command stream the model refused as one NPU error with the next step; on an NPU
 device (FVP), its PMU cycles and event counters in the catalogue's order."""
@@ -18,15 +18,15 @@ from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.plan import RunPlan
 from orchestrator.targets import Target, load_catalogue
 
-# The CMake definition every build that embeds the functional NPU model carries
+# The CMake definition every build that embeds the NPU model carries
 # (firmware_build/npu_model.py model_definitions).
 MODEL_DEFINITION = "EOR_NPU_MODEL_ARCH"
-EMULATED_NPU_NOTE = ("includes the functional NPU model emulating the Ethos-U on this CPU: "
+EMULATED_NPU_NOTE = ("includes the NPU model emulating the Ethos-U on this CPU: "
                      "neither the CPU's share of the inference nor NPU timing")
 
 
 def runs_npu_model(npu_executor: str | None, config: BuildConfig) -> bool:
-    """Whether the run executes the NPU's commands on the functional NPU model: the plan
+    """Whether the run executes the NPU's commands on the NPU model: the plan
     placed the target on a model (`npu_executor`) and the build embeds it (a protocol app
     such as the selftest does not)."""
     return npu_executor == EXECUTOR_MODEL and MODEL_DEFINITION in dict(config.options)
@@ -34,11 +34,11 @@ def runs_npu_model(npu_executor: str | None, config: BuildConfig) -> bool:
 
 def apply_npu_model_facts(result: RunResult, plan: RunPlan, build: BuildResult,
                           stream: ParsedStream) -> RunResult:
-    """The result with its NPU record: on the functional NPU model, the model, the
+    """The result with its NPU record: on the NPU model, the model, the
     emulated-cycles label and a refusal; on an NPU device, its PMU counters; else none (a
     protocol app placed on a model's platform runs no NPU)."""
     if runs_npu_model(plan.npu_executor, build.config):
-        result.npu = functional_model_npu(stream)
+        result.npu = npu_model_record(stream)
         label_emulated_npu_cycles(result, plan.target)
         return explain_npu_model_refusal(result, stream)
     if plan.npu_executor == EXECUTOR_FVP:
@@ -62,8 +62,8 @@ def device_npu(stream: ParsedStream, target: Target) -> NpuPmu | None:
                   event_source="ethosu_pmu", executor=EXECUTOR_FVP)
 
 
-def functional_model_npu(stream: ParsedStream) -> NpuPmu:
-    """The NPU record of a functional-model run: the model and its version (as the firmware
+def npu_model_record(stream: ParsedStream) -> NpuPmu:
+    """The NPU record of a npu-model run: the model and its version (as the firmware
     reported it, else the version it was built with), delegations; never cycles or events."""
     delegations, runs = stream.metric("npu_delegations"), stream.metric("inferences")
     return NpuPmu(cycles=None, counters=[], inferences=runs.value if runs else None,
@@ -73,7 +73,7 @@ def functional_model_npu(stream: ParsedStream) -> NpuPmu:
 
 
 def label_emulated_npu_cycles(result: RunResult, target: Target | None = None) -> None:
-    """On a functional-model run, mark the CPU count as including the NPU's emulated work and
+    """On a npu-model run, mark the CPU count as including the NPU's emulated work and
     (given the placed target) say which CPU ran it: the model's platform's, which for an
     Ethos-U85 is not the target's own Cortex-M85 (QEMU has no Corstone-320)."""
     if result.npu is None or result.npu.executor != EXECUTOR_MODEL:
@@ -96,18 +96,18 @@ def record_emulating_cpu(result: RunResult, target: Target) -> None:
     own = load_catalogue().platforms[target.npu.platform].cpu
     if own != ran_on:
         result.target.options["cpu_note"] = (
-            f"the {ran_on} of {target.platform.name} ran the program and the functional NPU "
+            f"the {ran_on} of {target.platform.name} ran the program and the NPU "
             f"model, not {target.name}'s own {own} ({target.npu.platform})")
 
 
 def explain_npu_model_refusal(result: RunResult, stream: ParsedStream) -> RunResult:
-    """A command stream the functional NPU model refused (its note names the model, the target
+    """A command stream the NPU model refused (its note names the model, the target
     and the reason: an arch/MAC mismatch, an unimplemented command) is an NPU error."""
     refusal = next((frame.fields for frame in stream.other
                     if frame.type == "note" and "npu_model_code" in frame.fields), None)
     if refusal is None or result.status is Status.PASS:
         return result
-    summary = refusal.get("message") or "the functional NPU model refused the command stream"
+    summary = refusal.get("message") or "the NPU model refused the command stream"
     return replace(result, status=Status.FAIL, reason=summary, classification=Classification(
         kind=Kind.NPU_ERROR, summary=summary,
         next_step=f"compile the model for {refusal.get('npu_config')} (invoke compile "
@@ -118,7 +118,7 @@ def explain_npu_model_refusal(result: RunResult, stream: ParsedStream) -> RunRes
 
 
 def refused_by_npu_model(result: RunResult) -> bool:
-    """Whether the result already names the functional NPU model's refusal as its cause."""
+    """Whether the result already names the NPU model's refusal as its cause."""
     return (result.classification.kind is Kind.NPU_ERROR
             and result.classification.details.get("npu_executor") == EXECUTOR_MODEL)
 

@@ -1,6 +1,6 @@
 """A planned run of firmware we built: simulate it as the run plan says, and assemble the
 RunResult document from the build, the simulation and every version in play (the plan's:
-simulator, functional NPU model; the build's toolchain; what the caller adds: the compile's
+simulator, NPU model; the build's toolchain; what the caller adds: the compile's
 tools, the runtime's source commit). Every run path of our firmware ends here."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The options of the tasks that look without building: `invoke targets`, `invoke doctor`
-and `invoke verify` (the functional NPU model vs the TOSA reference)."""
+and `invoke verify` (the NPU model vs the TOSA reference)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class VerifyTask:
                                  "program checked here against its own TOSA reference",
                                  parse=text, matrix=False)
     pte: str | None = option(None, "verify this ready .pte or .bpte instead of compiling: "
-                             "each Ethos-U command stream on the host's functional NPU model "
+                             "each Ethos-U command stream on the host's NPU model "
                              "against every lane that runs the file's target (QEMU, an FVP "
                              "where installed), bit for bit, on the inputs the device received",
                              parse=text, matrix=False)

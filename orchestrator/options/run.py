@@ -131,7 +131,7 @@ class RunRequest(RunChoices):
 
     app: str | None = option(None, "firmware app: runner (the default), selftest (the platform "
                              "self-test, no NPU), npuselftest (an NPU target on QEMU: a Vela "
-                             "stream on the functional NPU model, no ExecuTorch) or another "
+                             "stream on the NPU model, no ExecuTorch) or another "
                              "app under firmware/apps/",
                              parse=text, matrix=False)
     build_options: tuple[str, ...] = option((), "NAME=value build option, repeatable (e.g. "

@@ -15,7 +15,7 @@ from orchestrator.parse.lines import LogLine
 from orchestrator.parse.protocol_values import cpu_cycles, outputs, reported_model_version
 from orchestrator.parse.status_codes import status_details
 from orchestrator.protocol.ending import protocol_ending
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, Kind
+from orchestrator.results.model import NPU_MODEL_VERSION, Kind
 
 if TYPE_CHECKING:
     from orchestrator.protocol import ParsedStream, StreamParser
@@ -57,7 +57,7 @@ def apply_protocol(facts: LogFacts, stream: ParsedStream) -> None:
         facts.runner["protocol_app"] = stream.begin.app
     model = reported_model_version(stream)
     if model:
-        facts.versions.extra[FUNCTIONAL_MODEL_VERSION] = model
+        facts.versions.extra[NPU_MODEL_VERSION] = model
     facts.outputs = facts.outputs or outputs(stream)
     facts.cpu = facts.cpu or cpu_cycles(stream)
     for problem in stream.problems[:3]:

@@ -34,6 +34,6 @@ def cpu_cycles(stream: ParsedStream) -> CpuCycles | None:
 
 
 def reported_model_version(stream: ParsedStream) -> str | None:
-    """The functional NPU model's version as the firmware's note reported it (None: none)."""
+    """The NPU model's version as the firmware's note reported it (None: none)."""
     return next((str(frame.fields["npu_model_version"]) for frame in stream.other
                  if frame.type == "note" and "npu_model_version" in frame.fields), None)

@@ -275,7 +275,7 @@ def _simulate(cell: Cell, stages: Stages, built: FirmwareOutcome,
 
 
 def _verify(cell: Cell, stages: Stages, compiled: CompileOutcome, out_dir: Path) -> RunResult:
-    """Check the cell's product on the host NPU model, or say why that could not start."""
+    """Check the cell's product on the NPU model, or say why that could not start."""
     try:
         result = stages.verify_cell(cell, compiled, out_dir)
     except Exception as error:  # noqa: BLE001 - the cell errors, the job goes on

@@ -61,10 +61,10 @@ def groups_of(cells: list[Cell]) -> list[Group]:
 
 
 def _verified(compiled: ToolsetCompile, cell: Cell) -> dict[str, Any]:
-    """The product on the functional NPU model against its own TOSA reference."""
+    """The product on the NPU model against its own TOSA reference."""
+    from orchestrator.npu_model.execute import Npu
+    from orchestrator.npu_model.verify import verify_product
     from orchestrator.regress.lanes.verify import verdict
-    from orchestrator.vnpu.execute import Npu
-    from orchestrator.vnpu.verify import verify_product
 
     if compiled.product is None:
         return {"exact": None, "verdict": "not compiled"}

@@ -13,7 +13,7 @@ from orchestrator import __version__
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
 # 1.4: output numel/nbytes, classification.details.secondary, log.stated;
 # 1.5: profile (per-operator time from the ETDump); 1.6: write_checks (writes over live
-# tensors found on the host NPU model over the run's command streams); 1.7: the NPU model's one
+# tensors found on the NPU model over the run's command streams); 1.7: the NPU model's one
 # name (npu.executor, versions.extra), and the FVP's Ethos-U banner its own key (fvp_ethos_u);
 # older files are read by results/upgrade.py
 SCHEMA_VERSION = "1.7.0"
@@ -77,7 +77,7 @@ class Classification:
 
 
 FVP_ETHOS_U_VERSION = "fvp_ethos_u"   # Versions.extra: an FVP's Ethos-U component (its banner)
-FUNCTIONAL_MODEL_VERSION = "functional_model"   # Versions.extra: the functional NPU model's
+NPU_MODEL_VERSION = "npu_model"   # Versions.extra: the NPU model's
 
 
 @dataclass
@@ -214,8 +214,8 @@ class NpuPmu:
     inferences: int | None = None
     delegations: int | None = None
     event_source: str | None = None
-    executor: str | None = None          # "fvp" or "functional-model": who ran the NPU
-    executor_version: str | None = None  # the functional model's version (None on an FVP)
+    executor: str | None = None          # "fvp" or "npu-model": who ran the NPU
+    executor_version: str | None = None  # the NPU model's version (None on an FVP)
 
 
 @dataclass
@@ -230,7 +230,7 @@ class CpuCycles:
     npu_wait: int | None = None
     cpu_ratio_percent: float | None = None
     npu_ratio_percent: float | None = None
-    # True on a functional-model run: the CPU also executed the NPU's work (the model emulating
+    # True on a npu-model run: the CPU also executed the NPU's work (the model emulating
     # the Ethos-U on the M55), so the count is neither CPU-only work nor any NPU's timing.
     includes_npu_model: bool | None = None
 
@@ -307,7 +307,7 @@ class Profile:
 class WriteChecks:
     """Writes over live tensors in the compiled program's command streams (findings about the
     program Vela emitted, not a model failure). `executor` says where the check ran (the host
-    build of the functional NPU model over the same streams, not the device), `findings`
+    build of the NPU model over the same streams, not the device), `findings`
     each name the partition, operation, scratch range, the tensor clobbered and a sentence."""
 
     executor: str

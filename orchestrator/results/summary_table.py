@@ -52,10 +52,10 @@ def _cycles(result: RunResult) -> str | None:
 
 def _cpu_meaning(result: RunResult) -> str:
     """What the CPU count is: its source, unless it is not timing (FVP) or includes the
-    functional NPU model's emulation of the NPU."""
+    NPU model's emulation of the NPU."""
     assert result.cpu is not None
     if result.cpu.includes_npu_model:
-        return f"{result.cpu.source}, CPU + functional NPU model emulating the NPU: not timing"
+        return f"{result.cpu.source}, CPU + NPU model emulating the NPU: not timing"
     return "not timing on FVP" if result.cpu.note == FVP_CPU_CYCLES_NOTE else result.cpu.source
 
 
@@ -213,11 +213,11 @@ def intermediates_line(result: RunResult) -> str | None:
 
 def write_checks_line(result: RunResult) -> str | None:
     """The write checks in one sentence: the first write over a live tensor with its next
-    step, or that there was none; where the check ran (the host NPU model, same stream)."""
+    step, or that there was none; where the check ran (the NPU model, same stream)."""
     checks = result.write_checks
     if checks is None:
         return None
-    where = f"host NPU model over the same command stream, {checks.seconds:.2f} s"
+    where = f"NPU model over the same command stream, {checks.seconds:.2f} s"
     if not checks.findings:
         return f"no write over a live tensor ({where})"
     first, more = checks.findings[0], len(checks.findings) - 1
@@ -352,10 +352,10 @@ def format_result(result: RunResult) -> str:
 
 
 def npu_row(result: RunResult) -> str:
-    """Who executed the NPU: the functional model (no timing) or the FVP's NPU with its PMU."""
+    """Who executed the NPU: the NPU model (no timing) or the FVP's NPU with its PMU."""
     assert result.npu is not None
-    if result.npu.executor == "functional-model":
-        return (f"functional NPU model {result.npu.executor_version} ran "
+    if result.npu.executor == "npu-model":
+        return (f"NPU model {result.npu.executor_version} ran "
                 f"{result.npu.delegations} delegations (outputs only: no NPU timing, no PMU)")
     counters = ", ".join(f"{c.event or c.index}={c.value}" for c in result.npu.counters)
     return f"{result.npu.cycles} NPU cycles; {counters}"

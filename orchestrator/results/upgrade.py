@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, FVP_ETHOS_U_VERSION
+from orchestrator.results.model import FVP_ETHOS_U_VERSION, NPU_MODEL_VERSION
 from orchestrator.targets.model import EXECUTOR_MODEL
 
 RENAMED_IN = (1, 7, 0)              # the schema version that named the NPU model once
@@ -16,7 +16,7 @@ RENAMED_IN = (1, 7, 0)              # the schema version that named the NPU mode
 OLD_EXECUTOR = "-".join(("functional", "model"))     # npu.executor, details.npu_executor
 OLD_VERSION_KEY = "_".join(("functional", "model"))  # versions.extra's key of its version
 OLD_FVP_KEY = "_".join(("ethosu", "model"))   # versions.extra's key of an FVP's Ethos-U banner
-RENAMED_KEYS = {OLD_VERSION_KEY: FUNCTIONAL_MODEL_VERSION, OLD_FVP_KEY: FVP_ETHOS_U_VERSION}
+RENAMED_KEYS = {OLD_VERSION_KEY: NPU_MODEL_VERSION, OLD_FVP_KEY: FVP_ETHOS_U_VERSION}
 
 
 def schema_tuple(version: str) -> tuple[int, ...]:

@@ -1,5 +1,5 @@
 """Why a runner run failed, said in the result: a runner exit status (10-16) with its message,
-inputs that were not this run's (nonce). A command stream the functional NPU model refused is
+inputs that were not this run's (nonce). A command stream the NPU model refused is
 named by run_firmware (orchestrator.firmware.npu_model_facts) and stays the cause; an FVP's
 limit or launch failure by the FVP kind (orchestrator.sim.fvp)."""
 

@@ -73,7 +73,7 @@ def memory_regions(platform: Platform, code_size: int) -> str:
 
 def drives_npu_device(target: Target) -> bool:
     """True when the runner drives a real (FVP) Ethos-U through the core driver; False for CPU
-    targets and for NPU targets placed on the functional NPU model (no device, no AXI)."""
+    targets and for NPU targets placed on the NPU model (no device, no AXI)."""
     return target.has_npu and placed_model(target) is None
 
 

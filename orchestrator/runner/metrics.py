@@ -1,5 +1,5 @@
 """What the runner's metric records add to a RunResult: its memory pools (used / size, planned
-bytes, .pte size). The NPU's record (PMU counters, or the functional NPU model that ran) is
+bytes, .pte size). The NPU's record (PMU counters, or the NPU model that ran) is
 run_firmware's, from orchestrator.firmware.npu_model_facts."""
 
 from __future__ import annotations

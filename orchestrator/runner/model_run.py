@@ -140,7 +140,7 @@ def simulate_model(run: ModelRun) -> RunResult:
 
 def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any] | None:
     """Which timing-adapter and region settings the runner was built with (None when it
-    drives no NPU device: a CPU target or the functional NPU model); under --fast the FVP
+    drives no NPU device: a CPU target or the NPU model); under --fast the FVP
     ignores the timing adapters (upstream run_fvp.sh filters its warning for this)."""
     if not drives_npu_device(target):
         return None

@@ -1,5 +1,5 @@
-"""Write checks on the functional-NPU lane (`invoke run --sim qemu` of an NPU target): the
-firmware's NPU executor is the functional NPU model, so the product's command streams are run
+"""Write checks on the NPU-model lane (`invoke run --sim qemu` of an NPU target): the
+firmware's NPU executor is the NPU model, so the product's command streams are run
 through the host build of the same model with `invoke verify`'s write checks, and every write
 over a live tensor is recorded in the RunResult (a finding about the compiled program)."""
 
@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.foundation.derived_cache import cached_table, stat_digest
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.npu_model import MODEL_NAME
+from orchestrator.npu_model.version import model_version
 from orchestrator.results import RunResult, WriteChecks
 from orchestrator.targets.model import EXECUTOR_MODEL
-from orchestrator.vnpu import MODEL_NAME
-from orchestrator.vnpu.version import model_version
 
 if TYPE_CHECKING:
     from orchestrator.aot.products import Product
 
-WHERE_CHECKED = ("checked on the host build of the functional NPU model (the C model the "
+WHERE_CHECKED = ("checked on the host build of the NPU model (the C model the "
                  "firmware's NPU executor runs) over the same command streams the device ran, "
                  "not observed on the device")
 INPUTS = "the model's own inputs where a partition reads them, else seeded random (seed 0)"
@@ -27,9 +27,9 @@ FINDINGS_FORMAT = "write-checks-1"   # bump when the findings' derivation change
 
 def write_checks(product: Product, model: str, target: str,
                  seconds: dict[str, float] | None = None) -> WriteChecks:
-    """Every NPU partition of `product` run once, observed, on the host model (`seconds`
-    gets the stages' times: the host model's build, once per process, apart). The findings
-    are kept by the product's content, the target and the host model's version
+    """Every NPU partition of `product` run once, observed, on the NPU model (`seconds`
+    gets the stages' times: the NPU model's build, once per process, apart). The findings
+    are kept by the product's content, the target and the NPU model's version
     (orchestrator.foundation.derived_cache): a rerun of an unchanged product reads them back."""
     seconds = {} if seconds is None else seconds
     started = time.perf_counter()
@@ -43,7 +43,7 @@ def write_checks(product: Product, model: str, target: str,
 
 def findings_key(product: Product, target: str) -> str:
     """The content the findings derive from: every file of the product (not its dot files:
-    the cache's lease), the target and the host model's version."""
+    the cache's lease), the target and the NPU model's version."""
     files = sorted(path for path in product.directory.rglob("*")
                    if path.is_file() and not path.name.startswith("."))
     return stat_digest(files, f"{FINDINGS_FORMAT}\0{target}\0{model_version()}")
@@ -51,15 +51,15 @@ def findings_key(product: Product, target: str) -> str:
 
 def _findings(product: Product, model: str, target: str, seconds: dict[str, float]
               ) -> list[dict[str, Any]]:
-    from orchestrator.vnpu.execute import Npu
-    from orchestrator.vnpu.verify import product_write_findings
+    from orchestrator.npu_model.execute import Npu
+    from orchestrator.npu_model.verify import product_write_findings
 
     return product_write_findings(product, Npu.for_target_name(target), model, target, seconds)
 
 
 def attach_write_checks(result: RunResult, product: Product, model: str, target: str
                         ) -> RunResult:
-    """Record the write checks of a run whose NPU was the functional model (nothing for a
+    """Record the write checks of a run whose NPU was the NPU model (nothing for a
     CPU target or an FVP's NPU); a check that cannot run is noted, never fails the run."""
     if result.npu is None or result.npu.executor != EXECUTOR_MODEL \
             or not product.manifest.get("partitions"):

@@ -12,9 +12,10 @@ from pathlib import Path
 from orchestrator.foundation.command_line import invoke_line
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
+from orchestrator.npu_model.version import model_version
 from orchestrator.options.run import RunChoices, RunRequest
 from orchestrator.results import Versions
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
+from orchestrator.results.model import NPU_MODEL_VERSION
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.kinds import Invocation, SimOptions, SimulatorKind, kind_of
@@ -22,27 +23,26 @@ from orchestrator.sim.limits import RunLimits, run_limits
 from orchestrator.sim.select import choose_simulator, on_board, placed_on
 from orchestrator.targets import Simulator, Target, load_catalogue
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel
-from orchestrator.vnpu.version import model_version
 
 
 @dataclass(frozen=True)
 class Placement:
     """A target placed on a simulator: the target as it runs there (an NPU target on a
-    simulator without an NPU moves to its functional model's platform), and which NPU
+    simulator without an NPU moves to its NPU model's platform), and which NPU
     executes its command streams (None: a CPU target)."""
 
     target: Target
     simulator: Simulator
     npu_executor: str | None = None
     npu_model: NpuModel | None = None
-    foreign: bool = False   # firmware we did not build (no functional model can stand in)
+    foreign: bool = False   # firmware we did not build (no NPU model can stand in)
 
 
 def place(target: Target, requested: str | None = None, *, npu_model: bool = True,
           needs_data: bool = False) -> Placement:
     """Can `target` run on the requested simulator (kind or name; None or 'auto': its first),
     and with which NPU executor: the one answer, or the refusal with its reason. `npu_model`
-    False: the firmware is not ours (an upstream ELF), so no functional model can stand in."""
+    False: the firmware is not ours (an upstream ELF), so no NPU model can stand in."""
     simulator = choose_simulator(target, None if requested == "auto" else requested,
                                  npu_model=npu_model, needs_data=needs_data)
     model = (target.npu_model_on(simulator)
@@ -114,7 +114,7 @@ def plan_placed(work: Scratch | None, placement: Placement, options: SimOptions 
     options = options or SimOptions()
     if options.macs is None and placement.target.macs is not None:
         options = replace(options, macs=placement.target.macs)
-    extra = ({FUNCTIONAL_MODEL_VERSION: model_version()}
+    extra = ({NPU_MODEL_VERSION: model_version()}
              if placement.npu_executor == EXECUTOR_MODEL else {})
     versions = Versions(simulator=placement.simulator.binary,
                         simulator_version=kind.version(work, placement.simulator, binary),
@@ -141,7 +141,7 @@ def plan_request(work: Scratch, request: RunChoices, *, requested: str | None = 
 
 
 def _binary(work: Scratch, kind: SimulatorKind, placement: Placement, rerun: str) -> Path:
-    """The simulator's binary; a missing FVP for an NPU target that a functional NPU model
+    """The simulator's binary; a missing FVP for an NPU target that an NPU model
     can also run names both fixes: set the FVP up, or rerun on the model's simulator."""
     simulator, target = placement.simulator, placement.target
     try:
@@ -153,7 +153,7 @@ def _binary(work: Scratch, kind: SimulatorKind, placement: Placement, rerun: str
             raise
         raise OrchestratorError(
             f"{error.cause}, and {target.name} needs it to run on a simulated Ethos-U",
-            f"invoke setup --only {setup_artifact(simulator)}, or run on the functional NPU "
+            f"invoke setup --only {setup_artifact(simulator)}, or run on the NPU "
             f"model (outputs, no NPU timing): {rerun} --sim {alternative.kind}") from error
 
 

@@ -18,7 +18,7 @@ def _named(requested: str) -> list[Simulator]:
 def refuse_unless_capable(simulator: Simulator, target: Target, needs_npu: bool,
                           needs_data: bool = False, npu_model: bool = True) -> None:
     """Raise with the reason when `simulator` cannot honestly run `target`. `npu_model`: the
-    firmware is ours and can link the functional NPU model where the simulator has no NPU
+    firmware is ours and can link the NPU model where the simulator has no NPU
     (False for an upstream-built ELF, which drives a real NPU device)."""
     others = ", ".join(sim.name for sim in target.simulators) or "none"
     model = target.npu_model_on(simulator) if npu_model else None
@@ -60,7 +60,7 @@ def choose_simulator(target: Target, requested: str | None = None,
 
 def placed_on(target: Target, simulator: Simulator) -> Target:
     """`target` as it runs on `simulator`: an NPU target on a simulator without an NPU moves
-    to the platform of the functional NPU model that runs it there (QEMU: mps3-an547)."""
+    to the platform of the NPU model that runs it there (QEMU: mps3-an547)."""
     model = target.npu_model_on(simulator) if not simulator.capabilities.npu else None
     if model is None:
         return target

@@ -49,6 +49,6 @@ def cpu_label(summary: dict[str, Any]) -> str:
 
 
 def model_lanes(summary: dict[str, Any]) -> list[str]:
-    """'qemu (functional NPU model)' for each simulator a model runs the target on."""
-    return [f"{sim} (functional NPU model)" for model in summary["npu_models"].values()
+    """'qemu (NPU model)' for each simulator a model runs the target on."""
+    return [f"{sim} (NPU model)" for model in summary["npu_models"].values()
             if not model["refused"] for sim in model["simulators"]]

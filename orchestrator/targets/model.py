@@ -130,12 +130,12 @@ class NpuFamily:
 
 
 EXECUTOR_FVP = "fvp"                # the FVP's own Ethos-U model (cycle-approximate, PMU)
-EXECUTOR_MODEL = "functional-model"  # a functional NPU model: outputs only, no timing
+EXECUTOR_MODEL = "npu-model"  # an NPU model: outputs only, no timing
 
 
 @dataclass(frozen=True)
 class NpuModel:
-    """A functional NPU model that runs NPU targets on simulators without an NPU."""
+    """An NPU model that runs NPU targets on simulators without an NPU."""
 
     name: str
     description: str
@@ -187,7 +187,7 @@ class Target:
         return self.npu.cores_for(self.macs) if self.npu and self.macs else None
 
     def npu_model_on(self, simulator: Simulator) -> NpuModel | None:
-        """The functional NPU model that runs this target on `simulator`, if any."""
+        """The NPU model that runs this target on `simulator`, if any."""
         family = self.npu.name if self.npu else None
         return next((m for m in self.npu_models
                      if simulator.name in m.simulators and family in m.families), None)

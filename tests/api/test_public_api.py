@@ -66,7 +66,7 @@ def test_a_missing_required_flag_names_the_command_to_run():
     with pytest.raises(api.OrchestratorError) as caught:
         api.evaluate(target="ethos-u85-128")
     assert caught.value.message == ("--data is required and not given; next: invoke evaluate "
-                                    "--target TARGET --data DATA")
+                                    "--data DATA")
 
 
 def test_run_refuses_an_unknown_target_with_the_next_step(tmp_path):

@@ -103,7 +103,7 @@ def test_the_example_runs_on_qemu_with_the_sources(pytester: pytest.Pytester, so
     result.assert_outcomes(passed=4)
     ran = properties(junit)["test_runs_on_qemu_bit_exact[ethos-u55-128]"]
     assert ran["ethosu.mismatches"] == "0"
-    assert ran["ethosu.npu.executor"] == "functional-model"
+    assert ran["ethosu.npu.executor"] == "npu-model"
 
 
 def test_the_entry_point_names_the_plugin_module():

@@ -63,7 +63,7 @@ def test_host_check_catches_one_quantized_step(foreign: dict[str, Path],
                 .astype(np.float32)]
 
     from orchestrator.artifacts.host_check import delegate_inputs
-    from orchestrator.vnpu.execute import run_program
+    from orchestrator.npu_model.execute import run_program
 
     arrays, _ = delegate_inputs(wiring, inputs)
     host = np.frombuffer(run_program(subject.programs[0], subject.npu, arrays)[0], np.int8)

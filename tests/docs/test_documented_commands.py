@@ -136,7 +136,8 @@ def _marks(command: str) -> list[pytest.MarkDecorator]:
     if task in CHEAP or given[-1] == "--coverage":
         return []
     slow = any(flag in given for flag in HEAVY) or (
-        task in COMPILES and given[given.index("--model") + 1] not in SMALL_MODELS)
+        task in COMPILES and "--model" in given
+        and given[given.index("--model") + 1] not in SMALL_MODELS)
     return [pytest.mark.sweep] if slow else [pytest.mark.slow]
 
 
@@ -147,6 +148,8 @@ def _cannot_run(given: list[str]) -> str | None:
         return SKIPPED[task]
     if "--toolset" in given or "--toolsets" in given:
         return "the toolset installed (invoke setup --toolsets: the network)"
+    if "--pte" in given:
+        return "an artifact file of the reader's own (.pte/.bpte), which the docs do not make"
     if "--update-baselines" in given:
         return "to rewrite the checkout's baselines, which a test must not"
     if task in ("run", "evaluate") and "qemu" not in given:

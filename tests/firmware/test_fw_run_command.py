@@ -61,7 +61,7 @@ def test_cli_build_then_run(use_scratch, qemu):
 
 
 def test_cli_refuses_a_target_qemu_cannot_run_in_one_line(use_scratch):
-    """Every Ethos-U family now runs on QEMU through the functional NPU model; the Cortex-M85
+    """Every Ethos-U family now runs on QEMU through the NPU model; the Cortex-M85
     (Corstone-320) has no QEMU machine, so it is refused before anything is compiled."""
     done = invoke("run", "--target", "cortex-m85", "--sim", "qemu",
                   scratch_root=use_scratch.root)

@@ -1,5 +1,5 @@
 """The NPU self-test on QEMU: a real convnet compile (pinned Vela) gives a command stream, the
-host computes its outputs on the TOSA reference model, the functional NPU model cross-built
+host computes its outputs on the TOSA reference model, the NPU model cross-built
 for the Cortex-M55 runs it under QEMU without the ExecuTorch runtime, and the device checks
 every output byte. Needs no upstream sources (CI runs it)."""
 
@@ -46,7 +46,7 @@ def test_case_is_the_compiled_stream_with_tosa_reference_outputs(case: NpuCase) 
     assert "npu_case_cmd" in header and f"{blob.scratch_size}u" in header
 
 
-def test_functional_model_on_the_m55_reproduces_the_tosa_reference(
+def test_npu_model_on_the_m55_reproduces_the_tosa_reference(
         u55_run: RunResult, case: NpuCase) -> None:
     result = u55_run
     assert result.status is Status.PASS, result.reason
@@ -60,12 +60,12 @@ def test_functional_model_on_the_m55_reproduces_the_tosa_reference(
     assert result.simulation.exit_code == 0
 
 
-def test_result_names_the_functional_model_and_no_npu_timing(u55_run: RunResult) -> None:
+def test_result_names_the_npu_model_and_no_npu_timing(u55_run: RunResult) -> None:
     document: dict[str, Any] = u55_run.to_dict()
     assert validation_errors(document) == []
     npu = document["npu"]
-    assert npu["executor"] == "functional-model"
-    assert npu["executor_version"].startswith("ethosu_model ")
+    assert npu["executor"] == "npu-model"
+    assert npu["executor_version"].startswith("npu_model ")
     assert npu["cycles"] is None and npu["counters"] == [] and npu["delegations"] == 1
     assert document["target"]["simulator"] == "qemu"
     assert document["target"]["options"]["compiled_for"] == "ethos-u55-128"
@@ -78,7 +78,7 @@ def test_stream_for_another_npu_config_is_refused_on_the_device(
     result = run_case(fw_scratch, plan, case, build)
     assert result.status is Status.FAIL
     assert result.classification.kind is Kind.NPU_ERROR
-    assert result.reason.startswith("functional NPU model (ethos-u65-256): ")
+    assert result.reason.startswith("NPU model (ethos-u65-256): ")
     assert "55" in result.reason and "65" in result.reason
     assert "output0_exact" not in result.target.options["checks"]
 
@@ -106,7 +106,7 @@ def test_u85_case_carries_its_memory_modes_fast_scratch(fw_scratch: Scratch) -> 
 def test_u85_selftest_names_the_m55_that_ran_it(u85_run: RunResult) -> None:
     document: dict[str, Any] = u85_run.to_dict()
     assert validation_errors(document) == []
-    assert document["npu"]["executor"] == "functional-model"
+    assert document["npu"]["executor"] == "npu-model"
     assert document["npu"]["cycles"] is None and document["npu"]["counters"] == []
     options = document["target"]["options"]
     assert options["compiled_for"] == U85_TARGET

@@ -1,4 +1,4 @@
-"""The catalogue's functional NPU model data: which families run on QEMU through it, which
+"""The catalogue's NPU model data: which families run on QEMU through it, which
 are refused and why, cores per MAC configuration, and the rules bad entries break."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def raw() -> dict[str, Any]:
     return copy.deepcopy(load_toml(CATALOGUE_PATH))
 
 
-def test_npu_targets_run_on_qemu_through_the_functional_model() -> None:
+def test_npu_targets_run_on_qemu_through_the_npu_model() -> None:
     catalogue = load_catalogue()
     qemu = catalogue.simulator("qemu")
     assert not qemu.capabilities.npu
@@ -27,7 +27,7 @@ def test_npu_targets_run_on_qemu_through_the_functional_model() -> None:
             continue
         model = target.npu_model_on(qemu)
         assert model is not None and model.name == "functional", target.name
-        assert model.platform == "mps3-an547" and model.library == "ethosu_model"
+        assert model.platform == "mps3-an547" and model.library == "npu_model"
         assert target.npu_model_refusal(qemu) is None
 
 
@@ -88,7 +88,7 @@ def test_targets_listing_shows_the_model_lanes() -> None:
 
     catalogue = load_catalogue()
     u55 = target_summary(catalogue.target("ethos-u55-128"))
-    assert model_lanes(u55) == ["qemu (functional NPU model)"]
+    assert model_lanes(u55) == ["qemu (NPU model)"]
     u85 = target_summary(catalogue.target("ethos-u85-128"))
-    assert model_lanes(u85) == ["qemu (functional NPU model)"]
+    assert model_lanes(u85) == ["qemu (NPU model)"]
     assert target_summary(catalogue.target("cortex-m55"))["npu_models"] == {}

@@ -16,6 +16,9 @@ from orchestrator.firmware.build.config import FIRMWARE_LAYOUT
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.pins import PINS_LAYOUT
 from orchestrator.foundation.tomlfile import DATA_DIR, Layout, check_keys, load_data, load_toml
+from orchestrator.npu_model.coverage import TABLE_LAYOUT
+from orchestrator.npu_model.coverage_gen import REACHED_LAYOUT, STATUS_LAYOUT
+from orchestrator.npu_model.vela_faults import FAULTS_LAYOUT
 from orchestrator.parse.classify import CLASSIFICATIONS_LAYOUT
 from orchestrator.parse.fvp_stops import FVP_STOPS_LAYOUT
 from orchestrator.parse.runner import RUN_MARKERS_LAYOUT
@@ -25,9 +28,6 @@ from orchestrator.targets.catalogue import CATALOGUE_LAYOUT
 from orchestrator.targets.npu_axi import NPU_AXI_LAYOUT
 from orchestrator.targets.runner_data import RUNNER_LAYOUT
 from orchestrator.toolsets.catalogue import TOOLSETS_LAYOUT
-from orchestrator.vnpu.coverage import TABLE_LAYOUT
-from orchestrator.vnpu.coverage_gen import REACHED_LAYOUT, STATUS_LAYOUT
-from orchestrator.vnpu.vela_faults import FAULTS_LAYOUT
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("options", ("orchestrator.options",)),
     ("stages", ("orchestrator.setup", "orchestrator.toolsets", "orchestrator.aot",
                 "orchestrator.parse", "orchestrator.tosa", "orchestrator.exact",
-                "orchestrator.vnpu", "orchestrator.profile")),
+                "orchestrator.npu_model", "orchestrator.profile")),
     ("sim", ("orchestrator.sim",)),
     ("firmware", ("orchestrator.firmware",)),
     ("runner", ("orchestrator.runner",)),

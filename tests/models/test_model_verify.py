@@ -1,5 +1,5 @@
 """Upstream's Ethos-U model suite through `invoke verify` (compile with ExecuTorch and Vela,
-every NPU partition on the functional model against the TOSA reference model): no sources
+every NPU partition on the NPU model against the TOSA reference model): no sources
 needed. One MLPerf Tiny model by default (CI); with -m sweep the offline tier, every model of
 the peer matrix's host lanes (examples/regress/peers.toml: by upstream name, seeded random
 weights where upstream's have pretrained ones) plus the model files of upstream's tests that
@@ -10,7 +10,7 @@ stops (a strict xfail: the day it passes, the data must say so).
 torchvision's and torchaudio's C extensions do not load with this machine's CPU torch: the
 models that import them are loaded through test helpers (torchvision_without_c_ops,
 torchaudio_models_by_path), never by the tool itself. Compiles are cached in
-$ETHOSU_ORCH_TEST_VNPU_SCRATCH when set (a fixed directory makes re-runs cheap)."""
+$ETHOSU_ORCH_TEST_NPU_MODEL_SCRATCH when set (a fixed directory makes re-runs cheap)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ MLPERF_TINY_TARGETS = ("ethos-u65-256",)     # the four also on U65 (upstream te
 REPO = Path(__file__).resolve().parents[2]
 PEERS = REPO / "examples" / "regress" / "peers.toml"
 RANDOM_OPTION = "random"                     # peers.toml's option: seeded random weights
-SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_VNPU_SCRATCH"   # the NPU-model tests' compile cache
+SCRATCH_VARIABLE = "ETHOSU_ORCH_TEST_NPU_MODEL_SCRATCH"   # the NPU-model tests' compile cache
 
 
 def _verify(model: str, target: str, monkeypatch: pytest.MonkeyPatch,

@@ -34,7 +34,7 @@ def events():
 @pytest.fixture(scope="module")
 def profile(events):
     return build_profile(events, tick_source("systick"), vela_partitions=VELA, tosa=[TOSA],
-                         npu_note=npu_note("functional-model"))
+                         npu_note=npu_note("npu-model"))
 
 
 def test_inspector_reads_the_runner_etdump(events):

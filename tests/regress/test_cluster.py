@@ -148,12 +148,12 @@ def simulators_of(pids) -> list[int]:
 
 @pytest.mark.parametrize("name", ["qemu", "qemu-npu"])
 def test_cluster_report_equals_the_serial_report(tree, matrices, cluster, name):
-    """test_qemu_lane's matrix, and the functional NPU model lane (examples/qemu-npu.toml:
+    """test_qemu_lane's matrix, and the NPU model lane (examples/qemu-npu.toml:
     its runner cells run when sources are given, else both runs skip them alike)."""
     matrix = matrices / f"{name}.toml"
     if not matrix.is_file():
         pytest.skip(f"no {NPU_EXAMPLE.relative_to(repo_root())} in this checkout (regress runs "
-                    "Ethos-U targets on QEMU's functional model once the run plan is merged)")
+                    "Ethos-U targets on QEMU's NPU model once the run plan is merged)")
     baselines = str(matrices / f"{name}.baselines.json")
     serial_code, serial = regress(tree, matrix, jobs=1, baselines=baselines,
                                   update_baselines=True)

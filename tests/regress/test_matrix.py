@@ -64,7 +64,7 @@ def test_bad_matrices_name_the_problem(tmp_path, text, words):
 
 
 def _npu_targets_by_model_support() -> tuple[list[str], list[str]]:
-    """(NPU targets a functional NPU model runs on QEMU, those it does not), one per family,
+    """(NPU targets an NPU model runs on QEMU, those it does not), one per family,
     as the catalogue's [npu_models] says (other branches add families there)."""
     catalogue = load_catalogue()
     qemu = catalogue.simulator("qemu")
@@ -76,9 +76,9 @@ def _npu_targets_by_model_support() -> tuple[list[str], list[str]]:
     return runs, [t.name for t in first.values() if t.npu_model_on(qemu) is None]
 
 
-def test_npu_target_on_qemu_runs_on_the_functional_model(tmp_path):
+def test_npu_target_on_qemu_runs_on_the_npu_model(tmp_path):
     runs, _ = _npu_targets_by_model_support()
-    assert runs, "the catalogue names no functional NPU model family"
+    assert runs, "the catalogue names no NPU model family"
     targets = ",".join(repr(name) for name in runs)
     path = write(tmp_path, f"[[lanes]]\nmodels=['add']\ntargets=[{targets}]\nsim='qemu'\n")
     cells = expand(load_matrix(path), load_catalogue())
@@ -88,7 +88,7 @@ def test_npu_target_on_qemu_runs_on_the_functional_model(tmp_path):
 def test_npu_target_no_model_runs_on_qemu_is_refused_not_faked(tmp_path):
     _, refused = _npu_targets_by_model_support()
     if not refused:
-        pytest.skip("the functional NPU model runs every Ethos-U family in the catalogue")
+        pytest.skip("the NPU model runs every Ethos-U family in the catalogue")
     path = write(tmp_path, f"[[lanes]]\nmodels=['add']\ntargets=['{refused[0]}']\nsim='qemu'\n")
     with pytest.raises(MatrixError, match="qemu has no Ethos-U NPU"):
         expand(load_matrix(path), load_catalogue())

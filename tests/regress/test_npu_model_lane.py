@@ -1,5 +1,5 @@
 """examples/regress/qemu-npu.toml for real: Ethos-U targets in a regression job on QEMU
-through the functional NPU model. The npuselftest cell needs no upstream sources (CI runs
+through the NPU model. The npuselftest cell needs no upstream sources (CI runs
 it); the runner cells run when $ETHOSU_ORCH_TEST_SOURCES names the runtime sources, and are
 skipped with the setup command otherwise. The metric rules: outputs and accuracy are tracked,
 NPU cycles and CPU cycles of such runs never enter a baseline."""
@@ -18,7 +18,7 @@ from orchestrator.commands.regress import regress_command
 from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.options.regress import RegressTask
 from orchestrator.regress.report.document import LAST_POINTER
-from orchestrator.sim.plan import FUNCTIONAL_MODEL_VERSION
+from orchestrator.sim.plan import NPU_MODEL_VERSION
 
 pytestmark = pytest.mark.slow
 
@@ -50,20 +50,20 @@ def runs(tmp_path_factory):
     return models, first, second, root / "qemu-npu.baselines.json"
 
 
-def test_npu_selftest_cell_runs_on_the_functional_model(runs):
+def test_npu_selftest_cell_runs_on_the_npu_model(runs):
     _, (code, cells), _, _ = runs
     cell = cells[APP_CELL]
     assert cell["outcome"] == "pass", cell["reason"]
     result = cell["result"]
     assert result["target"]["simulator"] == "qemu"
-    assert result["npu"]["executor"] == "functional-model"
-    assert result["versions"]["extra"][FUNCTIONAL_MODEL_VERSION].startswith("ethosu_model ")
+    assert result["npu"]["executor"] == "npu-model"
+    assert result["versions"]["extra"][NPU_MODEL_VERSION].startswith("npu_model ")
     assert result["versions"]["vela"] and result["versions"]["executorch"]
     # the metric rules: no NPU timing, no CPU cycles that include the model's emulation
     assert not any(name.startswith(("npu.", "pmu.", "cpu.")) for name in cell["metrics"])
 
 
-def test_runner_cells_run_on_the_functional_model_or_skip_without_sources(runs):
+def test_runner_cells_run_on_the_npu_model_or_skip_without_sources(runs):
     models, (code, cells), _, _ = runs
     runner_cells = [key for key in cells if key != APP_CELL]
     assert len(runner_cells) == 6
@@ -75,7 +75,7 @@ def test_runner_cells_run_on_the_functional_model_or_skip_without_sources(runs):
             continue
         assert cell["outcome"] == "pass", cell["reason"]
         result = cell["result"]
-        assert result["npu"]["executor"] == "functional-model"
+        assert result["npu"]["executor"] == "npu-model"
         assert result["cpu"]["includes_npu_model"] is True
         assert "accuracy.snr_db" in cell["metrics"] and "vela.npu_cycles" in cell["metrics"]
         assert not any(name.startswith(("npu.", "pmu.", "cpu.")) for name in cell["metrics"])

@@ -1,6 +1,6 @@
 """The shipped peer matrix (examples/regress/peers.toml) and the verify lane mode: the file
 loads and validates, upstream's expectations sit beside the cells they cite, and a small
-verify-lane matrix runs for real (real compiles, the host's functional NPU model, the TOSA
+verify-lane matrix runs for real (real compiles, the host's NPU model, the TOSA
 reference model) with the upstream column in its JSON and Markdown reports. The whole peer
 matrix's verify lane runs under `-m sweep`."""
 

@@ -108,15 +108,15 @@ def test_a_full_disk_while_writing_a_report_is_one_line(document, tmp_path):
 
 RENDER = """
 import json, sys
-from orchestrator.regress.report.html import render_html
+from orchestrator.regress.report.html import report_html
 document = json.loads(open(sys.argv[1]).read())
-html = render_html(document)
+html = report_html(document)
 print(json.dumps({"matplotlib": "matplotlib" in sys.modules, "html": html}))
 """
 
 
 def _render_fresh(document_path: Path, cache: Path) -> dict:
-    """render_html in a fresh interpreter with its derived tables under `cache`."""
+    """report_html in a fresh interpreter with its derived tables under `cache`."""
     import json
     import os
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from orchestrator.results import RunResult, validate
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION, FVP_ETHOS_U_VERSION, SCHEMA_VERSION
+from orchestrator.results.model import FVP_ETHOS_U_VERSION, NPU_MODEL_VERSION, SCHEMA_VERSION
 from orchestrator.results.upgrade import (
     OLD_EXECUTOR,
     OLD_FVP_KEY,
@@ -29,9 +29,9 @@ def test_an_old_result_file_reads_with_todays_names() -> None:
     model_version = document["versions"]["extra"][OLD_VERSION_KEY]
     result = RunResult.from_dict(document)
     assert result.npu is not None and result.npu.executor == EXECUTOR_MODEL
-    assert result.versions.extra[FUNCTIONAL_MODEL_VERSION] == model_version
+    assert result.versions.extra[NPU_MODEL_VERSION] == model_version
     assert (OLD_VERSION_KEY in result.versions.extra) == (OLD_VERSION_KEY ==
-                                                          FUNCTIONAL_MODEL_VERSION)
+                                                          NPU_MODEL_VERSION)
     assert result.schema_version == "1.6.0"   # what the file was written as, kept
     validate(result.to_dict())                # and what it reads as fits today's schema
 

@@ -3,7 +3,7 @@ bundled 8x8 digits and a small CNN trained on it when its model file is imported
 (examples/digits/digits_cnn.py: seeded, seconds). Real compiles, runner builds and QEMU
 sessions; every sample's device output must equal the host integer program's (the lowered
 program run exactly on that input) bit for bit, on the CPU lane (cortex-m55, CMSIS-NN) and
-the NPU lane (ethos-u55-128 on the functional NPU model). The data set is split: the
+the NPU lane (ethos-u55-128 on the NPU model). The data set is split: the
 evaluated files never calibrate. 200 samples per lane run with -m sweep."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_digits_on_qemu_equal_the_host_integer_program_sample_for_sample(
     assert session["status"] == "pass"
     assert session["cpu"]["source"] == "systick"
     if target.startswith("ethos"):
-        assert session["npu"] is None or session["npu"].get("executor") == "functional-model"
+        assert session["npu"] is None or session["npu"].get("executor") == "npu-model"
 
 
 @pytest.mark.sweep

@@ -1,4 +1,4 @@
-"""The run path of NPU targets on the functional NPU model: the target placed on QEMU's
+"""The run path of NPU targets on the NPU model: the target placed on QEMU's
 platform, the runner build configured for the model (no core driver, no PMU), the missing-FVP
 error naming both fixes, and the RunResult naming the NPU executor (protocol records made with
 the protocol's own encoder, parsed by the real parser)."""
@@ -19,8 +19,8 @@ from orchestrator.firmware.npu_model_facts import (
     apply_npu_model_facts,
     device_npu,
     explain_npu_model_refusal,
-    functional_model_npu,
     label_emulated_npu_cycles,
+    npu_model_record,
     runs_npu_model,
 )
 from orchestrator.foundation.errors import OrchestratorError
@@ -88,7 +88,7 @@ def test_runner_build_links_the_model_with_the_catalogue_config() -> None:
 
 
 def test_model_version_names_the_model_and_its_sources() -> None:
-    assert model_version().startswith("ethosu_model ")
+    assert model_version().startswith("npu_model ")
     assert len(model_version().rsplit("+", 1)[1]) == 12
 
 
@@ -105,7 +105,7 @@ def test_run_without_the_fvp_names_both_fixes(tmp_path: Path, target: str, fvp: 
     assert f"{fvp} is not set up" in message
     assert f"invoke setup --only {artifact}" in message
     assert f"invoke run --target {target} --model mv2 --sim qemu" in message
-    assert "functional NPU model" in message
+    assert "NPU model" in message
     assert not any((tmp_path / "models").iterdir())
 
 
@@ -114,23 +114,23 @@ def stream_of(*records: tuple[str, dict[str, object]]) -> ParsedStream:
 
 
 MODEL_REPORT: tuple[tuple[str, dict[str, object]], ...] = (
-    ("note", {"npu_executor": EXECUTOR_MODEL, "npu_model_version": "ethosu_model x",
+    ("note", {"npu_executor": EXECUTOR_MODEL, "npu_model_version": "npu_model x",
               "npu_config": "ethos-u55-128"}),
     ("metric", {"name": "npu_delegations", "value": 1, "unit": "count",
-                "source": "ethosu_model"}))
+                "source": "npu_model"}))
 
 
-def test_result_names_the_functional_model_and_invents_no_counters() -> None:
-    npu = functional_model_npu(stream_of(*MODEL_REPORT))
+def test_result_names_the_npu_model_and_invents_no_counters() -> None:
+    npu = npu_model_record(stream_of(*MODEL_REPORT))
     assert npu is not None
-    assert (npu.executor, npu.executor_version) == (EXECUTOR_MODEL, "ethosu_model x")
+    assert (npu.executor, npu.executor_version) == (EXECUTOR_MODEL, "npu_model x")
     assert npu.cycles is None and npu.counters == [] and npu.delegations == 1
     result = RunResult(status=Status.PASS, reason="ok", classification=Classification(
         kind=Kind.SUCCESS, summary="ok", next_step="none"), npu=npu)
     document = result.to_dict()
     assert validation_errors(document) == []
-    assert document["npu"]["executor"] == "functional-model"
-    assert "functional NPU model ethosu_model x" in format_result(result)
+    assert document["npu"]["executor"] == "npu-model"
+    assert "NPU model npu_model x" in format_result(result)
 
 
 
@@ -155,18 +155,18 @@ def systick_run(executor: str | None) -> RunResult:
     return result
 
 
-def test_cpu_cycles_of_a_functional_model_run_say_they_include_the_emulated_npu() -> None:
+def test_cpu_cycles_of_a_npu_model_run_say_they_include_the_emulated_npu() -> None:
     result = systick_run(EXECUTOR_MODEL)
     assert result.cpu is not None and result.cpu.includes_npu_model is True
-    assert "functional NPU model emulating the Ethos-U" in result.cpu.note
+    assert "NPU model emulating the Ethos-U" in result.cpu.note
     document = result.to_dict()
     assert validation_errors(document) == [] and document["cpu"]["includes_npu_model"] is True
-    label = "CPU + functional NPU model emulating the NPU: not timing"
+    label = "CPU + NPU model emulating the NPU: not timing"
     assert label in dict(summary_rows(result))["cycles"]
     assert f"155576987 systick, {label}" in format_result(result)
 
 
-def test_regress_keeps_no_cycles_of_a_functional_model_run() -> None:
+def test_regress_keeps_no_cycles_of_a_npu_model_run() -> None:
     assert not any(name.startswith(("cpu.", "npu.", "pmu."))
                    for name in extract_metrics(systick_run(EXECUTOR_MODEL)))
     for plain in (systick_run(None), systick_run("fvp")):
@@ -186,7 +186,7 @@ def test_fvp_result_says_fvp() -> None:
     ("ethos-u55-128", "invoke setup --only fvp-corstone-300, then --sim fvp"),
     ("ethos-u85-128", "invoke setup --only fvp-corstone-320, then --sim fvp")])
 def test_model_refusal_is_an_npu_error_naming_the_reason(target: str, fvp_setup: str) -> None:
-    reason = f"functional NPU model ({target}): COP1 config ethos-u65-256 != {target}"
+    reason = f"NPU model ({target}): COP1 config ethos-u65-256 != {target}"
     stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
                                  "npu_config": target, "npu_model_code": 3}))
     failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
@@ -197,13 +197,13 @@ def test_model_refusal_is_an_npu_error_naming_the_reason(target: str, fvp_setup:
     assert result.classification.next_step.endswith(fvp_setup)
 
 
-def test_functional_model_result_names_the_cpu_that_ran_it() -> None:
+def test_npu_model_result_names_the_cpu_that_ran_it() -> None:
     """QEMU runs a U85 target on mps3-an547's M55: the result says so, not the M85."""
     u85 = systick_run(EXECUTOR_MODEL)
     label_emulated_npu_cycles(u85, on_qemu("ethos-u85-128"))
     assert u85.target.options["cpu"] == "cortex-m55"
     assert u85.target.options["cpu_note"] == (
-        "the cortex-m55 of mps3-an547 ran the program and the functional NPU model, not "
+        "the cortex-m55 of mps3-an547 ran the program and the NPU model, not "
         "ethos-u85-128's own cortex-m85 (corstone-320)")
     assert f"cpu ran  {u85.target.options['cpu_note']}" in format_result(u85)
     u55 = systick_run(EXECUTOR_MODEL)
@@ -213,7 +213,7 @@ def test_functional_model_result_names_the_cpu_that_ran_it() -> None:
 
 
 def test_timing_adapters_are_recorded_only_where_a_device_is_driven() -> None:
-    """The functional model has no AXI ports: no timing-adapter record, and no error asking
+    """The NPU model has no AXI ports: no timing-adapter record, and no error asking
     for mps3-an547 timing-adapter bases; the FVP build of the same target records them."""
     placed = on_qemu("ethos-u55-128")
     assert npu_axi_record(placed, memory_mode_of(placed, None), fast=False) is None
@@ -240,7 +240,7 @@ def test_the_npu_model_is_decided_from_the_plan_and_the_build() -> None:
 
 
 def test_a_runner_exit_does_not_hide_the_models_refusal() -> None:
-    reason = "functional NPU model (ethos-u55-128): unimplemented command 0x4242"
+    reason = "NPU model (ethos-u55-128): unimplemented command 0x4242"
     stream = stream_of(("note", {"message": reason, "npu_executor": EXECUTOR_MODEL,
                                  "npu_config": "ethos-u55-128", "npu_model_code": 4}))
     failed = RunResult(status=Status.FAIL, reason="x", classification=Classification(
@@ -276,7 +276,7 @@ def test_model_version_is_kept_by_its_sources_content(tmp_path: Path, monkeypatc
     """Read back while the sources are unchanged; an edited source gives another digest."""
     import shutil
 
-    from orchestrator.vnpu import version
+    from orchestrator.npu_model import version
 
     monkeypatch.setenv("ETHOSU_ORCH_CACHE_DIR", str(tmp_path / "cache"))
     copy = tmp_path / "firmware"

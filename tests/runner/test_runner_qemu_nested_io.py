@@ -2,7 +2,7 @@
 model taking (x, (h, (scale, lengths))) with an int32 leaf and giving {"y": ...,
 "state": ((h', lengths'), steps)}. The device takes the leaves flattened in the program's
 order; every output comes back named by its path and equal to the exact reference bit for
-bit, on the CPU lane (cortex-m55) and the NPU lane (ethos-u85-128, functional NPU model)."""
+bit, on the CPU lane (cortex-m55) and the NPU lane (ethos-u85-128, NPU model)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""The ExecuTorch runner for Ethos-U55/U65/U85 targets on QEMU, the NPU being the functional NPU
+"""The ExecuTorch runner for Ethos-U55/U65/U85 targets on QEMU, the NPU being the NPU
 model behind the driver API (real compiles, real runtime + runner builds, real QEMU runs):
 the real Ethos-U delegate runs add, convnet and mv2 (and mv2 on the dual-core Ethos-U65-512,
 add/convnet/mv2 on Ethos-U85-128 on the same M55).
 The delegate's int8 outputs must equal
 the TOSA reference model's, bit for bit, for the same quantized inputs; the result names the
-functional model and carries no NPU timing. Needs the upstream sources (skips without)."""
+NPU model and carries no NPU timing. Needs the upstream sources (skips without)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ import pytest
 from orchestrator.aot.products import Product, load_product
 from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.foundation.paths import Scratch
+from orchestrator.npu_model.verify import model_inputs
 from orchestrator.protocol.stream import parse_text
 from orchestrator.results import RunResult, Status
 from orchestrator.runner.reference_check import device_arrays
 from orchestrator.tosa.graph import graph_interface
 from orchestrator.tosa.partitions import product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
-from orchestrator.vnpu.verify import model_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
 
@@ -66,14 +66,14 @@ def model_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
     return request.param, run_on_model(runner_scratch, runtime_sources, request.param)
 
 
-def test_runner_runs_the_delegate_on_the_functional_model(model_run: tuple[str, RunResult]
+def test_runner_runs_the_delegate_on_the_npu_model(model_run: tuple[str, RunResult]
                                                           ) -> None:
     model, result = model_run
     assert result.target.simulator == "qemu"
     assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u55-128-")
     npu = result.npu
-    assert npu is not None and npu.executor == "functional-model"
-    assert npu.executor_version is not None and npu.executor_version.startswith("ethosu_model")
+    assert npu is not None and npu.executor == "npu-model"
+    assert npu.executor_version is not None and npu.executor_version.startswith("npu_model")
     assert npu.cycles is None and npu.counters == [] and (npu.delegations or 0) >= 1
     # the M55's count includes the model emulating the NPU: labelled, never NPU or CPU timing
     assert result.cpu is not None and result.cpu.includes_npu_model is True
@@ -107,10 +107,10 @@ def dual_core_run(runner_scratch: Scratch, runtime_sources: dict[str, Any]) -> R
 
 def test_mv2_on_the_dual_core_u65_512_is_exact(dual_core_run: RunResult) -> None:
     """Ethos-U65-512 (two cores of 256 MACs: weight and scale streams per core) through the
-    runner on QEMU: the functional model built for that configuration, outputs bit for bit."""
+    runner on QEMU: the NPU model built for that configuration, outputs bit for bit."""
     result = dual_core_run
     assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u65-512-")
-    assert result.npu is not None and result.npu.executor == "functional-model"
+    assert result.npu is not None and result.npu.executor == "npu-model"
     assert result.status is Status.PASS, result.reason
     assert result.comparison is not None and result.comparison.reference == "exact"
     assert result.comparison.exact is True and result.comparison.mismatches == 0
@@ -125,7 +125,7 @@ U85_NOT_YET: dict[str, str] = {}
 def u85_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
             runtime_sources: dict[str, Any]) -> tuple[str, RunResult]:
     """An Ethos-U85-128 program through the real delegate on QEMU: mps3-an547's Cortex-M55
-    runs it (QEMU has no Corstone-320), the functional model built for U85-128."""
+    runs it (QEMU has no Corstone-320), the NPU model built for U85-128."""
     return request.param, run_on_model(runner_scratch, runtime_sources, request.param,
                                        target=U85_TARGET)
 
@@ -133,7 +133,7 @@ def u85_run(request: pytest.FixtureRequest, runner_scratch: Scratch,
 def test_u85_run_is_placed_on_the_m55_and_says_so(u85_run: tuple[str, RunResult]) -> None:
     model, result = u85_run
     assert result.target.options["build_key"].startswith("runner-mps3-an547-ethos-u85-128-")
-    assert result.npu is not None and result.npu.executor == "functional-model", model
+    assert result.npu is not None and result.npu.executor == "npu-model", model
     assert result.npu.cycles is None and result.npu.counters == []
     assert result.target.options["cpu"] == "cortex-m55"
     assert "not ethos-u85-128's own cortex-m85" in result.target.options["cpu_note"]

@@ -86,7 +86,7 @@ def test_mv2_profile_names_its_convolutions(cpu_run):
     assert len(names) >= 5
 
 
-def test_functional_model_delegate_row_has_vela_estimate(npu_model_run):
+def test_npu_model_delegate_row_has_vela_estimate(npu_model_run):
     assert npu_model_run.status is Status.PASS, npu_model_run.reason
     check_adds_up(npu_model_run)
     profile = npu_model_run.profile

@@ -1,6 +1,6 @@
 """`invoke run --pte` on QEMU (real runtime and runner builds, real QEMU runs): artifacts made
 by executorch's own APIs, not by our compile, run with no compile: a U85 .bpte's every test
-case in one session (the functional NPU model), a U55 .pte with generated inputs, a float
+case in one session (the NPU model), a U55 .pte with generated inputs, a float
 Cortex-M55 .bpte. Needs the upstream sources (skips without)."""
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def test_evaluate_pte_scores_a_data_set_without_a_compile(
 
     import numpy as np
 
-    from orchestrator.evaluate.evaluate import evaluate
+    from orchestrator.artifacts.evaluate import evaluate_artifact
     from orchestrator.options.evaluate import EvaluateRequest
 
     generator = np.random.default_rng(5)
@@ -166,7 +166,7 @@ def test_evaluate_pte_scores_a_data_set_without_a_compile(
         np.save(tmp_path / f"set{index}.npy", generator.random((1, 3, 8, 8), dtype=np.float32))
     (tmp_path / "labels.txt").write_text("1\n2\n3\n")
     pte = foreign["ethos-u85-128"]
-    document = evaluate(EvaluateRequest(pte=str(pte), data=str(tmp_path), sim="qemu",
+    document = evaluate_artifact(EvaluateRequest(pte=str(pte), data=str(tmp_path), sim="qemu",
                                         timeout_s=300.0, idle_timeout_s=120.0,
                                         runner=RunnerSettings(sources=runtime_sources)),
                         runner_scratch)

@@ -1,4 +1,4 @@
-"""`invoke run --sim qemu` of an NPU target records the write checks run on the host NPU model
+"""`invoke run --sim qemu` of an NPU target records the write checks run on the NPU model
 over the same command streams (real compiles, runner builds and QEMU runs; needs the upstream
 sources, skips without): the packed q/k/v attention on Ethos-U55-32 gets its finding in the
 RunResult and the summary, an exact program (add) none."""
@@ -17,8 +17,8 @@ from orchestrator.results import RunResult, validate
 from orchestrator.results.summary_table import summary_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sources]
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vnpu"))  # the attention module
-PACKED = "vnpu_cases_geometry:attention_packed_qkv"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "npu_model"))  # the attention module
+PACKED = "npu_model_cases_geometry:attention_packed_qkv"
 
 
 def _run(work: Scratch, sources: dict[str, Any], model: str, target: str) -> RunResult:
@@ -30,7 +30,7 @@ def _run(work: Scratch, sources: dict[str, Any], model: str, target: str) -> Run
 def test_packed_attention_run_records_its_finding(runner_scratch: Scratch,
                                                   runtime_sources: dict[str, Any]) -> None:
     result = _run(runner_scratch, runtime_sources, PACKED, "ethos-u55-32")
-    assert result.npu is not None and result.npu.executor == "functional-model"
+    assert result.npu is not None and result.npu.executor == "npu-model"
     checks = result.write_checks
     assert checks is not None and checks.findings, result.reason
     assert "same command stream" in checks.note

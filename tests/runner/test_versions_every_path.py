@@ -1,7 +1,7 @@
 """Every run path x every version field the schema names: a result carries each version that
 was in play on its path (tool, torch, executorch, Vela, tosa-tools, toolchain, simulator and
-its version, the runtime's source commit, the functional NPU model) and none that was not.
-Real runs: QEMU (selftest, NPU self-test, the runner on the M55 and on the functional NPU
+its version, the runtime's source commit, the NPU model) and none that was not.
+Real runs: QEMU (selftest, NPU self-test, the runner on the M55 and on the NPU
 model), an FVP replay (upstream ELF), a small real regress job, and invoke parse of a
 recorded FVP log and of our own transcript. Runner rows need the upstream sources."""
 
@@ -22,7 +22,7 @@ from orchestrator.options.regress import RegressTask
 from orchestrator.parse.result import parse_log
 from orchestrator.regress.report.document import LAST_POINTER
 from orchestrator.results import RunResult, Status, Versions
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
+from orchestrator.results.model import NPU_MODEL_VERSION
 from orchestrator.setup.lock import write_lock_entry
 
 pytestmark = pytest.mark.slow
@@ -37,30 +37,30 @@ FIELDS: dict[str, Callable[[Versions], Any]] = {
     "simulator": lambda v: v.simulator,
     "simulator_version": lambda v: v.simulator_version,
     "runtime_commit": lambda v: v.runtime_commit,
-    "functional_model": lambda v: v.extra.get(FUNCTIONAL_MODEL_VERSION),
+    "npu_model": lambda v: v.extra.get(NPU_MODEL_VERSION),
 }
 SIMULATED = {"tool", "toolchain", "simulator", "simulator_version"}
 COMPILED = {"torch", "executorch", "vela", "tosa-tools"}
-MODEL = {"functional_model"}
+MODEL = {"npu_model"}
 RUNTIME = {"runtime_commit"}
 # path -> (fixture producing its RunResult, the version fields in play on it)
 PATHS: dict[str, tuple[str, set[str]]] = {
     "run selftest": ("selftest_run", SIMULATED),
     "run npuselftest": ("npuselftest_run", SIMULATED | COMPILED | MODEL),
     "run runner cortex-m55": ("runner_m55", SIMULATED | COMPILED | RUNTIME),
-    "run runner ethos-u55 on the functional model": ("runner_u55", SIMULATED | COMPILED |
+    "run runner ethos-u55 on the NPU model": ("runner_u55", SIMULATED | COMPILED |
                                                      RUNTIME | MODEL),
     "run upstream ELF (FVP replay)": ("elf_run", {"tool", "simulator", "simulator_version"}),
     "regress app cell selftest": ("regress_selftest", SIMULATED),
     "regress app cell npuselftest": ("regress_npuselftest", SIMULATED | COMPILED | MODEL),
     "regress compile-only cell": ("regress_compile", {"tool"} | COMPILED),
     "regress model cell cortex-m55": ("regress_m55", SIMULATED | COMPILED | RUNTIME),
-    "regress model cell ethos-u55 on the functional model": ("regress_u55", SIMULATED |
+    "regress model cell ethos-u55 on the NPU model": ("regress_u55", SIMULATED |
                                                              COMPILED | RUNTIME | MODEL),
     "parse an FVP log naming its binary": ("parsed_fvp_log", {"tool", "simulator"}),
     "parse a Fast Models log printing its version": ("parsed_fast_models_log",
                                                      {"tool", "simulator_version"}),
-    "parse our functional-model transcript": ("parsed_transcript", {"tool"} | MODEL),
+    "parse our npu-model transcript": ("parsed_transcript", {"tool"} | MODEL),
 }
 TABLE = [(path, field) for path in PATHS for field in FIELDS]
 TRANSCRIPTS = Path(__file__).parents[1] / "fixtures" / "transcripts"

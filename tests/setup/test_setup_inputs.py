@@ -96,8 +96,8 @@ def test_a_path_handed_to_a_build_step_must_be_the_pinned_file(tmp_path, monkeyp
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 def test_the_npu_model_build_refuses_to_configure_without_the_sdist(tmp_path):
-    done = subprocess.run(["cmake", "-S", str(repo_root() / "firmware" / "ethosu_model"),
-                           "-B", str(tmp_path / "build"), "-DETHOSU_MODEL_SHARED=ON"],
+    done = subprocess.run(["cmake", "-S", str(repo_root() / "firmware" / "npu_model"),
+                           "-B", str(tmp_path / "build"), "-DNPU_MODEL_SHARED=ON"],
                           capture_output=True, text=True, check=False)
     assert done.returncode != 0
     assert "invoke setup --only vela-sdist" in " ".join(done.stderr.split())

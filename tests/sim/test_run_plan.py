@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.results.model import FUNCTIONAL_MODEL_VERSION
+from orchestrator.results.model import NPU_MODEL_VERSION
 from orchestrator.sim.kinds import SimOptions, SimulatorKind, kind_of
 from orchestrator.sim.plan import place, plan_placed
 from orchestrator.targets import load_catalogue
@@ -50,7 +50,7 @@ def test_place_answers_every_target_on_every_simulator(target_name, simulator_na
         assert placement.target.macs == target.macs
 
 
-def test_an_upstream_elf_is_never_placed_on_a_functional_model():
+def test_an_upstream_elf_is_never_placed_on_a_npu_model():
     target = next(t for t in CATALOGUE.targets.values()
                   if t.npu_model_on(CATALOGUE.simulator("qemu")) is not None)
     assert place(target, "qemu").npu_executor == EXECUTOR_MODEL
@@ -83,6 +83,6 @@ def test_plan_carries_options_limits_and_the_model_version(tmp_path):
     assert plan.limits.deadline_s == 12.0 and plan.limits.idle_s is None
     assert plan.options.macs == target.macs
     assert plan.versions.simulator == "qemu-system-arm"
-    assert plan.versions.extra[FUNCTIONAL_MODEL_VERSION].startswith("ethosu_model ")
+    assert plan.versions.extra[NPU_MODEL_VERSION].startswith("npu_model ")
     command = plan.kind.command(plan.invocation(tmp_path / "x.elf", tmp_path))
     assert command[0] == str(binary) and "mps3-an547" in command

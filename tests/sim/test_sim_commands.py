@@ -60,7 +60,7 @@ def test_corstone_320_uses_mps4_prefixes_and_extra_params():
     assert not any(p.startswith(("mps3_board.", "ethosu.", "cpu0.")) for p in params)
 
 
-def test_u85_target_on_qemu_runs_on_the_functional_model_of_mps3_an547():
+def test_u85_target_on_qemu_runs_on_the_npu_model_of_mps3_an547():
     target = load_catalogue().target("ethos-u85-128")
     qemu = choose_simulator(target, "qemu")
     assert qemu.name == "qemu"

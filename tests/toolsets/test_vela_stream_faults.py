@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.vela_faults import known_fault, vela_faults, with_known_fault
+from orchestrator.npu_model.verify import verify_product
 from orchestrator.options.compile import CompileChoices
 from orchestrator.toolsets.catalogue import find_toolset
 from orchestrator.toolsets.compile import compile_under
-from orchestrator.vnpu.execute import Npu
-from orchestrator.vnpu.vela_faults import known_fault, vela_faults, with_known_fault
-from orchestrator.vnpu.verify import verify_product
 
-VNPU_TESTS = Path(__file__).resolve().parents[1] / "vnpu"
+NPU_MODEL_TESTS = Path(__file__).resolve().parents[1] / "npu_model"
 TARGET = "ethos-u55-128"
-FAULTY = ("vnpu_cases_geometry:token_mlp_17", "vnpu_cases_geometry:feed_forward_990")
+FAULTY = ("npu_model_cases_geometry:token_mlp_17", "npu_model_cases_geometry:feed_forward_990")
 
 
 def test_every_fault_names_one_way_around_it() -> None:
@@ -69,8 +69,8 @@ def test_a_fault_is_known_only_for_its_vela_release() -> None:
 def test_vela_5_1_0_stream_stops_as_its_known_fault_and_vela_5_2_0_is_exact(
         model, installed, ab_scratch, monkeypatch) -> None:
     installed("vela-5.2.0")
-    monkeypatch.syspath_prepend(str(VNPU_TESTS))   # the case modules, here and in the worker
-    monkeypatch.setenv("PYTHONPATH", str(VNPU_TESTS))
+    monkeypatch.syspath_prepend(str(NPU_MODEL_TESTS))   # the case modules, here and in the worker
+    monkeypatch.setenv("PYTHONPATH", str(NPU_MODEL_TESTS))
     npu = Npu.for_target_name(TARGET)
     products = {}
     for toolset in ("et-1.4.1", "vela-5.2.0"):

@@ -1,5 +1,5 @@
 /* npuselftest: run the embedded Vela command stream through the Ethos-U driver API (served by
- * the functional NPU model) on the target CPU, then check every output byte against the
+ * the NPU model) on the target CPU, then check every output byte against the
  * TOSA reference values the host computed. Reports through the UART protocol. */
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static struct ethosu_driver npu;
 static void report_executor(void) {
   eor_record_t record;
   eor_record_start(&record, "note");
-  eor_record_str(&record, "npu_executor", "functional-model");
+  eor_record_str(&record, "npu_executor", "npu-model");
   eor_record_str(&record, "npu_model_version", ethosu_shim_model_version());
   eor_record_str(&record, "npu_config", ethosu_shim_npu_config());
   eor_record_str(&record, "npu_case", NPU_CASE_NAME);
@@ -82,7 +82,7 @@ int main(void) {
   if (rc == 0) {
     for (unsigned i = 0; i < NPU_CASE_EXPECTEDS; ++i) failed += check_output(i) != 0;
   }
-  eor_protocol_metric("npu_delegations", ethosu_shim_invocations(), "count", "ethosu_model");
+  eor_protocol_metric("npu_delegations", ethosu_shim_invocations(), "count", "npu_model");
   eor_protocol_end(failed ? "fail" : "pass", failed ? EOR_EXIT_FAIL : EOR_EXIT_PASS);
   eor_semihosting_exit(failed ? EOR_EXIT_FAIL : EOR_EXIT_PASS);
 }

@@ -1,5 +1,5 @@
 /* Ethos-U fast scratch (the delegate's third base pointer), shared by both NPU executors:
- * the core driver on a real/FVP NPU and the functional NPU model. */
+ * the core driver on a real/FVP NPU and the NPU model. */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* The Ethos-U driver API, as far as ExecuTorch's Ethos-U delegate (backends/arm/runtime,
- * EthosUBackend_Cortex_M.cpp) and the runner call it, served by the functional NPU model
- * (firmware/ethosu_model) instead of the Ethos-U core driver. The names and signatures are
+ * EthosUBackend_Cortex_M.cpp) and the runner call it, served by the NPU model
+ * (firmware/npu_model) instead of the Ethos-U core driver. The names and signatures are
  * the driver's public API (hal_ethos_u include/ethosu_driver.h); the implementation is
  * ethosu_shim.c. There is no NPU device behind it: no registers, no IRQ, no PMU. */
 #ifndef ETHOSU_SHIM_DRIVER_H

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.npu_model.binstream import VelaIO, VelaProgram, programs_in_pte
 from orchestrator.results import Versions
 from orchestrator.tosa.partitions import Partition, product_partitions
 from orchestrator.tosa.reference_model import run_tosa_flatbuffer
-from orchestrator.vnpu.binstream import VelaIO, VelaProgram, programs_in_pte
 
 HEADER_NAME = "npu_case_data.h"
 SCRATCH_REGION = 1   # the delegate's base pointer 1: scratch holding inputs and outputs

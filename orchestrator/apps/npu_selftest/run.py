@@ -1,6 +1,6 @@
 """`invoke run --target ethos-u55-128 --app npuselftest --sim qemu [--model convnet]`: compile
 the model (cached), make its case (Vela stream + host TOSA reference outputs), build the app
-with the case and the functional NPU model, run it on QEMU; the verdict is the device's checks."""
+with the case and the NPU model, run it on QEMU; the verdict is the device's checks."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ CASE_OPTION = "EOR_NPU_SELFTEST_CASE_DIR"
 
 
 def model_plan(work: Scratch, name: str, options: SimOptions | None = None) -> RunPlan:
-    """The plan running `name` on the functional NPU model (QEMU's), or why it cannot."""
+    """The plan running `name` on the NPU model (QEMU's), or why it cannot."""
     plan = plan_run(work, name, "qemu", options,
                     rerun=invoke_line("run", target=name, app=APP))
     if plan.npu_executor != EXECUTOR_MODEL:
-        raise OrchestratorError(f"the NPU self-test runs NPU targets on the functional NPU "
+        raise OrchestratorError(f"the NPU self-test runs NPU targets on the NPU "
                                 f"model, and {name} has none",
                                 "invoke run --target ethos-u55-128 --app npuselftest --sim qemu")
     return plan
@@ -64,7 +64,7 @@ def run_case(work: Scratch, plan: RunPlan, case: NpuCase, build: BuildResult,
              started: str | None = None, run_id: str | None = None,
              run_dir: Path | None = None) -> RunResult:
     """Run the built app as planned (in scratch/runs/<id>/ unless `run_dir` is given); the
-    RunResult names the functional model as the NPU (run_firmware's npu_model_facts)."""
+    RunResult names the NPU model as the NPU (run_firmware's npu_model_facts)."""
     run_id = run_id or new_run_id()
     run = run_firmware(plan, build, run_dir or work.runs / run_id, run_id, started_at=started,
                        versions=case.versions)

@@ -1,4 +1,4 @@
-"""Firmware builds that run an NPU target on the functional NPU model (firmware/ethosu_model
+"""Firmware builds that run an NPU target on the NPU model (firmware/npu_model
 behind the driver API in firmware/ethosu_shim): which targets do, the CMake definitions that
 configure the model for the target (arch, MACs, cores: from the catalogue), and the model's
 version as the result records it."""
@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import sys
 
+from orchestrator.npu_model.regor_source import vela_sdist
+from orchestrator.npu_model.version import model_version
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel, Target
-from orchestrator.vnpu.regor_source import vela_sdist
-from orchestrator.vnpu.version import model_version
 
 __all__ = ["EXECUTOR_FVP", "EXECUTOR_MODEL", "model_version"]
 
 
 def placed_model(target: Target) -> NpuModel | None:
-    """The functional NPU model an NPU target uses when its platform has no such NPU (it was
+    """The NPU model an NPU target uses when its platform has no such NPU (it was
     placed on a model's simulator: sim.select.placed_on); None for real/FVP NPU builds."""
     if target.npu is None or target.npu.name in target.platform.npu_families:
         return None
@@ -39,10 +39,10 @@ def model_definitions(target: Target) -> dict[str, str]:
     assert target.macs is not None
     cores = target.npu_cores or 1
     return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
-            # per core, as ethosu_model_npu.macs (ethos-u65-512: 2 cores x 256; a U85 is
+            # per core, as npu_model_npu.macs (ethos-u65-512: 2 cores x 256; a U85 is
             # one NPU named by its total MACs, whatever its weight decoders)
             "EOR_NPU_MODEL_MACS": str(target.macs // cores),
             "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),
-            "ETHOSU_MODEL_PYTHON": sys.executable,   # generates the tables from its Vela
-            "ETHOSU_MODEL_REGOR_SDIST": str(vela_sdist())}
+            "NPU_MODEL_PYTHON": sys.executable,   # generates the tables from its Vela
+            "NPU_MODEL_REGOR_SDIST": str(vela_sdist())}

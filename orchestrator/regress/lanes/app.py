@@ -1,5 +1,5 @@
 """App cells: a firmware app (the protocol self-test or another app under firmware/apps/, or the
-NPU self-test on the functional NPU model) built once per config and run on the cell's simulator
+NPU self-test on the NPU model) built once per config and run on the cell's simulator
 through the same run plan and app functions `invoke run --app` uses. One lane per kind of app
 firmware (orchestrator.apps.app.Firmware)."""
 
@@ -67,7 +67,7 @@ class ProtocolAppLane:
 
 class NpuSelftestLane:
     """The NPU self-test: its case compiled (cached) for the cell's target, the app built
-    around it with the functional NPU model."""
+    around it with the NPU model."""
 
     def unavailable(self, tree: Scratch, cell: Cell) -> str | None:
         return None

@@ -1,7 +1,7 @@
 """Model cells: the model app's run (orchestrator.apps.registry MODEL: the ExecuTorch runner)
 driven per cell, with the model the batch compile already produced and a runner ELF built once
 per config. The cell's target is placed on its simulator first (an NPU target on QEMU runs on
-the functional NPU model, its runner built for the model's platform); a cell's run request,
+the NPU model, its runner built for the model's platform); a cell's run request,
 placement and runner options are one ModelCell, made once per cell."""
 
 from __future__ import annotations

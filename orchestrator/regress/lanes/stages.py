@@ -96,7 +96,7 @@ class Stages(Protocol):
         """Simulate one cell; write its transcript under out_dir; return its result."""
 
     def verify_cell(self, cell: Cell, compiled: CompileOutcome, out_dir: Path) -> RunResult:
-        """Check a verify cell's compiled product on the host's functional NPU model."""
+        """Check a verify cell's compiled product on the host's NPU model."""
 
 
 class Lane(Protocol):

@@ -1,5 +1,5 @@
 """Verify cells: `invoke verify`'s library function per cell. The product the batch compile
-made is checked partition by partition on the host's functional NPU model against the TOSA
+made is checked partition by partition on the host's NPU model against the TOSA
 reference model; the cell ends exact (pass), departs (fail: how many elements differ and the
 first departing operation), or stops (error: the model's one line naming what it does not run).
 """
@@ -20,7 +20,7 @@ from orchestrator.results import Classification, Kind, RunResult, Status, Target
 from orchestrator.tosa.shared_reference import TosaReferences
 
 VERIFY_JSON = "verify.json"
-# One host model run at a time: the verify cells' memory adds up (the NPU model's arrays and
+# One NPU model run at a time: the verify cells' memory adds up (the NPU model's arrays and
 # the TOSA reference) and the two cores are better spent on one cell's numpy than on two.
 _ONE_AT_A_TIME = threading.Lock()
 _REFERENCES = TosaReferences()   # shared by the configurations of one lowering
@@ -28,8 +28,8 @@ _REFERENCES = TosaReferences()   # shared by the configurations of one lowering
 
 def verify_cell(cell: Cell, product: Any, out_dir: Path) -> RunResult:
     """Verify one compiled product; the verdict as a RunResult, the report in verify.json."""
-    from orchestrator.vnpu.execute import Npu
-    from orchestrator.vnpu.verify import verify_product
+    from orchestrator.npu_model.execute import Npu
+    from orchestrator.npu_model.verify import verify_product
 
     started = time.perf_counter()
     try:
@@ -62,7 +62,7 @@ def verify_cell(cell: Cell, product: Any, out_dir: Path) -> RunResult:
 def verdict(document: dict[str, Any]) -> str:
     """'exact (6 checks, 1 partition)' or 'departs: partition 0 output 0 (random-0) 12/400
     differ, max 3; first departing operation ...'."""
-    from orchestrator.vnpu.locate import describe_departure
+    from orchestrator.npu_model.locate import describe_departure
 
     checks = document["checks"]
     if document["exact"]:
@@ -79,7 +79,7 @@ def verdict(document: dict[str, Any]) -> str:
 
 
 def _stopped(cell: Cell, error: OrchestratorError, seconds: float) -> RunResult:
-    """The functional model (or the partition interface) stops on something it does not run."""
+    """The NPU model (or the partition interface) stops on something it does not run."""
     reason = f"stops: {error.cause}"
     return RunResult(
         status=Status.ERROR,

@@ -10,7 +10,7 @@ from typing import Any
 
 class Mode(str, Enum):
     """What a cell does: compile + simulate a model, compile only, run a firmware app,
-    compile + check every NPU partition on the host's functional NPU model (`invoke verify`),
+    compile + check every NPU partition on the host's NPU model (`invoke verify`),
     or run a ready .pte/.bpte with no compile (`invoke run --pte`)."""
 
     RUN = "run"
@@ -95,7 +95,7 @@ class Cell:
 
     @property
     def executes(self) -> bool:
-        """True when the cell runs something (on a simulator, or on the host NPU model)."""
+        """True when the cell runs something (on a simulator, or on the NPU model)."""
         return self.mode is not Mode.COMPILE
 
     @property

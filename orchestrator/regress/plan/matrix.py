@@ -21,7 +21,7 @@ DEFAULT_OPTIONS = "default"
 DEFAULT_TIMEOUT_S = 300.0
 MODE_WEIGHTS = {Mode.RUN: 10, Mode.PTE: 10, Mode.VERIFY: 8, Mode.APP: 6, Mode.COMPILE: 4}
 LANE_MODES = [m.value for m in Mode if m is not Mode.PTE]   # pte cells come from `pte = [...]`
-HOST_MODES = (Mode.COMPILE, Mode.VERIFY)   # no simulator: compile only, or the host model
+HOST_MODES = (Mode.COMPILE, Mode.VERIFY)   # no simulator: compile only, or the NPU model
 SIM_KINDS = ("qemu", "fvp", "auto")
 MODEL_FILE_SUFFIXES = (".py", ".pt", ".pth")
 TOP_KEYS = {"schema", "name", "description", "baselines", "defaults", "options", "lanes",
@@ -351,7 +351,7 @@ def _target(matrix: Matrix, lane: Lane, catalogue: Any, name: str) -> Any:
 def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, str | None]:
     """(simulator name, kind) a lane's cells run on for `target` (None for compile-only):
     the first kind the run plan can place it on (an NPU target on QEMU runs on the
-    functional NPU model where the catalogue has one; auto tries an FVP first for it)."""
+    NPU model where the catalogue has one; auto tries an FVP first for it)."""
     if lane.sim is None:
         return None, None
     auto = ("fvp", "qemu") if target.has_npu else ("qemu", "fvp")

@@ -50,7 +50,7 @@ def _npu_emulated(result: RunResult) -> bool:
 
 
 def _npu(result: RunResult, metrics: dict[str, float]) -> None:
-    """NPU cycles and PMU counters: measured by an FVP's NPU only (a functional-model run has
+    """NPU cycles and PMU counters: measured by an FVP's NPU only (a npu-model run has
     no NPU timing, so it never enters a baseline's NPU metrics)."""
     if result.npu is None or _npu_emulated(result):
         return
@@ -60,8 +60,8 @@ def _npu(result: RunResult, metrics: dict[str, float]) -> None:
 
 
 def _cpu(result: RunResult, metrics: dict[str, float]) -> None:
-    """CPU cycles, unless they include the functional NPU model's emulation of the NPU (a
-    functional-model run, which labels them cpu.includes_npu_model: neither CPU nor NPU
+    """CPU cycles, unless they include the NPU model's emulation of the NPU (a
+    npu-model run, which labels them cpu.includes_npu_model: neither CPU nor NPU
     performance, so never a baseline)."""
     if result.cpu is None or _npu_emulated(result):
         return
