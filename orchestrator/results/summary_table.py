@@ -276,9 +276,10 @@ def comparison_line(comparison: Comparison) -> str:
                f"reference{first}"
     fallback = f" (no exact reference: {comparison.exact_fallback})" \
         if comparison.exact_fallback else ""
+    mean = "" if comparison.mean_absolute_error is None \
+        else f", mean abs {_number(comparison.mean_absolute_error)}"
     return (f"{verdict} vs {comparison.reference} reference{fallback}: max abs "
-            f"{_number(comparison.max_absolute_error)}, mean abs "
-            f"{_number(comparison.mean_absolute_error)}")
+            f"{_number(comparison.max_absolute_error)}{mean}")
 
 
 def accuracy_line(accuracy: Accuracy) -> str:

@@ -136,3 +136,13 @@ def test_a_gate_names_the_output_by_its_path() -> None:
     found = output_accuracy(1, reference + 0.5, reference, None, "output['state'][0]")
     (reason,) = gate_failures([found], Thresholds(min_snr_db=60.0))
     assert "on output['state'][0] <" in reason
+
+
+def test_a_tolerance_line_leaves_out_a_mean_it_was_not_given() -> None:
+    """A bundled reference reports only its worst error: no "mean abs n/a" beside it."""
+    from orchestrator.results.model import Comparison
+
+    bundled = Comparison("bundled", passed=True, max_absolute_error=0.0)
+    assert comparison_line(bundled) == "PASS vs bundled reference: max abs 0"
+    both = Comparison("float", passed=True, max_absolute_error=0.5, mean_absolute_error=0.25)
+    assert comparison_line(both).endswith("max abs 0.5, mean abs 0.25")
