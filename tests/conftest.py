@@ -1,5 +1,6 @@
 """Suite-wide: the `sweep` marker (exhaustive sweeps and large data sets run only when asked
-for, -m sweep; a representative slice runs by default), and a real HTTP server on 127.0.0.1
+for, -m sweep; a representative slice runs by default; tests/ci_slice.py lists the tests moved
+there for CI's time), and a real HTTP server on 127.0.0.1
 serving a folder (the mirror of the weights and toolset tests)."""
 
 from __future__ import annotations
@@ -12,9 +13,14 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from ci_slice import moved_to_sweep
 
 
+@pytest.hookimpl(tryfirst=True)   # before -m selects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if moved_to_sweep(item.nodeid):
+            item.add_marker(pytest.mark.sweep)
     if "sweep" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="exhaustive sweep or large data set: run with -m sweep")
