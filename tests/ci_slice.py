@@ -29,10 +29,19 @@ MOVED_TO_SWEEP: tuple[str, ...] = (
 )
 
 
-_MOVED = re.compile("|".join(re.escape(pattern).replace(r"\*", ".*")
-                            for pattern in MOVED_TO_SWEEP))
+_PATTERNS = {pattern: re.compile(re.escape(pattern).replace(r"\*", ".*"))
+             for pattern in MOVED_TO_SWEEP}
 
 
 def moved_to_sweep(nodeid: str) -> bool:
     """Whether the test `nodeid` runs only with -m sweep (for CI's time)."""
-    return _MOVED.fullmatch(nodeid) is not None
+    return any(regex.fullmatch(nodeid) for regex in _PATTERNS.values())
+
+
+def stale_patterns(nodeids: list[str]) -> list[str]:
+    """Patterns whose file was collected but that match none of its tests (renamed); checked
+    when the whole suite is collected."""
+    files = {nodeid.split("::", 1)[0] for nodeid in nodeids}
+    return [pattern for pattern, regex in _PATTERNS.items()
+            if pattern.split("::", 1)[0] in files
+            and not any(regex.fullmatch(nodeid) for nodeid in nodeids)]
