@@ -1,6 +1,7 @@
 """Suite-wide: the `sweep` marker (exhaustive sweeps and large data sets run only when asked
-for, -m sweep; a representative slice runs by default), and a real HTTP server on 127.0.0.1
-serving a folder (the mirror of the weights and toolset tests)."""
+for, -m sweep; a representative slice runs by default; tests/ci_slice.py lists the tests moved
+there for CI's time), and a real HTTP server on 127.0.0.1 serving a folder (the mirror of the
+weights and toolset tests)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,19 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from ci_slice import moved_to_sweep, stale_patterns
 
 
+@pytest.hookimpl(tryfirst=True)   # before -m selects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    whole_suite = config.args_source is pytest.Config.ArgsSource.TESTPATHS
+    stale = stale_patterns([item.nodeid for item in items]) if whole_suite else []
+    if stale:
+        raise pytest.UsageError(f"tests/ci_slice.py names no collected test: {stale[0]}; next: "
+                                "update the pattern to the test's new name")
+    for item in items:
+        if moved_to_sweep(item.nodeid):
+            item.add_marker(pytest.mark.sweep)
     if "sweep" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="exhaustive sweep or large data set: run with -m sweep")
