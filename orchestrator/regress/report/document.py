@@ -55,10 +55,11 @@ def build_document(run: EngineRun, header: RunHeader) -> RegressDocument:
     document = RegressDocument(
         run_id=header.run_id, matrix=header.matrix, shard=header.shard,
         started_at=header.started_at, finished_at=header.finished_at, options=header.options,
-        builds=[BuildRecord(b.config.key, b.config.target, b.config.app, b.ok, b.cached,
-                            b.seconds, b.reason, b.log) for b in run.builds],
-        compiles=[CompileRecord(f"{r.model}@{r.target}", dict(r.options), o.ok, o.cached,
-                                o.seconds, o.reason, o.log)
+        builds=[BuildRecord(key=b.config.key, target=b.config.target, app=b.config.app,
+                            ok=b.ok, cached=b.cached, seconds=b.seconds, reason=b.reason,
+                            log=b.log) for b in run.builds],
+        compiles=[CompileRecord(key=f"{r.model}@{r.target}", options=dict(r.options), ok=o.ok,
+                                cached=o.cached, seconds=o.seconds, reason=o.reason, log=o.log)
                   for r, o in sorted(run.compiles.items(),
                                      key=lambda item: item[0].report_order())],
         cells=[cell_record(report) for report in run.cells],

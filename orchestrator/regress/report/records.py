@@ -69,31 +69,31 @@ class MergedOptions:
     merged: int
 
 
-@dataclass(frozen=True)
-class BuildRecord:
-    """One firmware build the job needed."""
+@dataclass(frozen=True, kw_only=True)
+class StepRecord:
+    """A build or compile the job needed: whether it worked or was reused, its time, its log."""
 
     key: str
+    ok: bool
+    cached: bool
+    seconds: Number
+    reason: str
+    log: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildRecord(StepRecord):
+    """One firmware build (`key`: its configuration)."""
+
     target: str
     app: str
-    ok: bool
-    cached: bool
-    seconds: Number
-    reason: str
-    log: str | None
 
 
-@dataclass(frozen=True)
-class CompileRecord:
-    """One model compile the job needed (`key` is model@target)."""
+@dataclass(frozen=True, kw_only=True)
+class CompileRecord(StepRecord):
+    """One model compile (`key` is model@target)."""
 
-    key: str
     options: dict[str, Any]     # the option set's TOML values, as the matrix gave them
-    ok: bool
-    cached: bool
-    seconds: Number
-    reason: str
-    log: str | None
 
 
 @dataclass(frozen=True)
