@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from orchestrator.api.reports import RegressReport
 from orchestrator.foundation.cli import split_list
@@ -22,10 +21,16 @@ from orchestrator.regress.plan.matrix import Matrix, expand, load_matrix
 from orchestrator.regress.plan.select import filter_cells, only_keys, parse_shard, shard_cells
 from orchestrator.regress.progress import make_progress
 from orchestrator.regress.report.document import (
+    RunHeader,
     build_document,
-    failing_cells,
     last_report,
     remember_last,
+)
+from orchestrator.regress.report.records import (
+    MatrixRef,
+    RegressDocument,
+    RunOptions,
+    ToolsetRecord,
 )
 from orchestrator.regress.report.writers import write_reports
 from orchestrator.regress.verdict.baseline import Baselines, load_baselines
@@ -80,11 +85,9 @@ def regress_with(task: RegressTask, scratch_root: str | None = None,
     updates = _update_baselines(run, book) if task.update_baselines else None
     document = build_document(run, _header(loaded, options, shard, started, filter,
                                            rerun_failed, require))
-    document["toolset"] = _toolset_json(toolset)
-    if updates is not None:
-        document["baseline_updates"] = updates
-    if section is not None:
-        document["cluster"] = section
+    document.toolset = _toolset_record(toolset)
+    document.baseline_updates = updates
+    document.cluster = section
     return publish(document, options.run_dir, tree)
 
 
@@ -106,12 +109,12 @@ def select_cells(loaded: Matrix, tree: Scratch, filter: str | None, rerun_failed
                                 f"invoke regress --matrix {loaded.path} (without --filter)")
     if rerun_failed:
         last = last_report(tree.runs)
-        if last["matrix"]["name"] != loaded.name:
+        if last.matrix.name != loaded.name:
             raise OrchestratorError(
-                f"the last report ({last['run_id']}) is of matrix {last['matrix']['name']!r}, "
-                f"not {loaded.name!r}", f"invoke regress --matrix {last['matrix']['path']} "
+                f"the last report ({last.run_id}) is of matrix {last.matrix.name!r}, "
+                f"not {loaded.name!r}", f"invoke regress --matrix {last.matrix.path} "
                 "--rerun-failed")
-        cells = only_keys(cells, {cell["key"] for cell in failing_cells(last)})
+        cells = only_keys(cells, {cell.key for cell in last.failing})
     return shard_cells(cells, parse_shard(shard))
 
 
@@ -174,35 +177,34 @@ def _single_toolset(value: str | None) -> str | None:
     return chosen[0].name if len(chosen) == 1 else None
 
 
-def _toolset_json(name: str | None) -> dict[str, Any]:
+def _toolset_record(name: str | None) -> ToolsetRecord:
     """The toolset the matrix ran under (the pinned one unless --toolsets names one)."""
     from orchestrator.toolsets.catalogue import find_toolset
 
-    return find_toolset(name).to_json()
+    toolset = find_toolset(name)
+    return ToolsetRecord(toolset.name, dict(toolset.versions), toolset.runtime_tag,
+                         toolset.default, list(toolset.vela_flags))
 
 
 def _header(loaded: Matrix, options: EngineOptions, shard: str | None, started: str,
-            filter: str | None, rerun_failed: bool, require: str | None) -> dict[str, Any]:
+            filter: str | None, rerun_failed: bool, require: str | None) -> RunHeader:
     """The run-level fields of the report document."""
     parsed = parse_shard(shard)
-    return {
-        "run_id": options.run_id,
-        "matrix": {"name": loaded.name, "path": str(loaded.path)},
-        "shard": str(parsed) if parsed else None,
-        "started_at": started,
-        "finished_at": utc_now(),
-        "options": {"jobs": options.jobs, "filter": filter, "rerun_failed": rerun_failed,
-                    "require": sorted(options.require), "require_arg": require,
-                    "baselines": str(options.baselines.path) if options.baselines else None},
-    }
+    return RunHeader(
+        run_id=options.run_id, matrix=MatrixRef(loaded.name, str(loaded.path)),
+        shard=str(parsed) if parsed else None, started_at=started, finished_at=utc_now(),
+        options=RunOptions(
+            jobs=options.jobs, filter=filter, rerun_failed=rerun_failed,
+            require=sorted(options.require), require_arg=require,
+            baselines=str(options.baselines.path) if options.baselines else None))
 
 
-def publish(document: dict[str, Any], run_dir: Path, tree: Scratch) -> RegressReport:
+def publish(document: RegressDocument, run_dir: Path, tree: Scratch) -> RegressReport:
     """Write all reports and remember this one as the last."""
     paths = write_reports(run_dir, document)
     remember_last(tree.runs, paths["json"])
     _step_summary(paths["markdown"])
-    return RegressReport(document, paths)
+    return RegressReport(document.to_json(), paths, typed=document)
 
 
 def _step_summary(markdown: Path) -> None:
@@ -220,7 +222,7 @@ def merge_with(task: RegressMerge, scratch_root: str | None = None) -> RegressRe
     tree = scratch(scratch_root).ensure()
     documents = read_reports(split_list(task.reports))
     merged = merge_documents(documents, new_run_id(), utc_now())
-    run_dir = Path(task.out).expanduser().resolve() if task.out else tree.runs / merged["run_id"]
+    run_dir = Path(task.out).expanduser().resolve() if task.out else tree.runs / merged.run_id
     return publish(merged, run_dir, tree)
 
 

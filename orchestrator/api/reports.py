@@ -14,6 +14,7 @@ from orchestrator.results.model import RunResult, Status
 
 if TYPE_CHECKING:
     from orchestrator.artifacts.inspection import Inspection
+    from orchestrator.regress.report.records import RegressDocument
 
 Number = int | float | str
 
@@ -205,11 +206,13 @@ class EvaluateReport(Report):
 
 @dataclass(frozen=True)
 class RegressReport(Report):
-    """`regress`: the report document (report.json) and the files written beside it."""
+    """`regress`: the report document (report.json's JSON; `typed`: the same document as
+    types) and the files written beside it."""
 
     document: dict[str, Any]
     paths: dict[str, Path] = field(default_factory=dict)
     toolsets: bool = False      # a --toolsets A,B comparison (toolsets.json), not a verdict
+    typed: RegressDocument | None = None
 
     @property
     def passed(self) -> bool:

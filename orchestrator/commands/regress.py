@@ -11,8 +11,8 @@ from orchestrator.api.reports import RegressReport
 from orchestrator.foundation.cli import console, print_json
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.regress.lanes.stages import Stages
-from orchestrator.regress.report.document import cache_line
-from orchestrator.regress.report.markdown import HEADLINE_METRICS
+from orchestrator.regress.report.markdown import headline_metrics
+from orchestrator.regress.report.records import RegressDocument
 from orchestrator.regress.verdict.baseline import fmt
 
 EXIT_FAILED = 1
@@ -40,8 +40,8 @@ def _print(report: RegressReport, json: bool, quiet: bool) -> int:
         from orchestrator.commands.toolset_ab import print_ab
 
         print_ab(report)
-    else:
-        print_summary(report.document, report.paths, console())
+    elif report.typed is not None:
+        print_summary(report.typed, report.paths, console())
     return 0 if report.passed else EXIT_FAILED
 
 
@@ -52,14 +52,13 @@ STYLES = {"pass": "green", "xfail": "green", "skipped": "dim", "fail": "red", "e
           "timeout": "red", "xpass": "magenta", "regressed": "yellow"}
 
 
-def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any) -> None:
+def print_summary(document: RegressDocument, paths: dict[str, Path], console: Any) -> None:
     """A table of cells, the baseline diff, the report paths and a one-line verdict."""
     from rich.table import Table
 
-    cells = document["cells"]
-    metrics = [name for name in HEADLINE_METRICS
-               if any(name in cell.get("metrics", {}) for cell in cells)]
-    table = Table(title=f"regress {document['matrix']['name']} ({document['run_id']})")
+    cells = document.cells
+    metrics = headline_metrics(cells)
+    table = Table(title=f"regress {document.matrix.name} ({document.run_id})")
     table.add_column("outcome", min_width=9, no_wrap=True)
     table.add_column("cell", min_width=30, no_wrap=True)
     table.add_column("mode", min_width=7, no_wrap=True)
@@ -67,24 +66,23 @@ def print_summary(document: dict[str, Any], paths: dict[str, Path], console: Any
     for column in metrics:
         label = SHORT_NAMES.get(column, column)
         table.add_column(label, justify="right", min_width=len(label), no_wrap=True)
-    upstream = any(cell.get("upstream") for cell in cells)   # its mark; the reports say more
+    upstream = any(cell.upstream for cell in cells)   # its mark; the reports say more
     if upstream:
         table.add_column("upstream", min_width=8, no_wrap=True)
     table.add_column("reason", overflow="ellipsis", no_wrap=True, max_width=48)
     for cell in cells:
-        theirs = [(cell.get("upstream") or {}).get("status", "-")] if upstream else []
-        table.add_row(f"[{STYLES[cell['outcome']]}]{cell['outcome']}[/]", cell["key"],
-                      cell["mode"], cell.get("sim") or "-",
-                      *(fmt(cell.get("metrics", {}).get(name)) for name in metrics),
-                      *theirs, cell["reason"])
+        theirs = [cell.upstream.status if cell.upstream else "-"] if upstream else []
+        outcome = cell.outcome.value
+        table.add_row(f"[{STYLES[outcome]}]{outcome}[/]", cell.key, cell.mode, cell.sim or "-",
+                      *(fmt(cell.metrics.get(name)) for name in metrics), *theirs, cell.reason)
     console.print(table)
-    for line in document.get("baseline_updates") or []:
+    for line in document.baseline_updates or []:
         console.print(line, highlight=False, markup=False)
     for name, path in paths.items():
         console.print(f"{name:8} {path}", highlight=False)
-    counts = ", ".join(f"{k} {v}" for k, v in document["counts"].items() if v and k != "total")
-    colour = "green" if document["verdict"] == "pass" else "red"
-    ran = document["counts"]["total"] - document["counts"]["skipped"]
+    counts = ", ".join(f"{k} {v}" for k, v in document.counts.items() if v and k != "total")
+    colour = "green" if document.verdict == "pass" else "red"
+    ran = document.counts["total"] - document.counts["skipped"]
     note = "" if ran else " (no cell ran)"
-    console.print(f"[{colour}]{document['verdict'].upper()}[/]{note}: {counts or 'no cells'}; "
-                  f"{cache_line(document)}")
+    console.print(f"[{colour}]{document.verdict.upper()}[/]{note}: {counts or 'no cells'}; "
+                  f"{document.cache_line()}")

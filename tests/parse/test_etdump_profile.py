@@ -130,10 +130,13 @@ def test_regress_html_shows_a_cell_profile(profile):
 
     result = RunResult(Status.PASS, "ok", Classification(Kind.SUCCESS, "ok", ""))
     result.profile = profile
-    cell = {"key": "add@ethos-u55-128/profile", "outcome": "pass", "mode": "run", "sim": "qemu",
-            "reason": "ok", "out_dir": "runs/x", "metrics": {}, "result": result.to_dict()}
-    document = {"matrix": {"name": "m", "path": "m.toml"}, "run_id": "R", "counts": {"pass": 1},
-                "verdict": "pass", "cells": [cell]}
+    from orchestrator.regress.report.records import CellRecord, MatrixRef, RegressDocument
+    from orchestrator.regress.verdict.outcome import Outcome
+
+    cell = CellRecord("add@ethos-u55-128/profile", "add", "add", "ethos-u55-128", "profile", {},
+                      "run", "qemu", "qemu", "qemu", 60, "pass", "", None, None, 1,
+                      Outcome.PASS, "ok", "runs/x", result=result.to_dict())
+    document = RegressDocument("R", MatrixRef("m", "m.toml"), [cell], counts={"pass": 1})
     text = report_html(document, plots=[])
     assert "Per-operator profiles" in text and "EthosUBackend partition 0" in text
     assert "not timing" in text and "ExecuTorch runtime (between operators)" in text

@@ -30,7 +30,7 @@ from orchestrator.regress.cluster.transfer import pack, pack_folder, relocate, u
 from orchestrator.regress.lanes.stages import FirmwareConfig, FirmwareOutcome
 from orchestrator.regress.plan.cells import Cell, Mode
 from orchestrator.regress.plan.matrix import load_matrix
-from orchestrator.regress.verdict.outcome import CellReport, Outcome
+from orchestrator.regress.verdict.outcome import CellReport, Outcome, Placement
 from orchestrator.results import RunResult
 from orchestrator.setup.lock import write_lock_entry
 from orchestrator.sim.owners import kill_owned, reap_orphans, simulator_owners
@@ -107,7 +107,7 @@ def test_versions_that_differ_refuse_the_worker_with_the_fix(tmp_path):
                              "worker)")
     same = WorkerCheck("tcp://10.0.0.3:1", versions=dict(client))
     same.judge(client)
-    assert same.refused is None and same.summary()["state"] == "fit"
+    assert same.refused is None and same.row(cells=0).state == "fit"
 
 
 def report_for(key_model: str, run_id: str) -> CellReport:
@@ -117,7 +117,7 @@ def report_for(key_model: str, run_id: str) -> CellReport:
                                   "classification": {"kind": "success", "summary": "ok",
                                                      "next_step": "none"}})
     return CellReport(cell, Outcome.PASS, "ok", "/x", result, metrics={"cpu.cycles": 7.0},
-                      run_id=run_id, placement={"worker": "tcp://w:1", "attempts": 1})
+                      run_id=run_id, placement=Placement(worker="tcp://w:1", attempts=1))
 
 
 def test_the_journal_resumes_the_same_job_only(tmp_path):

@@ -15,11 +15,12 @@ from regress_replay import UNIT_MATRIX, replay_stages
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.regress.engine import EngineOptions, execute
 from orchestrator.regress.plan.matrix import expand, load_matrix
-from orchestrator.regress.report.document import build_document
+from orchestrator.regress.report.document import RunHeader, build_document
 from orchestrator.regress.report.html import report_html
 from orchestrator.regress.report.junit import render_junit
 from orchestrator.regress.report.markdown import render_markdown
 from orchestrator.regress.report.plots import CYCLE_METRICS, MEMORY_METRICS
+from orchestrator.regress.report.records import MatrixRef, RunOptions
 from orchestrator.regress.report.writers import write_reports
 from orchestrator.targets import load_catalogue
 
@@ -37,8 +38,8 @@ def document(tmp_path_factory):
                                                 "installed; next: invoke setup"})
     cells = expand(load_matrix(path), load_catalogue())
     run = execute(cells, stages, EngineOptions("RUNX", tmp / "RUNX", jobs=2))
-    header = {"run_id": "RUNX", "matrix": {"name": "unit", "path": str(path)}, "shard": None,
-              "started_at": "2026-11-22T10:00:00+00:00", "options": {}}
+    header = RunHeader("RUNX", MatrixRef("unit", str(path)), None, "2026-11-22T10:00:00+00:00",
+                       "2026-11-22T10:01:00+00:00", RunOptions(jobs=2))
     return build_document(run, header)
 
 
@@ -48,10 +49,10 @@ def test_junit_validates_against_the_common_schema(document):
     xmlschema.XMLSchema(str(XSD)).validate(text)
     root = ET.fromstring(text)
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == len(document["cells"]) == 7
+    assert len(cases) == len(document.cells) == 7
     failure = cases["mv2@ethos-u85-128/fast"].find("failure")
     assert failure.get("message") == "compile failed: Vela: op not supported"
-    assert "log: " + str(Path(document["cells"][-1]["out_dir"]).parents[1] / "compile" /
+    assert "log: " + str(Path(document.cells[-1].out_dir).parents[1] / "compile" /
                          "batch.log") in failure.text
     skipped = cases["add@ethos-u55-128/default"].find("skipped")
     assert skipped.get("message").startswith("FVP_Corstone_SSE-300_Ethos-U55 is not installed")
@@ -108,9 +109,10 @@ def test_a_full_disk_while_writing_a_report_is_one_line(document, tmp_path):
 
 RENDER = """
 import json, sys
+from pathlib import Path
+from orchestrator.regress.report.document import load_report
 from orchestrator.regress.report.html import report_html
-document = json.loads(open(sys.argv[1]).read())
-html = report_html(document)
+html = report_html(load_report(Path(sys.argv[1])))
 print(json.dumps({"matplotlib": "matplotlib" in sys.modules, "html": html}))
 """
 
@@ -134,12 +136,13 @@ def test_an_unchanged_report_draws_its_plots_once(document, tmp_path):
 
     pytest.importorskip("matplotlib", reason="pip install -e .[report]")
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(document))
+    plain = document.to_json()
+    path.write_text(json.dumps(plain))
     first = _render_fresh(path, tmp_path / "cache")
     again = _render_fresh(path, tmp_path / "cache")
     assert first["matplotlib"] and not again["matplotlib"]
     assert again["html"] == first["html"]
-    changed = copy.deepcopy(document)
+    changed = copy.deepcopy(plain)
     metrics = [name for cell in changed["cells"] for name in cell.get("metrics", {})
                if name in CYCLE_METRICS + MEMORY_METRICS]
     cell = next(cell for cell in changed["cells"] if metrics[0] in cell.get("metrics", {}))
@@ -150,10 +153,9 @@ def test_an_unchanged_report_draws_its_plots_once(document, tmp_path):
 
 
 def test_the_report_says_which_cells_were_served_from_cache(document):
-    served = document["served_from_cache"]
-    cached = [cell["key"] for cell in document["cells"]
-              if cell["cached"] and all(cell["cached"].values())]
-    assert served["cells"] == cached and served["total"] == len(document["cells"])
-    for stage, count in served["stages"].items():
-        assert count == sum(1 for cell in document["cells"] if cell["cached"].get(stage))
+    served = document.served_from_cache
+    cached = [cell.key for cell in document.cells if cell.cached and all(cell.cached.values())]
+    assert served.cells == cached and served.total == len(document.cells)
+    for stage, count in served.stages.items():
+        assert count == sum(1 for cell in document.cells if cell.cached.get(stage))
     assert f"served from cache: {len(cached)}/7 cells" in render_markdown(document)

@@ -28,6 +28,7 @@ from setup_fakes import (
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import scratch
+from orchestrator.regress.report.records import MatrixRef, RegressDocument
 from orchestrator.regress.report.writers import write_reports
 from orchestrator.setup.catalogue import host_build, host_key, load_setup_catalogue
 from orchestrator.setup.install import STAGING_PREFIX
@@ -130,7 +131,7 @@ def test_source_export_onto_a_full_disk_names_the_source_directory(small_disk, t
 def test_regress_reports_on_a_read_only_file_system(read_only):
     run_dir = read_only / "runs" / "r1"
     with pytest.raises(OrchestratorError) as caught:
-        write_reports(run_dir, {"cells": []})
+        write_reports(run_dir, RegressDocument("r1", MatrixRef("m", "m.toml"), []))
     assert caught.value.message.startswith(f"{run_dir} is on a read-only file system")
     assert "next: point ETHOSU_ORCH_SCRATCH at a writable directory" in caught.value.message
 

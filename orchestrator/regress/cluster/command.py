@@ -17,6 +17,7 @@ from orchestrator.regress.lanes.stages import Stages
 from orchestrator.regress.plan.cells import Cell
 from orchestrator.regress.plan.matrix import Matrix
 from orchestrator.regress.progress import Progress
+from orchestrator.regress.report.records import ClusterSection
 
 
 def cluster_spec(task: RegressTask, factory: StagesFactory | None = None) -> ClusterSpec | None:
@@ -50,7 +51,7 @@ def job_journal(task: RegressTask, tree: Scratch, loaded: Matrix, cells: list[Ce
 
 def run_on_cluster(cells: list[Cell], stages: Stages | None, options: EngineOptions,
                    spec: ClusterSpec, tree: Scratch, journal: Journal, progress: Progress
-                   ) -> tuple[EngineRun, dict[str, Any]]:
+                   ) -> tuple[EngineRun, ClusterSection]:
     """The engine run on the cluster and the report's `cluster` section."""
     client_stages = stages or spec.factory(tree)
     return cluster_execute(cells, client_stages, options, spec, tree, journal, progress, _say)

@@ -55,7 +55,8 @@ from orchestrator.regress.lanes.stages import (
 from orchestrator.regress.plan.cells import Cell
 from orchestrator.regress.plan.lowering import lowering_leaders
 from orchestrator.regress.progress import Progress
-from orchestrator.regress.verdict.outcome import CellReport, Outcome
+from orchestrator.regress.report.records import ClusterSection
+from orchestrator.regress.verdict.outcome import CellReport, Outcome, Placement
 
 POLL_S = 0.2
 NO_WORKER_GRACE_S = 30.0
@@ -107,7 +108,7 @@ class ClusterJob:
         self.nonce = secrets.token_hex(4)
         self.job = WorkerJob(options.run_id, secrets.token_hex(16), spec.factory)
         self.reports: dict[str, CellReport] = {}
-        self.placement: dict[str, dict[str, Any]] = {}
+        self.placement: dict[str, Placement] = {}
         self.builds: dict[str, FirmwareOutcome] = {}
         self.compiles: dict[CompileJob, CompileOutcome] = {}
         self.starts: dict[str, list[str]] = {}
@@ -116,7 +117,7 @@ class ClusterJob:
 
     # -- the job -----------------------------------------------------------------------
 
-    def run(self) -> tuple[EngineRun, dict[str, Any]]:
+    def run(self) -> tuple[EngineRun, ClusterSection]:
         """Run every cell; return the engine run and the report's cluster section."""
         started = time.monotonic()
         self.journal.start(self.options.run_id)
@@ -195,8 +196,8 @@ class ClusterJob:
         for cell in self.cells:
             if cell.key in finished:
                 self.reports[cell.key] = finished[cell.key]
-                self.placement[cell.key] = dict(
-                    finished[cell.key].placement or {}, resumed=True)
+                self.placement[cell.key] = replace(
+                    finished[cell.key].placement or Placement(), resumed=True)
                 continue
             report = not_runnable(cell, lambda one: _nowhere(one, fit), self.options)
             if report is None:
@@ -318,9 +319,9 @@ class ClusterJob:
         else:
             done: CellDone = future.result()
             report, worker = self._install(done), done.worker
-            self.placement[cell.key] = {
-                "worker": worker, "products": done.products, "attempts": len(attempts) or 1,
-                "retried": len(attempts) > 1, "workers_tried": attempts}
+            self.placement[cell.key] = Placement(
+                worker=worker, products=done.products, attempts=len(attempts) or 1,
+                retried=len(attempts) > 1, workers_tried=attempts)
             report.placement = self.placement[cell.key]
             self.journal.record(report)
         self.reports[cell.key] = report
@@ -361,24 +362,20 @@ class ClusterJob:
             pids.setdefault(check.host, []).append(check.pid)
         return pids
 
-    def _section(self) -> dict[str, Any]:
+    def _section(self) -> ClusterSection:
         """The report's `cluster` section: the scheduler, each worker, retried cells."""
-        per_worker = Counter(place.get("worker") for place in self.placement.values()
-                             if not place.get("resumed"))
-        return {
-            "scheduler": getattr(self, "scheduler", self.spec.scheduler),
-            "workers": [dict(check.summary(), cells=per_worker.get(check.address, 0))
-                        for check in self.checks],
-            "retried": sorted(key for key, place in self.placement.items()
-                              if place.get("retried")),
-            "resumed": sorted(key for key, place in self.placement.items()
-                              if place.get("resumed")),
-        }
+        per_worker = Counter(place.worker for place in self.placement.values()
+                             if not place.resumed)
+        return ClusterSection(
+            scheduler=getattr(self, "scheduler", self.spec.scheduler),
+            workers=[check.row(per_worker.get(check.address, 0)) for check in self.checks],
+            retried=sorted(key for key, place in self.placement.items() if place.retried),
+            resumed=sorted(key for key, place in self.placement.items() if place.resumed))
 
 
 def cluster_execute(cells: list[Cell], stages: Stages, options: EngineOptions,
                     spec: ClusterSpec, tree: Scratch, journal: Journal, progress: Progress,
-                    say: Callable[[str], None]) -> tuple[EngineRun, dict[str, Any]]:
+                    say: Callable[[str], None]) -> tuple[EngineRun, ClusterSection]:
     """Run `cells` on the cluster `spec` names; the run and the report's cluster section."""
     return ClusterJob(cells, stages, options, spec, tree, journal, progress, say).run()
 

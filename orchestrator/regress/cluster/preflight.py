@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from orchestrator import __version__
 from orchestrator.foundation.paths import Scratch
 from orchestrator.foundation.pins import PINS_PATH
+from orchestrator.regress.report.records import WorkerRow
 
 TOOL = "ethosu-orchestrator"
 PINS = "pins.toml"
@@ -76,9 +77,8 @@ class WorkerCheck:
             self.refused = (f"worker {self.address} ({self.host}) refused: "
                             f"{'; '.join(found)}; next: {fix_for(client, self.versions)}")
 
-    def summary(self) -> dict[str, object]:
-        """The worker's row in the report's cluster section."""
-        return {"address": self.address, "host": self.host, "pid": self.pid,
-                "products": self.products, "scratch": self.scratch,
-                "state": "refused" if self.refused else "fit", "reason": self.refused,
-                "cells_unavailable": len(self.unavailable)}
+    def row(self, cells: int) -> WorkerRow:
+        """The worker's row in the report's cluster section (`cells`: the cells it ran)."""
+        return WorkerRow(self.address, self.host, self.pid, self.products, self.scratch,
+                         "refused" if self.refused else "fit", self.refused,
+                         len(self.unavailable), cells)

@@ -38,13 +38,6 @@ class Upstream:
     tolerance: tuple[tuple[str, float], ...] = ()
     source: str = ""
 
-    def describe(self) -> str:
-        return describe_upstream(self.to_dict())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "reason": self.reason,
-                "tolerance": dict(self.tolerance), "source": self.source}
-
 
 @dataclass(frozen=True)
 class Cell:
@@ -114,15 +107,3 @@ def split_key(key: str) -> tuple[str, str, str]:
     model, _, rest = key.partition("@")
     target, _, options_name = rest.partition("/")
     return model, target, options_name
-
-
-def describe_upstream(upstream: dict[str, Any] | None) -> str:
-    """A cell report's upstream expectation in one line: 'xfail: insufficient memory on U55
-    (atol 0.1, qtol 1; backends/arm/test/models/test_x.py:42)', '-' when the matrix has none."""
-    if not upstream:
-        return "-"
-    facts = ", ".join(f"{name} {value:g}" for name, value in upstream["tolerance"].items())
-    where = "; ".join(part for part in (facts, upstream["source"]) if part)
-    text = f"{upstream['status']}: {upstream['reason']}" if upstream["reason"] else \
-        upstream["status"]
-    return f"{text} ({where})" if where else text

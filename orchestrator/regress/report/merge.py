@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.regress.plan.select import parse_shard
 from orchestrator.regress.report.document import finish, load_report
+from orchestrator.regress.report.records import (
+    CellRecord,
+    MergedFrom,
+    MergedOptions,
+    RegressDocument,
+)
 
 
-def read_reports(paths: list[str]) -> list[dict[str, Any]]:
+def read_reports(paths: list[str]) -> list[RegressDocument]:
     """Load every named report (a run directory or a report.json)."""
     if not paths:
         raise OrchestratorError("regress-merge needs the shard reports to merge",
@@ -18,49 +23,44 @@ def read_reports(paths: list[str]) -> list[dict[str, Any]]:
     return [load_report(Path(path).expanduser().resolve()) for path in paths]
 
 
-def merge_documents(documents: list[dict[str, Any]], run_id: str, now: str) -> dict[str, Any]:
+def merge_documents(documents: list[RegressDocument], run_id: str, now: str
+                    ) -> RegressDocument:
     """One document from shard documents of the same matrix; refuses gaps and overlaps."""
     _check_same_matrix(documents)
     _check_shards(documents)
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, CellRecord] = {}
     for document in documents:
-        for cell in document["cells"]:
-            if cell["key"] in cells:
+        for cell in document.cells:
+            if cell.key in cells:
                 raise OrchestratorError(
-                    f"cell {cell['key']} is in two reports ({cells[cell['key']]['run_id']} and "
-                    f"{document['run_id']})", "merge each shard's report exactly once")
-            cells[cell["key"]] = cell
+                    f"cell {cell.key} is in two reports ({cells[cell.key].run_id} and "
+                    f"{document.run_id})", "merge each shard's report exactly once")
+            cells[cell.key] = cell
     first = documents[0]
-    merged = {
-        **{key: first[key] for key in ("schema", "kind", "tool", "host", "matrix")},
-        "run_id": run_id,
-        "shard": None,
-        "merged_from": [{"run_id": d["run_id"], "shard": d.get("shard"),
-                         "verdict": d["verdict"]} for d in documents],
-        "started_at": min(d.get("started_at", now) for d in documents),
-        "finished_at": now,
-        "options": {"merged": len(documents)},
-        "builds": [build for d in documents for build in d.get("builds", [])],
-        "compiles": [item for d in documents for item in d.get("compiles", [])],
-        "cells": [cells[key] for key in sorted(cells)],
-    }
-    updates = [line for d in documents for line in d.get("baseline_updates") or []]
-    if updates:
-        merged["baseline_updates"] = updates
+    updates = [line for d in documents for line in d.baseline_updates or []]
+    merged = RegressDocument(
+        run_id=run_id, matrix=first.matrix, cells=[cells[key] for key in sorted(cells)],
+        shard=None, started_at=min(d.started_at or now for d in documents), finished_at=now,
+        options=MergedOptions(len(documents)),
+        builds=[build for d in documents for build in d.builds],
+        compiles=[item for d in documents for item in d.compiles],
+        host=first.host, tool=first.tool, schema=first.schema, kind=first.kind,
+        merged_from=[MergedFrom(d.run_id, d.shard, d.verdict) for d in documents],
+        baseline_updates=updates or None)
     return finish(merged)
 
 
-def _check_same_matrix(documents: list[dict[str, Any]]) -> None:
+def _check_same_matrix(documents: list[RegressDocument]) -> None:
     """All reports must come from one matrix name."""
-    names = sorted({document["matrix"]["name"] for document in documents})
+    names = sorted({document.matrix.name for document in documents})
     if len(names) > 1:
         raise OrchestratorError(f"the reports come from different matrices ({', '.join(names)})",
                                 "merge the shards of one matrix at a time")
 
 
-def _check_shards(documents: list[dict[str, Any]]) -> None:
+def _check_shards(documents: list[RegressDocument]) -> None:
     """Sharded reports must be shards 1..N of one N, each exactly once."""
-    shards = [parse_shard(document.get("shard")) for document in documents]
+    shards = [parse_shard(document.shard) for document in documents]
     if not any(shards):
         return
     counts = {shard.count for shard in shards if shard}

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from orchestrator.foundation.plotting import cached_png, png_of, pyplot
+from orchestrator.regress.report.records import CellRecord
 
 CYCLE_METRICS = ("npu.cycles", "cpu.cycles", "vela.npu_cycles", "vela.total_cycles")
 MEMORY_METRICS = ("memory.pte_size", "vela.sram_used_kib", "vela.offchip_flash_used_kib")
 
 
-def metric_table(cells: list[dict[str, Any]], metric: str) -> dict[str, dict[str, float]]:
+def metric_table(cells: list[CellRecord], metric: str) -> dict[str, dict[str, float]]:
     """{model: {target: value}} for one metric over the cells that have it."""
     table: dict[str, dict[str, float]] = defaultdict(dict)
     for cell in cells:
-        value = cell.get("metrics", {}).get(metric)
+        value = cell.metrics.get(metric)
         if value is not None:
-            table[f"{cell['model']} [{cell['options']}]"][cell["target"]] = value
+            table[f"{cell.model} [{cell.options}]"][cell.target] = value
     return dict(table)
 
 
@@ -73,7 +73,7 @@ def draw_delta_bars(deltas: list[tuple[str, float, bool]]) -> str:
     return png_of(plt, figure)
 
 
-def report_plots(cells: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def report_plots(cells: list[CellRecord]) -> list[tuple[str, str]]:
     """(caption, base64 PNG) for cycles and memory per model x target and deltas vs baseline."""
     plots = []
     for group, title in ((CYCLE_METRICS, "Cycles"), (MEMORY_METRICS, "Memory")):
@@ -82,9 +82,9 @@ def report_plots(cells: list[dict[str, Any]]) -> list[tuple[str, str]]:
             if table:
                 caption = f"{title}: {metric} per model × target"
                 plots.append((caption, grouped_bars(caption, metric, table)))
-    deltas = [(f"{cell['key']} {delta['metric']}", delta["relative"], delta["ok"])
-              for cell in cells for delta in (cell.get("baseline") or {}).get("deltas", [])
-              if delta.get("relative") is not None]
+    deltas = [(f"{cell.key} {delta.metric}", float(delta.relative), delta.ok)
+              for cell in cells for delta in (cell.baseline.deltas if cell.baseline else [])
+              if delta.relative is not None]
     if deltas:
         plots.append(("Delta vs baseline", delta_bars(deltas[:60])))
     return plots

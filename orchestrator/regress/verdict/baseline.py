@@ -96,11 +96,6 @@ class MetricDelta:
         return (f"{self.metric} {fmt(self.baseline)} -> {fmt(self.value)} ({shown}, "
                 f"tolerance ±{self.tolerance.rel:g} rel +{self.tolerance.abs:g} abs)")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "baseline": self.baseline, "value": self.value,
-                "delta": self.delta, "relative": self.relative, "ok": self.ok,
-                "tolerance": {"rel": self.tolerance.rel, "abs": self.tolerance.abs}}
-
 
 @dataclass
 class BaselineCheck:
@@ -130,12 +125,6 @@ class BaselineCheck:
                 f"{name} {old} -> {new}" for name, (old, new) in self.version_changes.items()
             ) + "]"
         return text
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "summary": self.summary(),
-                "deltas": [delta.to_dict() for delta in self.deltas if delta.moved],
-                "compared": len(self.deltas),
-                "version_changes": {k: list(v) for k, v in self.version_changes.items()}}
 
 
 @dataclass

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from orchestrator.regress.plan.cells import Cell, Expect
 from orchestrator.regress.verdict.baseline import BaselineCheck
@@ -35,6 +34,25 @@ _FROM_STATUS = {Status.FAIL: Outcome.FAIL, Status.ERROR: Outcome.ERROR,
                 Status.TIMEOUT: Outcome.TIMEOUT, Status.SKIPPED: Outcome.SKIPPED}
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where a cluster job ran a cell: its worker, how products reached it, the attempts."""
+
+    worker: str | None = None
+    products: str | None = None
+    attempts: int = 1
+    retried: bool = False
+    workers_tried: list[str] = field(default_factory=list)
+    resumed: bool | None = field(default=None, metadata={"omit": True})
+
+    def describe(self) -> str:
+        """'tcp://w:1, products shared, attempt 2 (retried)'."""
+        if self.resumed:
+            return "finished by an earlier run of this job (resumed)"
+        text = f"{self.worker}, products {self.products}"
+        return text + (f", attempt {self.attempts} (retried)" if self.retried else "")
+
+
 @dataclass
 class CellReport:
     """Everything the reports say about one cell."""
@@ -51,31 +69,11 @@ class CellReport:
     seconds: dict[str, float] = field(default_factory=dict)
     cached: dict[str, bool] = field(default_factory=dict)
     run_id: str = ""
-    placement: dict[str, Any] | None = None   # cluster jobs: worker, attempts, products
+    placement: Placement | None = None   # cluster jobs
 
     @property
     def key(self) -> str:
         return self.cell.key
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON for the results report."""
-        cell = self.cell
-        return {
-            "key": cell.key, "model": cell.model, "model_spec": cell.model_spec,
-            "target": cell.target, "options": cell.options_name,
-            "option_values": dict(cell.options), "mode": cell.mode.value, "lane": cell.lane,
-            "sim": cell.sim, "sim_kind": cell.sim_kind, "timeout_s": cell.timeout_s,
-            "expect": cell.expect.value, "expect_reason": cell.expect_reason,
-            "expect_kind": cell.expect_kind,
-            "upstream": cell.upstream.to_dict() if cell.upstream else None,
-            "weight": cell.weight, "outcome": self.outcome.value, "reason": self.reason,
-            "out_dir": self.out_dir, "log": self.log, "run_id": self.run_id,
-            "metrics": self.metrics, "versions": self.versions,
-            "baseline": self.baseline.to_dict() if self.baseline else None,
-            "seconds": self.seconds, "cached": self.cached,
-            "result": self.result.to_dict() if self.result else None,
-            **({"cluster": self.placement} if self.placement is not None else {}),
-        }
 
 
 def skipped(cell: Cell, reason: str, out_dir: str, run_id: str) -> CellReport:
