@@ -1,0 +1,6 @@
+"""`python -m orchestrator run ...`: `invoke run` without invoke's start-up
+(orchestrator.commands.direct)."""
+
+from orchestrator.commands.direct import main
+
+main()
