@@ -3,4 +3,5 @@
 
 from orchestrator.commands.direct import main
 
-main()
+if __name__ == "__main__":
+    main()
