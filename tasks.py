@@ -3,8 +3,8 @@ orchestrator function with it. Nothing else lives here."""
 
 from __future__ import annotations
 
-from orchestrator.commands.task_options import options_task
-from orchestrator.options import RunRequest
+from orchestrator.commands.task_options import options_task, spec_task
+from orchestrator.commands.task_spec import QUIET_HELP, RUN
 from orchestrator.options.artifact import InspectTask
 from orchestrator.options.build import BuildTask
 from orchestrator.options.compile import CompileTask
@@ -20,9 +20,6 @@ from orchestrator.options.parse import ParseTask
 from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.options.setup import SetupFlags
-
-QUIET_HELP = "no step progress on stderr"
-
 
 targets = options_task(
     "orchestrator.commands.targets:targets_command", TargetsListing, name="targets",
@@ -74,12 +71,7 @@ build = options_task(
 )
 
 
-run_ = options_task(
-    "orchestrator.commands.run:run_command", RunRequest, name="run",
-    doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
-    flags={"json": (False, "print the RunResult document as JSON"),
-           "quiet": (False, QUIET_HELP)},
-)
+run_ = spec_task(RUN)   # also `python -m orchestrator run` (orchestrator.commands.direct)
 
 
 compile = options_task(

@@ -7,10 +7,12 @@ Every measurement drives the real CLI (`python -m invoke ...` from this checkout
 scratch) in a fresh process, as a user would, and prints each against its floor:
 
   run        a warm `invoke run --target T --model M --sim qemu` (primed once first: product,
-             runtime and runner cached). Floor: the simulation (timings_s.simulate of its
-             result). Goal: wall <= simulate + 0.5 s. Where the rest goes: the interpreter's
-             start (`python -c pass`), imports (`python -X importtime`, by package), the
-             stages of the result (timings_s) and the run's CPU seconds.
+             runtime and runner cached), then the same through the invoke-free entry
+             (`python -m orchestrator run ...`, row run-direct). Floor: the simulation
+             (timings_s.simulate of its result). Goal: wall <= simulate + 0.5 s. Where the
+             rest goes: the interpreter's start (`python -c pass`), imports (`python -X
+             importtime`, by package), the stages of the result (timings_s) and the run's
+             CPU seconds.
   configure  a new configuration of a cached lowering in a new process: `invoke compile
              --model M --target T2` (T2: another MAC count of T's family, its product removed
              first so Vela and the .pte assembly run). Floor: Vela's own time (the delegate
@@ -49,6 +51,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +84,10 @@ def timed(command: list[str], env: dict[str, str] | None = None) -> dict[str, An
             "exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
 
 
-def invoke(args: list[str], python_flags: tuple[str, ...] = ()) -> dict[str, Any]:
-    row = timed([sys.executable, *python_flags, "-m", "invoke", *args])
+def invoke(args: list[str], python_flags: tuple[str, ...] = (),
+           entry: str = "invoke") -> dict[str, Any]:
+    """`python -m <entry> args` (invoke, or orchestrator: the invoke-free `run`)."""
+    row = timed([sys.executable, *python_flags, "-m", entry, *args])
     if row["exit"] not in (0, 1):
         tail = (row["stderr"] or row["stdout"]).strip().splitlines()[-3:]
         raise SystemExit(f"invoke {' '.join(args)} exited {row['exit']}: {tail}")
@@ -112,12 +117,12 @@ def median_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return sorted(rows, key=lambda row: row["wall_s"])[len(rows) // 2]
 
 
-def bench_run(target: str, model: str, repeat: int) -> dict[str, Any]:
+def bench_run(target: str, model: str, repeat: int, entry: str = "invoke") -> dict[str, Any]:
     args = ["run", "--target", target, "--model", model, "--sim", "qemu", "--json", "--quiet"]
-    invoke(args)   # prime: compile, runtime and runner cached
+    invoke(args, entry=entry)   # prime: compile, runtime and runner cached
     rows = []
     for _ in range(repeat):
-        row = invoke(args)
+        row = invoke(args, entry=entry)
         result = last_json(row["stdout"])
         row["timings"] = result.get("timings_s", {})
         row["status"] = result.get("status")
@@ -125,9 +130,10 @@ def bench_run(target: str, model: str, repeat: int) -> dict[str, Any]:
     row = median_row(rows)
     simulate = float(row["timings"].get("simulate", 0.0))
     start = statistics.median(timed([sys.executable, "-c", "pass"])["wall_s"] for _ in range(3))
-    imports = invoke(args, ("-X", "importtime"))
+    imports = invoke(args, ("-X", "importtime"), entry=entry)
     import_s = sum(seconds for _, seconds in import_breakdown(imports["stderr"], top=10_000))
-    return {"name": "run", "command": "invoke " + " ".join(args), "status": row["status"],
+    name, program = ("run", "invoke") if entry == "invoke" else ("run-direct", f"python -m {entry}")
+    return {"name": name, "command": f"{program} " + " ".join(args), "status": row["status"],
             "wall_s": row["wall_s"], "cpu_s": row["cpu_s"], "floor_s": simulate,
             "over_floor_s": row["wall_s"] - simulate, "goal": f"<= simulate + {RUN_GOAL_S} s",
             "met": row["wall_s"] - simulate <= RUN_GOAL_S,
@@ -342,12 +348,20 @@ def main() -> int:
     if not options.no_bytecode_cache:
         CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     chosen = options.only.split(",")
-    benches = {"run": lambda: bench_run(options.target, options.model, options.repeat),
-               "configure": lambda: bench_configure(options.target, options.model),
-               "evaluate": lambda: bench_evaluate(options.target, options.model,
-                                                  options.samples),
-               "regress": lambda: bench_regress(options.target, options.model)}
-    rows = [benches[name]() for name in chosen if name in benches]
+
+    def runs() -> list[dict[str, Any]]:
+        return [bench_run(options.target, options.model, options.repeat, entry)
+                for entry in ("invoke", "orchestrator")]
+
+    benches: dict[str, Callable[[], Any]] = {
+        "run": runs,
+        "configure": lambda: bench_configure(options.target, options.model),
+        "evaluate": lambda: bench_evaluate(options.target, options.model, options.samples),
+        "regress": lambda: bench_regress(options.target, options.model)}
+    rows: list[dict[str, Any]] = []
+    for name in chosen:
+        found: Any = benches[name]() if name in benches else []
+        rows += found if isinstance(found, list) else [found]
     load = os.getloadavg()[0]
     if options.json:
         print(json.dumps({"load_1min": load, "rows": rows,

@@ -9,7 +9,6 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,10 @@ def tool_versions() -> dict[str, str]:
 
 
 def _tool_versions() -> dict[str, str]:
-    """tool_versions read from the installed packages' metadata."""
+    """tool_versions read from the installed packages' metadata (importlib.metadata imported
+    here: it pulls in email, zipfile and csv, which a warm run with the table cached skips)."""
+    from importlib import metadata
+
     versions = {}
     for package in VERSIONED_PACKAGES:
         try:

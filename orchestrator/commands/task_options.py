@@ -9,8 +9,8 @@ from typing import Any
 from invoke.context import Context
 from invoke.tasks import Task
 
-from orchestrator.foundation.cli import resolve, run_callable
-from orchestrator.options.fields import Spec, cli_specs, from_cli, help_text
+from orchestrator.commands.task_spec import TaskSpec, run_with_options
+from orchestrator.options.fields import Spec, cli_specs, help_text
 
 
 def _parameter(spec: Spec) -> inspect.Parameter:
@@ -59,15 +59,7 @@ def options_task(reference: str, group: type, *, name: str, doc: str,
                 optional=[spec.parameter for spec in specs if spec.info.bare])
 
 
-def run_with_options(reference: str, group: type, values: dict[str, Any], task: str = "",
-                     **flags: Any) -> None:
-    """Build the task's option group from its flags (one-line error on a bad or missing value,
-    naming `invoke <task>`), then call the command with the group and the task's own
-    presentation flags (e.g. json)."""
-    silent = bool(flags.pop("quiet", False))
-
-    def command() -> int | None:
-        code: int | None = resolve(reference)(from_cli(group, values, task), **flags)
-        return code
-
-    run_callable(command, silent)
+def spec_task(spec: TaskSpec) -> Task[Any]:
+    """The invoke task of a task defined as data (orchestrator.commands.task_spec)."""
+    return options_task(spec.reference, spec.group, name=spec.name, doc=spec.doc,
+                        flags=dict(spec.flags))

@@ -64,10 +64,12 @@ def read_table(name: str, key: str, root: Path | None = None) -> Any:
         return None
 
 
-def keep_table(name: str, key: str, table: Any, root: Path | None = None) -> None:
-    """Keep `table` for content `key` (a cache that cannot be written only costs time)."""
+def keep_table(name: str, key: str, table: Any, root: Path | None = None,
+               keep_order: bool = False) -> None:
+    """Keep `table` for content `key` (a cache that cannot be written only costs time);
+    `keep_order`: its mappings keep their key order (a parsed file's order is data)."""
     try:
         write_json_atomic(_entry(name, key, root), {"name": name, "key": key, "table": table},
-                          indent=0)
+                          indent=0, sort_keys=not keep_order)
     except (OSError, OrchestratorError):
         pass

@@ -18,9 +18,10 @@ def _umask() -> int:
     return mask
 
 
-def write_json_atomic(path: Path, document: Any, indent: int = 2) -> None:
-    """Write `document` as JSON (stable key order) to `path` via a temp file + rename."""
-    write_text_atomic(path, json.dumps(document, indent=indent, sort_keys=True) + "\n")
+def write_json_atomic(path: Path, document: Any, indent: int = 2, sort_keys: bool = True) -> None:
+    """Write `document` as JSON (stable key order, or the document's own with sort_keys
+    False) to `path` via a temp file + rename."""
+    write_text_atomic(path, json.dumps(document, indent=indent, sort_keys=sort_keys) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

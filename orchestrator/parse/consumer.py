@@ -12,6 +12,30 @@ from orchestrator.parse.lines import LogLine
 Handler = Callable[[re.Match[str], LogLine, LogFacts], None]
 
 
+class Searcher(Protocol):
+    """What a rule matches a line with: a compiled regex or a LazyPattern."""
+
+    def search(self, string: str) -> re.Match[str] | None: ...
+
+
+class LazyPattern:
+    """A regex compiled on its first search: the parsers' ~100 rules cost nothing in a
+    process that never parses a text log (a warm run reads the runner's binary protocol)."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def search(self, string: str) -> re.Match[str] | None:
+        """re.Pattern.search, compiling the pattern the first time."""
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled.search(string)
+
+
 class Consumer(Protocol):
     """Fed every line in order; returns True when it recognised the line."""
 
@@ -21,7 +45,7 @@ class Consumer(Protocol):
 class RuleConsumer:
     """Matches a line against (regex, handler) rules; the first match handles it."""
 
-    rules: Sequence[tuple[re.Pattern[str], Handler]] = ()
+    rules: Sequence[tuple[Searcher, Handler]] = ()
     et_only: bool = False
 
     def feed(self, line: LogLine, facts: LogFacts) -> bool:
@@ -36,11 +60,11 @@ class RuleConsumer:
         return False
 
 
-def rule(pattern: str, flags: int = 0) -> Callable[[Handler], tuple[re.Pattern[str], Handler]]:
-    """Decorator: turn a handler function into a (compiled regex, handler) rule."""
+def rule(pattern: str, flags: int = 0) -> Callable[[Handler], tuple[LazyPattern, Handler]]:
+    """Decorator: turn a handler function into a (regex, handler) rule."""
 
-    def wrap(handler: Handler) -> tuple[re.Pattern[str], Handler]:
-        return re.compile(pattern, flags), handler
+    def wrap(handler: Handler) -> tuple[LazyPattern, Handler]:
+        return LazyPattern(pattern, flags), handler
 
     return wrap
 
@@ -54,9 +78,9 @@ def marker(name: str) -> Handler:
     return handle
 
 
-def flag(pattern: str, name: str) -> tuple[re.Pattern[str], Handler]:
+def flag(pattern: str, name: str) -> tuple[LazyPattern, Handler]:
     """A rule that recognises `pattern` and records marker `name`."""
-    return re.compile(pattern), marker(name)
+    return LazyPattern(pattern), marker(name)
 
 
 def number(text: str) -> int:

@@ -29,7 +29,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("regress", ("orchestrator.regress",)),
     ("api", ("orchestrator.api",)),
     ("commands", ("orchestrator.commands",)),
-    ("tasks", ("orchestrator.commands.task_options", "orchestrator.pytest_plugin",
+    ("tasks", ("orchestrator.commands.task_options", "orchestrator.__main__",
+               "orchestrator.pytest_plugin",
                "orchestrator.pytest_fixtures")),
 ]
 

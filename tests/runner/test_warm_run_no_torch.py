@@ -1,7 +1,9 @@
 """A warm `invoke run` (product, runtime and runner cached) needs no torch: run in a fresh
 interpreter, it imports no torch, executorch or tosa module, nor numpy (its passing output
-check of the same outputs is read back by content, orchestrator.runner.checked_outputs). The
-modules of the warm path are checked without sources (a fresh interpreter importing them);
+check of the same outputs is read back by content, orchestrator.runner.checked_outputs), nor
+jinja2, rich, tarfile or importlib.metadata; the invoke-free entry (`python -m orchestrator
+run`) imports no invoke either. The modules of the warm path are checked without sources (a
+fresh interpreter importing them);
 the whole warm run with sources (a real compile, runner build and QEMU run first; skips
 without)."""
 
@@ -20,14 +22,18 @@ from orchestrator.commands.run import RunnerSettings, RunRequest, execute
 from orchestrator.foundation.paths import Scratch, repo_root
 
 HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio", "numpy",
-         "matplotlib")
+         "matplotlib", "jinja2", "rich", "pandas", "scipy", "PIL", "flatbuffers", "ethosu",
+         "tarfile", "importlib.metadata")
+# what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
+# its import pulls in
+INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")
 WARM_PATH = ("orchestrator.commands.run", "orchestrator.apps.model",
              "orchestrator.runner.model_run", "orchestrator.runner.write_checks",
              "orchestrator.aot.api", "orchestrator.runner.kernel_set")
 REPORT = """
 import json, sys
 {body}
-print(json.dumps(sorted({{name.split(".")[0] for name in sys.modules}} & set({heavy!r}))))
+print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
 """
 WARM_RUN = """
 from pathlib import Path
@@ -42,10 +48,10 @@ assert result.status.value == "pass", result.reason
 """
 
 
-def _heavy_modules(body: str) -> list[str]:
-    """The heavy top-level packages a fresh interpreter ran `body` with had imported."""
+def _heavy_modules(body: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """The `heavy` modules a fresh interpreter ran `body` with had imported."""
     env = {**os.environ, "PYTHONPATH": str(repo_root())}
-    done = subprocess.run([sys.executable, "-c", REPORT.format(body=body, heavy=HEAVY)],
+    done = subprocess.run([sys.executable, "-c", REPORT.format(body=body, heavy=heavy)],
                           capture_output=True, text=True, env=env, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     found: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -54,6 +60,24 @@ def _heavy_modules(body: str) -> list[str]:
 
 def test_the_warm_path_modules_import_no_torch() -> None:
     assert _heavy_modules("\n".join(f"import {name}" for name in WARM_PATH)) == []
+
+
+def test_the_invoke_free_entry_imports_neither_invoke_nor_heavy_modules() -> None:
+    body = "import orchestrator.commands.direct\nimport orchestrator.commands.run"
+    assert _heavy_modules(body, HEAVY + INVOKE_START) == []
+
+
+@pytest.mark.parametrize(("flags", "expected"), [((), False), (("-B",), True)])
+def test_imports_after_invoke_starts_write_the_bytecode_cache(
+        flags: tuple[str, ...], expected: bool) -> None:
+    """invoke turns the bytecode cache off before it loads tasks.py; the commands package
+    turns it back to what the interpreter was started with (off under -B)."""
+    code = ("import sys; sys.dont_write_bytecode = True; import orchestrator.commands; "
+            "print(sys.dont_write_bytecode)")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(repo_root())}, timeout=120, check=True)
+    assert done.stdout.strip() == str(expected)
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ import importlib.util
 import os
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +102,10 @@ def _function_ref(spec: str) -> ModelRef:
 
 
 def installed_version(package: str) -> str:
-    """The installed version of distribution `package` ("missing" when it is not)."""
+    """The installed version of distribution `package` ("missing" when it is not).
+    importlib.metadata is imported here: it pulls in email, zipfile and csv."""
+    from importlib import metadata
+
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
