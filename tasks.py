@@ -16,6 +16,7 @@ from orchestrator.options.inspect import (
     ToolsetsListing,
     VerifyTask,
 )
+from orchestrator.options.isa_check import IsaCheck
 from orchestrator.options.parse import ParseTask
 from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
@@ -78,6 +79,15 @@ run_ = options_task(
     "orchestrator.commands.run:run_command", RunRequest, name="run",
     doc="Build, simulate and parse: prints a result table, writes scratch/runs/<id>/.",
     flags={"json": (False, "print the RunResult document as JSON"),
+           "quiet": (False, QUIET_HELP)},
+)
+
+
+isa_check = options_task(
+    "orchestrator.commands.isa_check:isa_check_command", IsaCheck, name="isa_check",
+    doc="Scalar = DSP = MVE: one model on several Cortex-M CPUs' QEMU boards (or one CPU "
+        "forced to several CMSIS-NN backends), outputs compared bit for bit; exit 1 if not.",
+    flags={"json": (False, "print the runs and the agreement as JSON"),
            "quiet": (False, QUIET_HELP)},
 )
 
