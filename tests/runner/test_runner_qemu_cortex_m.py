@@ -32,19 +32,19 @@ CPUS = [pytest.param("cortex-m3", marks=SWEEP), "cortex-m4", pytest.param("corte
 BACKEND = {"cortex-m0": "SCALAR", "cortex-m0plus": "SCALAR", "cortex-m3": "SCALAR",
            "cortex-m23": "SCALAR", "cortex-m4": "DSP", "cortex-m7": "DSP", "cortex-m33": "DSP",
            "cortex-m35p": "DSP", "cortex-m55": "MVE"}
-_RESULTS: dict[tuple[str, str | None], RunResult] = {}
+_RESULTS: dict[tuple[str, str | None, str], RunResult] = {}
 
 
-def run_on(work, sources, cpu: str, isa: str | None = None) -> RunResult:
+def run_on(work, sources, cpu: str, isa: str | None = None, sim: str = "qemu") -> RunResult:
     """One run of the model on `cpu` (once per session)."""
-    if (cpu, isa) not in _RESULTS:
+    if (cpu, isa, sim) not in _RESULTS:
         choices = {"quantize": "int8", **({"isa": isa} if isa else {})}
-        request = RunRequest(target=cpu, app="runner", sim="qemu", model=MODEL,
+        request = RunRequest(target=cpu, app="runner", sim=sim, model=MODEL,
                              timeout_s=600.0, idle_timeout_s=300.0,
                              runner=replace(from_cli(RunnerSettings, {}), sources=sources),
                              compile=from_cli(CompileChoices, choices))
-        _RESULTS[(cpu, isa)] = execute(request, work)
-    return _RESULTS[(cpu, isa)]
+        _RESULTS[(cpu, isa, sim)] = execute(request, work)
+    return _RESULTS[(cpu, isa, sim)]
 
 
 @pytest.mark.parametrize("cpu", CPUS)
@@ -58,6 +58,19 @@ def test_device_output_is_bit_exact_on_the_cpus_board(runner_scratch, runtime_so
     assert (record["cpu"], record["cmsis_nn_backend"]) == (cpu, BACKEND[cpu])
     assert ("ran_on" in record) == (cpu in ("cortex-m0", "cortex-m0plus", "cortex-m23",
                                             "cortex-m35p"))
+    soft = cpu in ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m23")   # no FPU
+    assert (record["float_abi"] == "soft") == soft, record
+
+
+@SWEEP
+def test_the_cortex_m33_build_runs_bit_exact_on_the_an524(runner_scratch, runtime_sources) -> None:
+    result = run_on(runner_scratch, runtime_sources, "cortex-m33", sim="qemu-mps3-an524")
+    assert result.status is Status.PASS, result.reason
+    assert result.comparison is not None and result.comparison.exact is True
+    assert result.target.simulator == "qemu-mps3-an524"
+    record = result.target.options["cortex_m"]
+    assert (record["board"], record["cmsis_nn_backend"]) == ("mps3-an524", "DSP")
+    assert "ran_on" not in record
 
 
 def agreement_of(work, sources, *on: str):
