@@ -16,6 +16,7 @@ from orchestrator.options.inspect import (
     ToolsetsListing,
     VerifyTask,
 )
+from orchestrator.options.isa_check import IsaCheck
 from orchestrator.options.parse import ParseTask
 from orchestrator.options.products import ProductsTask
 from orchestrator.options.regress import RegressMerge, RegressTask
@@ -72,6 +73,15 @@ build = options_task(
 
 
 run_ = spec_task(RUN)   # also `python -m orchestrator run` (orchestrator.commands.direct)
+
+
+isa_check = options_task(
+    "orchestrator.commands.isa_check:isa_check_command", IsaCheck, name="isa_check",
+    doc="Scalar = DSP = MVE: one model on several Cortex-M CPUs' QEMU boards (or one CPU "
+        "forced to several CMSIS-NN backends), outputs compared bit for bit; exit 1 if not.",
+    flags={"json": (False, "print the runs and the agreement as JSON"),
+           "quiet": (False, QUIET_HELP)},
+)
 
 
 compile = options_task(

@@ -29,6 +29,7 @@ from orchestrator.sim.data import DataFile
 from orchestrator.sim.plan import RunPlan
 from orchestrator.sim.session import COMMAND, TRANSCRIPT, SimulationResult, simulate
 from orchestrator.targets import Target
+from orchestrator.targets.cortex_m import cortex_m_record
 
 PROTOCOL_FORMAT = "eor-protocol-1"
 
@@ -78,6 +79,9 @@ def run_firmware(plan: RunPlan, build: BuildResult, run_dir: Path, run_id: str, 
     result.versions = result.versions.filled_from(plan.versions_now(), versions)
     result = plan.kind.explain_stop(result, simulation.outcome.transcript)
     result = apply_npu_model_facts(result, plan, build, simulation.stream)
+    if plan.target.cpu_spec is not None:   # every Cortex-M run says which core ran it
+        result.target.options["cortex_m"] = cortex_m_record(plan.target, None, plan.simulator,
+                                                            ran=True)
     return PlannedRun(result, simulation)
 
 

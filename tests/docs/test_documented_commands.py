@@ -26,7 +26,7 @@ PROGRAMS = ("invoke", "python", "python3", "pip", "ruff", "mypy", "cd")
 CHEAP = ("targets", "doctor", "models", "toolsets", "products", "--list", "--help")
 COMPILES = ("verify", "compile")   # need only the pip install: run here on small models
 SMALL_MODELS = ("convnet", "add")
-SOURCED = ("run", "evaluate", "regress", "build")   # run when upstream sources are given
+SOURCED = ("run", "evaluate", "regress", "build", "isa-check")   # run with upstream sources
 SKIPPED = {"setup": "the network or local archives, and it installs into the scratch",
            "regress-merge": "shard reports of an earlier regress",
            "parse": "a runner log"}
@@ -135,7 +135,7 @@ def _marks(command: str) -> list[pytest.MarkDecorator]:
         return [pytest.mark.skip(reason=f"needs {reason}")]
     if task in CHEAP or given[-1] == "--coverage":
         return []
-    slow = any(flag in given for flag in HEAVY) or (
+    slow = task == "isa-check" or any(flag in given for flag in HEAVY) or (
         task in COMPILES and "--model" in given
         and given[given.index("--model") + 1] not in SMALL_MODELS)
     return [pytest.mark.sweep] if slow else [pytest.mark.slow]

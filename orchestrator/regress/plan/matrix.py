@@ -15,6 +15,7 @@ from orchestrator.regress.plan.cell_options import check_option_set
 from orchestrator.regress.plan.cells import Cell, Expect, Mode, Upstream
 from orchestrator.results import Kind
 from orchestrator.sim.plan import place
+from orchestrator.targets import load_catalogue
 
 MATRIX_SCHEMA = 1
 DEFAULT_OPTIONS = "default"
@@ -72,7 +73,8 @@ class UpstreamRule:
 
 @dataclass(frozen=True)
 class Lane:
-    """models x targets x option sets, all in one mode on one simulator kind."""
+    """models x targets x option sets, all in one mode on one simulator kind, or on one
+    named simulator (a board: sim = "qemu-mps3-an524")."""
 
     name: str
     mode: Mode
@@ -157,7 +159,7 @@ def _lane(check: _Checker, entry: Any, index: int, option_sets: dict[str, Any],
                       f"models and apps do not apply beside it")
         mode = Mode.PTE.value
     sim = entry.get("sim", "auto")
-    check.choice(sim, SIM_KINDS, f"{where} sim")
+    check.choice(sim, SIM_KINDS + simulator_names(), f"{where} sim")
     options = tuple(check.strings(entry.get("options", [DEFAULT_OPTIONS]), f"{where} options"))
     unknown = [name for name in options if name not in option_sets]
     check.require(not unknown, f"{where} names option sets {unknown} that [options] lacks")
@@ -348,6 +350,11 @@ def _target(matrix: Matrix, lane: Lane, catalogue: Any, name: str) -> Any:
                           f"fix {matrix.path} ({error.next_step})") from None
 
 
+def simulator_names() -> tuple[str, ...]:
+    """Every simulator the catalogue names (a lane may run on one board's simulator)."""
+    return tuple(sorted(load_catalogue().simulators))
+
+
 def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, str | None]:
     """(simulator name, kind) a lane's cells run on for `target` (None for compile-only):
     the first kind the run plan can place it on (an NPU target on QEMU runs on the
@@ -356,16 +363,18 @@ def _resolve_sim(matrix: Matrix, lane: Lane, target: Any) -> tuple[str | None, s
         return None, None
     auto = ("fvp", "qemu") if target.has_npu else ("qemu", "fvp")
     kinds: tuple[str, ...] = auto if lane.sim == "auto" else (lane.sim,)
-    refusals = []
+    refusals: list[OrchestratorError] = []
     for kind in kinds:
         try:
-            return place(target, kind).simulator.name, kind
+            simulator = place(target, kind).simulator
+            return simulator.name, simulator.kind
         except OrchestratorError as error:
-            refusals.append(error.cause)
+            refusals.append(error)
     raise MatrixError(
         f"{matrix.path}: lane {lane.name} asks for sim = {lane.sim!r} but target {target.name} "
-        f"cannot run there ({'; '.join(refusals)})",
-        "use sim = 'fvp', or mode = 'compile' for Vela estimates only")
+        f"cannot run there ({'; '.join(refusal.cause for refusal in refusals)})",
+        "use sim = 'fvp', or mode = 'compile' for Vela estimates only" if target.has_npu
+        else f"in lane {lane.name}, {refusals[-1].next_step}")
 
 
 class _Checker:
