@@ -58,12 +58,14 @@ typedef struct em_fmap {
     int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
 } em_fmap;
 
-/* U85: a transposed OFM staged densely in the op's coordinates, then stored permuted. */
+/* U85: a transposed or reversed OFM staged densely in the op's coordinates, then stored
+   permuted or mirrored. */
 typedef struct em85_staged {
     int active;
     em_fmap stored;             /* the OFM as its registers describe it (after transposition) */
     int height, width, depth;   /* the operation's OFM */
     int held[3];                /* the op's axis (0 H, 1 W, 2 C) each stored axis H, W, C holds */
+    int reversed;               /* the op's axis (0 H, 1 W, 2 C) stored mirrored, or -1 */
 } em85_staged;
 
 typedef struct em_state {
@@ -450,6 +452,7 @@ int em_per_channel(em_state *s);
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);
+int em85_op_argmax(em_state *s, unsigned mode); /* em85_argmax.c: ARGMAX_X */
 /* NPU_OP_RESIZE (em85_resize.c): NEAREST or BILINEAR `mode`. */
 int em85_op_resize(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);
