@@ -44,6 +44,22 @@ def _argmax(dim: int, shape: tuple[int, ...]) -> tuple[nn.Module, tuple[torch.Te
     return Lambda(lambda x: torch.argmax(x, dim=dim).to(torch.int32)), (values,)
 
 
+class _IndexPut(nn.Module):
+    """x[rows] = values (torch.index_put with constant int64 row indices): TOSA SCATTER, which
+    regor writes as a copy of x and a scatter DMA (destination idx_mode ENABLED)."""
+
+    def __init__(self, rows: list[int]) -> None:
+        super().__init__()
+        self.register_buffer("rows", torch.tensor(rows, dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten.index_put.default(x, (self.rows,), values)
+
+
+def _index_put(rows: list[int], shape: tuple[int, int]) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return _IndexPut(rows).eval(), (_input(*shape), _input(len(rows), shape[1], seed=SEED + 1))
+
+
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "layernorm": lambda: module(nn.LayerNorm(8), size=8),
     "gelu": lambda: unary(nn.functional.gelu),
@@ -81,6 +97,8 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     "flip_w": lambda: unary(lambda x: torch.flip(x, dims=[3]), size=7),
     "flip_c": lambda: unary(lambda x: torch.flip(x, dims=[1]), c=20),
     "flip_h": lambda: unary(lambda x: torch.flip(x, dims=[2]), size=7),
+    # index_put: TOSA SCATTER, a copy and a scatter DMA
+    "index_put_rows": lambda: _index_put([0, 3, 6], (8, 16)),
     # nn.Embedding: TOSA GATHER, a gather DMA (source idx_mode ENABLED, 2-D mode)
     "embedding": _embedding,
     # strides above 3 that still compile to one CONV each (measured: no kept accumulator)
