@@ -56,7 +56,8 @@ class _IndexPut(nn.Module):
         return torch.ops.aten.index_put.default(x, (self.rows,), values)
 
 
-def _index_put(rows: list[int], shape: tuple[int, int]) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+def _index_put(rows: list[int], shape: tuple[int, int]
+               ) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     return _IndexPut(rows).eval(), (_input(*shape), _input(len(rows), shape[1], seed=SEED + 1))
 
 
