@@ -7,24 +7,18 @@ Each case's stream must write ARGMAX_X and be bit-exact against the TOSA referen
 from __future__ import annotations
 
 import pytest
-from npu_model_support import check_case, needs_toolchain, written_values
+from npu_model_support import check_value_reached
 
 TARGET = "ethos-u85-128"
 ARGMAX_X = ("NPU_OP_POOL", "pooling_mode", "ARGMAX_X")
 
 
-def _argmax_is_written_and_exact(model: str) -> None:
-    needs_toolchain()
-    assert ARGMAX_X in written_values(model, TARGET), f"{model} compiles to no ARGMAX_X on {TARGET}"
-    check_case(model, TARGET)
-
-
 @pytest.mark.slow
 def test_argmax_over_channels_is_an_argmax_pool_and_exact() -> None:
-    _argmax_is_written_and_exact("npu_model_cases_u85:argmax_c")
+    check_value_reached("npu_model_cases_u85:argmax_c", TARGET, ARGMAX_X)
 
 
 @pytest.mark.slow
 @pytest.mark.sweep
 def test_sweep_argmax_over_width_is_an_argmax_pool_and_exact() -> None:
-    _argmax_is_written_and_exact("npu_model_cases_u85:argmax_w")
+    check_value_reached("npu_model_cases_u85:argmax_w", TARGET, ARGMAX_X)
