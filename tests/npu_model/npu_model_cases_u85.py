@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from npu_model_opcases import _input, binary, conv, module, unary
+from npu_model_opcases import SEED, Lambda, _input, binary, conv, module, unary
 from torch import nn
 
 
@@ -33,6 +33,32 @@ class _EmbeddingAdd(nn.Module):
 def _embedding() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     return _EmbeddingAdd().eval(), (_input(1, 7, 16), torch.randint(0, 50, (1, 7)))
+
+
+def _argmax(dim: int, shape: tuple[int, ...]) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """torch.argmax of an int8 input, cast to int32: ExecuTorch delegates ARGMAX only on an
+    integer input whose every user narrows the index to int32 (tosa_supported_operators.py
+    _check_argmax); the values are drawn from a narrow range so that ties occur."""
+    generator = torch.Generator().manual_seed(SEED)
+    values = torch.randint(-6, 6, shape, generator=generator, dtype=torch.int8)
+    return Lambda(lambda x: torch.argmax(x, dim=dim).to(torch.int32)), (values,)
+
+
+class _IndexPut(nn.Module):
+    """x[rows] = values (torch.index_put with constant int64 row indices): TOSA SCATTER, which
+    regor writes as a copy of x and a scatter DMA (destination idx_mode ENABLED)."""
+
+    def __init__(self, rows: list[int]) -> None:
+        super().__init__()
+        self.register_buffer("rows", torch.tensor(rows, dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten.index_put.default(x, (self.rows,), values)
+
+
+def _index_put(rows: list[int], shape: tuple[int, int]
+               ) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    return _IndexPut(rows).eval(), (_input(*shape), _input(len(rows), shape[1], seed=SEED + 1))
 
 
 CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
@@ -64,6 +90,16 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
     # torch.amin: TOSA REDUCE_MIN, which regor runs as NPU_OP_POOL MIN (GeneratePoolingOp)
     "reduce_amin_c": lambda: unary(lambda x: x.amin(dim=1, keepdim=True), c=24),
     "reduce_amin_hw": lambda: unary(lambda x: x.amin(dim=(2, 3), keepdim=True), size=8),
+    # torch.argmax: TOSA ARGMAX, which regor runs as NPU_OP_POOL ARGMAX_X (GeneratePoolingOp;
+    # RewriteArgmax reshapes around the axis so that it is W)
+    "argmax_c": lambda: _argmax(1, (1, 24, 5, 6)),
+    "argmax_w": lambda: _argmax(3, (1, 4, 5, 9)),
+    # torch.flip: TOSA REVERSE, which regor writes as OFM_PRECISION activation_reverse
+    "flip_w": lambda: unary(lambda x: torch.flip(x, dims=[3]), size=7),
+    "flip_c": lambda: unary(lambda x: torch.flip(x, dims=[1]), c=20),
+    "flip_h": lambda: unary(lambda x: torch.flip(x, dims=[2]), size=7),
+    # index_put: TOSA SCATTER, a copy and a scatter DMA
+    "index_put_rows": lambda: _index_put([0, 3, 6], (8, 16)),
     # nn.Embedding: TOSA GATHER, a gather DMA (source idx_mode ENABLED, 2-D mode)
     "embedding": _embedding,
     # strides above 3 that still compile to one CONV each (measured: no kept accumulator)

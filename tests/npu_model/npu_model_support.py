@@ -101,3 +101,10 @@ def check_case(model: str, target: str, quantize: str = "int8") -> None:
     needs_toolchain()
     assert_listing_matches_vela(compiled(model, target, quantize))
     assert_exact(verified(model, target, quantize))
+
+
+def check_value_reached(model: str, target: str, value: Value, quantize: str = "int8") -> None:
+    """A value's compiled test: `model`'s streams write `value` and the case is exact."""
+    needs_toolchain()
+    assert value in written_values(model, target, quantize), f"{model}: no {value} on {target}"
+    check_case(model, target, quantize)

@@ -136,8 +136,8 @@ def test_a_stop_on_a_refused_value_is_a_known_gap() -> None:
     said = coverage.place_stop(55, "NPU_SET_ACTIVATION type 3 (native TANH/SIGMOID)")
     assert said.startswith("a known gap: the coverage table lists NPU_SET_ACTIVATION "
                            "activation_function TANH (3) as refused (regor writes it"), said
-    said = coverage.place_stop(85, "NPU_OP_POOL pooling_mode value 6 on Ethos-U85-128")
-    assert "NPU_OP_POOL pooling_mode ARGMAX_X (6) as refused" in said
+    said = coverage.place_stop(85, "NPU_OP_POOL pooling_mode value 7 on Ethos-U85-128")
+    assert "NPU_OP_POOL pooling_mode ARGMAX_Y (7) as refused" in said
 
 
 def test_a_stop_on_a_value_the_table_does_not_know_says_the_table_is_wrong() -> None:

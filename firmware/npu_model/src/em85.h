@@ -12,6 +12,7 @@
 int em85_run_operation(em_state *s, unsigned code, unsigned param);
 int em85_op_elementwise(em_state *s, unsigned mode);
 int em85_op_pool(em_state *s, unsigned mode);
+int em85_op_argmax(em_state *s, unsigned mode); /* em85_argmax.c: ARGMAX_X */
 /* NPU_OP_RESIZE (em85_resize.c): NEAREST or BILINEAR `mode`. */
 int em85_op_resize(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);

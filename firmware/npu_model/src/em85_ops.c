@@ -15,7 +15,11 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
         if (EM85_F_NPU_OP_CONV_WEIGHTS_IFM2((uint64_t)param << 16)) return em85_op_matmul(s);
         return em_op_conv(s, 0);
     case EM85_CMD0_NPU_OP_DEPTHWISE: return em_op_conv(s, 1);
-    case EM85_CMD0_NPU_OP_POOL: return em85_op_pool(s, EM85_F_NPU_OP_POOL_POOLING_MODE((uint64_t)param << 16));
+    case EM85_CMD0_NPU_OP_POOL: {
+        unsigned mode = EM85_F_NPU_OP_POOL_POOLING_MODE((uint64_t)param << 16);
+        if (mode == EM85_POOLING_MODE_ARGMAX_X || mode == EM85_POOLING_MODE_ARGMAX_Y) return em85_op_argmax(s, mode);
+        return em85_op_pool(s, mode);
+    }
     case EM85_CMD0_NPU_OP_RESIZE: return em85_op_resize(s, EM85_F_NPU_OP_RESIZE_RESIZE_MODE((uint64_t)param << 16));
     case EM85_CMD0_NPU_OP_DMA_START: return em85_dma_start(s);
     default:

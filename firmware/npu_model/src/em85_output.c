@@ -85,23 +85,44 @@ static const struct { unsigned value; int held[3]; } transposes[] = {
     {EM85_ACTIVATION_TRANSPOSE_CWH, {AXIS_C, AXIS_W, AXIS_H}},
 };
 
-static int stage_transpose(em_state *s, em_out *o, unsigned transpose) {
+/* OFM reversal (activation_reverse H, W or C; regor ToActivationReverse, from a TOSA REVERSE
+   fused into the operation's output): the hardware stores op element (y, x, c) mirrored along
+   that axis of the operation's OFM (HEIGHT/WIDTH/DEPTH_M1). regor moves no tile base for it
+   (GenerateOFM) and never cuts the reversed axis (ArchEthosU85::CanSubdivide keeps H whole,
+   scheduler.cpp keeps a C-reversed OFM whole and linear), and it never combines a reversal with
+   a transpose or chaining (GenerateOFMPrecision asserts), so the mirror spans the whole OFM
+   box of the operation. */
+static int reversed_axis(unsigned reverse) {
+    if (reverse == EM85_ACTIVATION_REVERSE_H) return AXIS_H;
+    if (reverse == EM85_ACTIVATION_REVERSE_W) return AXIS_W;
+    return reverse == EM85_ACTIVATION_REVERSE_C ? AXIS_C : -1;
+}
+
+static int stage_store(em_state *s, em_out *o, unsigned transpose, unsigned reverse) {
     em85_staged *st = &s->staged;
     size_t i, count = sizeof(transposes) / sizeof(transposes[0]);
-    if (transpose == EM85_ACTIVATION_TRANSPOSE_HWC) return 0;
+    static const int identity[3] = {AXIS_H, AXIS_W, AXIS_C};
+    const int *held = identity;
+    if (transpose == EM85_ACTIVATION_TRANSPOSE_HWC && reverse == EM85_ACTIVATION_REVERSE_NONE) return 0;
+    if (reverse != EM85_ACTIVATION_REVERSE_NONE &&
+        (reversed_axis(reverse) < 0 || transpose != EM85_ACTIVATION_TRANSPOSE_HWC))
+        return em_fail(s, NPU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u with "
+                       "activation_transpose %u on Ethos-U85-%d (not modelled)", reverse, transpose, s->macs);
     for (i = 0; i < count && transposes[i].value != transpose; i++) continue;
-    if (i == count)
+    if (transpose != EM85_ACTIVATION_TRANSPOSE_HWC && i == count)
         return em_fail(s, NPU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_transpose value %u on Ethos-U85-%d",
                        transpose, s->macs);
+    if (i < count) held = transposes[i].held;
     if ((uint64_t)o->height * (uint64_t)o->width * (uint64_t)o->depth * (uint64_t)o->fm.bytes >
         NPU_MODEL_TRANSPOSE_CAPACITY)
-        return em_fail(s, NPU_MODEL_CAPACITY, "transposed OFM of %dx%dx%d exceeds NPU_MODEL_TRANSPOSE_CAPACITY",
-                       o->height, o->width, o->depth);
+        return em_fail(s, NPU_MODEL_CAPACITY, "transposed or reversed OFM of %dx%dx%d exceeds "
+                       "NPU_MODEL_TRANSPOSE_CAPACITY", o->height, o->width, o->depth);
     st->stored = o->fm;
     st->height = o->height; st->width = o->width; st->depth = o->depth;
-    st->held[AXIS_H] = transposes[i].held[AXIS_H];
-    st->held[AXIS_W] = transposes[i].held[AXIS_W];
-    st->held[AXIS_C] = transposes[i].held[AXIS_C];
+    st->held[AXIS_H] = held[AXIS_H];
+    st->held[AXIS_W] = held[AXIS_W];
+    st->held[AXIS_C] = held[AXIS_C];
+    st->reversed = reversed_axis(reverse);
     st->active = 1;
     /* the operation writes dense NHWC staging in its own coordinates */
     o->fm.tile[0] = o->fm.tile[1] = o->fm.tile[2] = o->fm.tile[3] = s->staging;
@@ -116,7 +137,7 @@ static int stage_transpose(em_state *s, em_out *o, unsigned transpose) {
     return 0;
 }
 
-/* The staged OFM stored without per-element checks when the stored map is NHWC in one tile and
+/* The staged OFM stored without per-element checks when it is not reversed, the stored map is NHWC in one tile and
    every element lands inside the region: op element (y, x, c) then goes to tile 0 + y * d[H] +
    x * d[W] + c * d[C], d being the stride of the stored axis that holds each op axis. 0 when
    that does not hold (the checked loop below then stores it). */
@@ -125,7 +146,7 @@ static int store_unchecked(const uint8_t *staging, const em85_staged *st) {
     const int dims[3] = {st->height, st->width, st->depth}, bytes = f->bytes;
     int64_t d[3], low = 0, high = bytes, at;
     int axis, y, x, c;
-    if (f->nhcwb16 || dims[st->held[AXIS_H]] > f->height0 || dims[st->held[AXIS_W]] > f->width0) return 0;
+    if (f->nhcwb16 || st->reversed >= 0 || dims[st->held[AXIS_H]] > f->height0 || dims[st->held[AXIS_W]] > f->width0) return 0;
     d[st->held[AXIS_H]] = f->stride_y;
     d[st->held[AXIS_W]] = f->stride_x;
     d[st->held[AXIS_C]] = f->stride_c;
@@ -151,6 +172,7 @@ static int store_unchecked(const uint8_t *staging, const em85_staged *st) {
 
 void em85_store_transposed(em_state *s) {
     em85_staged *st = &s->staged;
+    const int dims[3] = {st->height, st->width, st->depth};
     int at[3], y, x, c;
     if (!st->active) return;
     st->active = 0;
@@ -161,6 +183,7 @@ void em85_store_transposed(em_state *s) {
                 const uint8_t *from = s->staging + (((size_t)y * st->width + x) * st->depth + c) * st->stored.bytes;
                 uint8_t *to;
                 at[AXIS_H] = y; at[AXIS_W] = x; at[AXIS_C] = c;
+                if (st->reversed >= 0) at[st->reversed] = dims[st->reversed] - 1 - at[st->reversed];
                 to = em_fm_ptr(&st->stored, at[st->held[AXIS_H]], at[st->held[AXIS_W]], at[st->held[AXIS_C]]);
                 if (to != NULL) memcpy(to, from, (size_t)st->stored.bytes);
             }
@@ -180,9 +203,6 @@ int em85_load_out(em_state *s, em_out *o, int b64) {
     int rc;
     s->staged.active = 0;
     if ((rc = b64 ? em85_load_fmap_b64(s, 2, &o->fm) : em_load_fmap(s, 2, &o->fm))) return rc;
-    if (reverse != EM85_ACTIVATION_REVERSE_NONE)
-        return em_fail(s, NPU_MODEL_UNSUPPORTED, "NPU_SET_OFM_PRECISION activation_reverse value %u on Ethos-U85 "
-                       "(not modelled)", reverse);
     if (o->fm.bytes == 8 && transpose != EM85_ACTIVATION_TRANSPOSE_HWC)
         /* regor never transposes a 64-bit OFM in hardware: "Int64 Transpose requires
            decomposition" (ethos_u85_constraints.cpp:569-577) */
@@ -197,7 +217,7 @@ int em85_load_out(em_state *s, em_out *o, int b64) {
         return em_fail(s, NPU_MODEL_UNSUPPORTED, "NPU_SET_OFM_SCALE dbl_rnd value %u (regor writes 0 for the OFM)",
                        EM85_F_NPU_SET_OFM_SCALE_DBL_RND(scale));
     em_out_type_range(o);
-    if ((rc = stage_transpose(s, o, transpose))) return rc;
+    if ((rc = stage_store(s, o, transpose, reverse))) return rc;
     return load_activation(s, o);
 }
 

@@ -59,12 +59,14 @@ typedef struct em_fmap {
     int which;              /* 0 = IFM, 1 = IFM2, 2 = OFM */
 } em_fmap;
 
-/* U85: a transposed OFM staged densely in the op's coordinates, then stored permuted. */
+/* U85: a transposed or reversed OFM staged densely in the op's coordinates, then stored
+   permuted or mirrored. */
 typedef struct em85_staged {
     int active;
     em_fmap stored;             /* the OFM as its registers describe it (after transposition) */
     int height, width, depth;   /* the operation's OFM */
     int held[3];                /* the op's axis (0 H, 1 W, 2 C) each stored axis H, W, C holds */
+    int reversed;               /* the op's axis (0 H, 1 W, 2 C) stored mirrored, or -1 */
 } em85_staged;
 
 typedef struct em_state {
