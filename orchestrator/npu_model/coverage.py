@@ -23,7 +23,8 @@ TABLE_LAYOUT: dict[str, Layout] = {"vela": tomlfile.ANY, **{family: _ROW for fam
 ANY = "*"
 # a stop names a command, then a field in words, then a number: "NPU_SET_ACTIVATION clip
 # range value 5", "NPU_SET_OFM_PRECISION activation_transpose value 2", "NPU_OP_POOL mode 4"
-_STOP = re.compile(r"(NPU_[A-Z0-9_]+) ([a-z][a-z0-9_ ]*?) (?:value )?(\d+)\b")
+# "NPU_OP_X at word 282" is where the stream stopped, not a field's value
+_STOP = re.compile(r"(NPU_[A-Z0-9_]+) (?!at word)([a-z][a-z0-9_ ]*?) (?:value )?(\d+)\b")
 _FIELD_WORDS = {"type": "activation_function", "mode": ""}   # U55 message words, "" = the enum
 
 

@@ -148,6 +148,9 @@ def test_a_stop_on_a_value_the_table_does_not_know_says_the_table_is_wrong() -> 
 
 def test_a_stop_naming_no_register_value_is_not_placed() -> None:
     assert coverage.place_stop(55, "OFM depth 9000 exceeds NPU_MODEL_MAX_DEPTH") == ""
+    # a command's position in the stream is no value of a field (the sweep's attention stop)
+    assert coverage.place_stop(55, "NPU_OP_ELEMENTWISE at word 282: its OFM registers "
+                                   "address bytes beyond region 1 (5440 bytes)") == ""
 
 
 def test_the_model_stop_carries_the_table_placement() -> None:
