@@ -10,12 +10,28 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from orchestrator.foundation.errors import OrchestratorError
 
 QEMU_BINARY = "qemu-system-arm"
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
+
+
+def python_interpreter() -> str:
+    """This interpreter under one spelling however it was started: `python -m orchestrator`
+    runs bin/python and invoke's shebang bin/python3, the same file, so build keys that
+    record the interpreter stay equal (a different spelling rebuilt the runner)."""
+    current = Path(sys.executable)
+    for name in ("python3", "python"):
+        sibling = current.with_name(name)
+        try:
+            if sibling.samefile(current):
+                return str(sibling)
+        except OSError:
+            continue
+    return str(current)
 
 
 def cmake_binary() -> Path:

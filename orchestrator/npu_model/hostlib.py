@@ -6,11 +6,11 @@ import ctypes
 import functools
 import hashlib
 import subprocess
-import sys
 from pathlib import Path
 
 from orchestrator.foundation.cmake_cache import CACHE, forget_moved_cache, recorded_path
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.hosttools import python_interpreter
 from orchestrator.foundation.paths import repo_root, scratch
 from orchestrator.npu_model.hostlib_cache import cached_library, keep_library, library_key
 from orchestrator.npu_model.regor_source import sdist_pin, vela_sdist
@@ -74,7 +74,7 @@ def build_library(root: Path | None = None, probe: bool = False) -> Path:
         if not (out / "build.ninja").is_file() or not cache.is_file() or recorded_path(
                 cache, f"{SDIST_OPTION}:FILEPATH=") != sdist:
             _run(["cmake", "-S", str(source), "-B", str(out), "-G", "Ninja", *options,
-                  f"-DNPU_MODEL_PYTHON={sys.executable}", f"-D{SDIST_OPTION}={sdist}"],
+                  f"-DNPU_MODEL_PYTHON={python_interpreter()}", f"-D{SDIST_OPTION}={sdist}"],
                  "cmake configure")
         target = "npu_model_probe" if probe else "npu_model_host"
         _run(["cmake", "--build", str(out), "--target", target], "cmake build")

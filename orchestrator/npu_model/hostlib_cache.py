@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
 from orchestrator.foundation.cache_check import checked, record_files
 from orchestrator.foundation.file_faults import writing
+from orchestrator.foundation.hosttools import python_interpreter
 from orchestrator.foundation.paths import repo_root, user_cache
 
 CACHE_DIR = "npu_model"
@@ -44,7 +44,8 @@ def library_key(source: Path, options: list[str], sdist_sha256: str) -> str:
         hasher.update((repo_root() / name).read_bytes())
     compiler = host_compiler()
     hasher.update(compiler.read_bytes() if compiler else b"no cc")
-    for part in (*options, sdist_sha256, version("ethos-u-vela"), sys.executable, str(RECIPE)):
+    interpreter = python_interpreter()
+    for part in (*options, sdist_sha256, version("ethos-u-vela"), interpreter, str(RECIPE)):
         hasher.update(part.encode() + b"\0")
     return hasher.hexdigest()[:20]
 

@@ -5,8 +5,7 @@ version as the result records it."""
 
 from __future__ import annotations
 
-import sys
-
+from orchestrator.foundation.hosttools import python_interpreter
 from orchestrator.npu_model.regor_source import vela_sdist
 from orchestrator.npu_model.version import model_version
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel, Target
@@ -44,5 +43,5 @@ def model_definitions(target: Target) -> dict[str, str]:
             "EOR_NPU_MODEL_MACS": str(target.macs // cores),
             "EOR_NPU_MODEL_CORES": str(cores),
             "EOR_NPU_MODEL_VERSION": model_version(),
-            "NPU_MODEL_PYTHON": sys.executable,   # generates the tables from its Vela
+            "NPU_MODEL_PYTHON": python_interpreter(),   # generates the tables from its Vela
             "NPU_MODEL_REGOR_SDIST": str(vela_sdist())}
