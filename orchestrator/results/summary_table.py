@@ -231,6 +231,7 @@ def summary_rows(result: RunResult) -> list[tuple[str, str]]:
         ("status", f"{result.status.value} ({result.classification.kind.value})"),
         ("target", result.target.name),
         ("simulator", result.versions.simulator or result.target.simulator),
+        ("cpu ran", cpu_ran(result)),
         ("cycles", _cycles(result)),
         ("NPU", _npu_share(result)),
         ("memory", _memory(result)),
@@ -319,8 +320,9 @@ def format_result(result: RunResult) -> str:
     rows = [("status", f"{result.status.value} ({result.classification.kind.value})"),
             ("reason", result.reason),
             ("target", f"{result.target.name} on {result.target.simulator}")]
-    if result.target.options.get("cpu_note"):
-        rows.append(("cpu ran", str(result.target.options["cpu_note"])))
+    ran = cpu_ran(result)
+    if ran:
+        rows.append(("cpu ran", ran))
     if result.status is not Status.PASS:
         rows.append(("next", result.classification.next_step))
     if result.cpu is not None and result.cpu.total is not None:
@@ -350,6 +352,14 @@ def format_result(result: RunResult) -> str:
     rows.append(("run", str(Path(result.artifacts.get("result", "")).parent)))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def cpu_ran(result: RunResult) -> str | None:
+    """Which core executed the program when it was not the target's own: the NPU model's
+    host CPU (cpu_note) or a Cortex-M's nearest superset core (cortex_m.ran_on)."""
+    cortex_m = result.target.options.get("cortex_m") or {}
+    note = result.target.options.get("cpu_note") or cortex_m.get("ran_on")
+    return str(note) if note else None
 
 
 def npu_row(result: RunResult) -> str:

@@ -90,3 +90,24 @@ def test_the_listing_names_backend_and_the_core_that_runs_it() -> None:
     assert labels["cortex-m85"] == "cortex-m85 (MVE, built as cortex-m55)"
     summary = target_summary(CATALOGUE.target("cortex-m55"))
     assert summary["cortex_m"]["cmsis_nn_allowed"] == ["scalar", "dsp", "mve"]
+
+
+def test_the_run_summary_says_which_core_ran_a_fallback_cpu() -> None:
+    """A cortex-m0plus program runs on QEMU's Cortex-M3: both summaries print that sentence."""
+    from orchestrator.results import Classification, Kind, RunResult, Status
+    from orchestrator.results.summary_table import format_result, summary_rows
+
+    def summary_of(cpu: str) -> tuple[str, dict[str, str]]:
+        target = CATALOGUE.target(cpu)
+        result = RunResult(status=Status.PASS, reason="ok", classification=Classification(
+            kind=Kind.SUCCESS, summary="ok", next_step="-"))
+        result.target.options["cortex_m"] = cortex_m_record(
+            target, None, target.simulator("qemu"), ran=True)
+        return format_result(result), dict(summary_rows(result))
+
+    shown, rows = summary_of("cortex-m0plus")
+    sentence = ("cortex-m0plus program (-mcpu=cortex-m0plus) ran on QEMU's Cortex-M3 "
+                "(mps2-an385): same instructions, no timing of the Cortex-M0plus")
+    assert f"cpu ran  {sentence}" in shown and rows["cpu ran"] == sentence
+    shown, rows = summary_of("cortex-m3")
+    assert "cpu ran" not in shown and "cpu ran" not in rows
