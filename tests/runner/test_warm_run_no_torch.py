@@ -28,12 +28,13 @@ HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio
 # costs import time on every run): the TOML parser (parses are kept by content), uuid and
 # platform (their imports compile regexes), the setup stage's fetch machinery (a warm run
 # reads the lock), the FVP probe, the sample session of --inputs, the ELF/map readers and
-# linker-error patterns (an unchanged image's tables are kept)
+# linker-error patterns (an unchanged image's tables are kept), an NPU device's AXI settings
 WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.setup.options", "orchestrator.setup.download",
               "orchestrator.setup.probe", "orchestrator.runner.sample_session",
               "orchestrator.evaluate", "orchestrator.firmware.build.elf",
-              "orchestrator.firmware.build.mapfile", "orchestrator.firmware.build.linker")
+              "orchestrator.firmware.build.mapfile", "orchestrator.firmware.build.linker",
+              "orchestrator.targets.npu_axi")
 # what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
 # its import pulls in
 INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")
