@@ -10,7 +10,8 @@ scratch) in a fresh process, as a user would, and prints each against its floor:
              runtime and runner cached), then the same through the invoke-free entry
              (`python -m orchestrator run ...`, row run-direct). Floor: the simulation
              (timings_s.simulate of its result). Goal: wall <= simulate + 0.5 s. Where the
-             rest goes: the interpreter's start (`python -c pass`), imports (`python -X
+             rest goes: the interpreter's start (`python -c pass`), invoke's own floor (a
+             trivial task in an empty tasks.py, invoke row only), imports (`python -X
              importtime`, by package), the stages of the result (timings_s) and the run's
              CPU seconds.
   configure  a new configuration of a cached lowering in a new process: `invoke compile
@@ -130,6 +131,7 @@ def bench_run(target: str, model: str, repeat: int, entry: str = "invoke") -> di
     row = median_row(rows)
     simulate = float(row["timings"].get("simulate", 0.0))
     start = statistics.median(timed([sys.executable, "-c", "pass"])["wall_s"] for _ in range(3))
+    floor = invoke_floor() if entry == "invoke" else {}
     imports = invoke(args, ("-X", "importtime"), entry=entry)
     import_s = sum(seconds for _, seconds in import_breakdown(imports["stderr"], top=10_000))
     name, program = ("run", "invoke") if entry == "invoke" else ("run-direct", f"python -m {entry}")
@@ -137,10 +139,23 @@ def bench_run(target: str, model: str, repeat: int, entry: str = "invoke") -> di
             "wall_s": row["wall_s"], "cpu_s": row["cpu_s"], "floor_s": simulate,
             "over_floor_s": row["wall_s"] - simulate, "goal": f"<= simulate + {RUN_GOAL_S} s",
             "met": row["wall_s"] - simulate <= RUN_GOAL_S,
-            "where": {"python start": start, "imports (all, -X importtime)": import_s,
+            "where": {"python start": start, **floor,
+                      "imports (all, -X importtime)": import_s,
                       **{f"  import {name}": s
                          for name, s in import_breakdown(imports["stderr"])},
                       **{f"stage {name}": float(s) for name, s in row["timings"].items()}}}
+
+
+def invoke_floor(repeat: int = 3) -> dict[str, float]:
+    """What invoke itself costs before any task of ours runs: a trivial task in an otherwise
+    empty tasks.py (`python -m invoke noop`), wall and CPU seconds, medians of `repeat`."""
+    with tempfile.TemporaryDirectory(prefix="bench-warm-floor-") as folder:
+        (Path(folder) / "tasks.py").write_text(
+            "from invoke import task\n\n\n@task\ndef noop(c):\n    pass\n")
+        rows = [timed([sys.executable, "-m", "invoke", "-r", folder, "noop"])
+                for _ in range(repeat)]
+    return {"invoke floor (empty tasks.py, wall)": statistics.median(r["wall_s"] for r in rows),
+            "invoke floor (cpu)": statistics.median(r["cpu_s"] for r in rows)}
 
 
 def product_of(model: str, target: str) -> dict[str, Any]:

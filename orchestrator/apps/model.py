@@ -22,7 +22,6 @@ from orchestrator.runner.model_run import (
     rerun_of,
     simulate_model,
 )
-from orchestrator.runner.sample_session import SessionLimits
 
 if TYPE_CHECKING:
     from orchestrator.aot.key import CompileRequest
@@ -75,6 +74,7 @@ def run_with_inputs(run: ModelRun) -> RunResult:
     )
     from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
     from orchestrator.parse.protocol_values import outputs
+    from orchestrator.runner.sample_session import SessionLimits
 
     inputs = run.request.compile.inputs
     assert inputs is not None

@@ -10,11 +10,6 @@ from typing import Any, TypeAlias
 
 from orchestrator.foundation.errors import OrchestratorError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on 3.10
-    import tomli as tomllib
-
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 
@@ -35,9 +30,19 @@ def load_toml(path: Path) -> dict[str, Any]:
         kept = None
     if isinstance(kept, dict):
         return kept
-    data = tomllib.loads(text.decode())
+    data = parse_toml(text.decode())
     _keep_parse(key, data)
     return data
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML text parsed (tomllib imported here: its import compiles regexes that a warm run,
+    served from kept parses, never needs)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised only on 3.10
+        import tomli as tomllib
+    return tomllib.loads(text)
 
 
 TOML_TABLE = "toml-2"

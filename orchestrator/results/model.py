@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
@@ -378,7 +378,7 @@ class LogInfo:
 def new_run_id() -> str:
     """A fresh run id: UTC time plus a short random suffix (sortable, unique)."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{uuid.uuid4().hex[:8]}"
+    return f"{stamp}-{os.urandom(4).hex()}"   # uuid4's source; `uuid` imports `platform`
 
 
 def utc_now() -> str:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.firmware.build import BuildResult, build_firmware
 from orchestrator.firmware.build.config import BuildConfig, firmware_data
@@ -22,8 +23,10 @@ from orchestrator.runner.runtime import (
 )
 from orchestrator.runner.sources import RuntimeSources, resolve_sources, source_commit
 from orchestrator.targets import Platform, Target
-from orchestrator.targets.npu_axi import NpuAxi, npu_axi, npu_axi_data
 from orchestrator.targets.runner_data import default_build_type
+
+if TYPE_CHECKING:   # the AXI settings load for NPU devices (FVP) only
+    from orchestrator.targets.npu_axi import NpuAxi
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ def drives_npu_device(target: Target) -> bool:
 
 def runner_npu_axi(target: Target, memory_mode: str) -> NpuAxi:
     """Timing adapters and region routing of an NPU target's runner (its system config)."""
+    from orchestrator.targets.npu_axi import npu_axi  # NPU devices (FVP) only
+
     assert target.system_config is not None
     return npu_axi(target.platform.name, target.system_config, memory_mode)
 
@@ -86,6 +91,8 @@ def runner_npu_axi(target: Target, memory_mode: str) -> NpuAxi:
 def npu_axi_values(axi: NpuAxi) -> dict[str, str]:
     """CMake values: the timing-adapter register writes (address=value) the runner makes
     before its first inference, and the driver's NPU_QCONFIG / NPU_REGIONCFG definitions."""
+    from orchestrator.targets.npu_axi import npu_axi_data
+
     registers = npu_axi_data().registers
     writes = [f"0x{address:08x}=0x{value:x}" for adapter in axi.timing_adapters
               for address, value in adapter.writes(registers)]

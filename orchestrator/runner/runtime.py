@@ -193,8 +193,10 @@ def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: Runti
         run_step(args, build_dir / "configure.log", "configure the ExecuTorch runtime", env)
         stamp.write_text(json.dumps(wanted))
         configured = True
-    run_step([str(cmake_binary()), "--build", str(build_dir), "--target", "runtime_libs",
-              "-j", str(jobs)], build_dir / "build.log", "build the ExecuTorch runtime", env)
+    # ninja itself, not `cmake --build` (which only starts it): the same incremental build
+    # (its graph re-runs CMake when a CMake input changed) without a second process start
+    run_step([str(ninja_binary()), "-C", str(build_dir), "runtime_libs", f"-j{jobs}"],
+             build_dir / "build.log", "build the ExecuTorch runtime", env)
     if config.ops == MODEL:
         assert not isinstance(ops, str)
         write_grown(build_dir, ops, kernel_sources)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +101,8 @@ class SetupCatalogue:
 
 def host_key(system: str | None = None, machine: str | None = None) -> str:
     """'linux-x86_64', 'linux-aarch64' or 'darwin-arm64' style key for this host."""
+    import platform  # here: its import compiles regexes a warm run never uses
+
     system = (system or platform.system()).lower()
     machine = (machine or platform.machine()).lower()
     machine = {"amd64": "x86_64", "arm64": "arm64" if system == "darwin" else "aarch64"}.get(

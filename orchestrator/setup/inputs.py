@@ -10,19 +10,21 @@ environment has none of those."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.foundation.doctor_model import State
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.setup.catalogue import BuildInput, host_key, load_setup_catalogue
-from orchestrator.setup.context import Context
 from orchestrator.setup.digests import digest_mismatches
-from orchestrator.setup.download import Request, cached_file, mirrored_url, verify_local_archive
-from orchestrator.setup.install import install_lock
 from orchestrator.setup.lock import read_lock, write_lock_entry
-from orchestrator.setup.options import build_options
 from orchestrator.setup.state import ItemState
+
+if TYPE_CHECKING:
+    from orchestrator.setup.context import Context
+
+# A warm run only reads the lock and checks the recorded file (input_file's first lines): the
+# download, install and setup-option machinery is imported where an input is fetched.
 
 
 def fetch_hint(item: BuildInput) -> str:
@@ -33,6 +35,13 @@ def fetch_hint(item: BuildInput) -> str:
 
 def provide_input(ctx: Context, item: BuildInput) -> dict[str, Any]:
     """Setup's provider: the verified file (a user-named one, the cache, or a download)."""
+    from orchestrator.setup.download import (
+        Request,
+        cached_file,
+        mirrored_url,
+        verify_local_archive,
+    )
+
     local = ctx.options.archives.get(item.name)
     if local is not None:
         path = verify_local_archive(local, item.digests, fetch_hint(item))
@@ -66,6 +75,15 @@ def input_file(name: str, root: Scratch | None = None) -> Path:
     recorded = _verified(item, read_lock(root).get(name))
     if recorded is not None:
         return recorded
+    return _fetch_input(name, item, root)
+
+
+def _fetch_input(name: str, item: BuildInput, root: Scratch) -> Path:
+    """input_file's first need: fetched with this process's environment, recorded in the lock."""
+    from orchestrator.setup.context import Context
+    from orchestrator.setup.install import install_lock
+    from orchestrator.setup.options import build_options
+
     ctx = Context(root.ensure(), build_options(), host_key())
     with install_lock(root):
         recorded = _verified(item, read_lock(root).get(name))   # another process may have
@@ -88,6 +106,8 @@ def _verified(item: BuildInput, entry: dict[str, Any] | None) -> Path | None:
 
 def checked_input(name: str, path: Path) -> Path:
     """A path handed to a build step: it must be the pinned file (refused otherwise)."""
+    from orchestrator.setup.download import verify_local_archive
+
     item = load_setup_catalogue().inputs[name]
     try:
         return verify_local_archive(path, item.digests, fetch_hint(item))

@@ -16,7 +16,6 @@ from orchestrator.parse.upstream import parse_text
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
-from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env
 from orchestrator.sim.limits import recorded_hint
 from orchestrator.targets import Simulator
 
@@ -27,6 +26,8 @@ def guessed_environment(binary: Path) -> dict[str, str]:
     """For an FVP setup never probed: the execstack tunable when this glibc takes it (2.42+;
     older glibc needs the flag cleared, which only setup does: it changes the install) and
     its bundled python, if any."""
+    from orchestrator.setup.probe import EXECSTACK_TUNABLE, bundled_python_env  # FVP only
+
     extra = {"GLIBC_TUNABLES": EXECSTACK_TUNABLE} if host_execstack_fix() == TUNABLE else {}
     for parent in binary.resolve().parents:
         if (parent / PYTHON_DIR / "lib").is_dir():

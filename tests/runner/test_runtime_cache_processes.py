@@ -31,8 +31,8 @@ def step(args, _log, what, env):
     with log.open("a") as handle:
         handle.write(json.dumps(["begin", what, time.time()]) + "\\n")
     time.sleep(pause)
-    if "--build" in args:
-        library = Path(args[args.index("--build") + 1]) / "libexecutorch_core.a"
+    if "-C" in args:
+        library = Path(args[args.index("-C") + 1]) / "libexecutorch_core.a"
         library.write_bytes(b"!<arch>\\n" * 4096)
     with log.open("a") as handle:
         handle.write(json.dumps(["end", what, time.time()]) + "\\n")

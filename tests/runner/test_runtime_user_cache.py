@@ -98,8 +98,8 @@ def test_a_flipped_byte_in_a_built_library_is_named_and_rebuilt(tmp_path, monkey
     seen: list[bool] = []
 
     def step(args: list[str], log: Path, what: str, env: object) -> None:
-        library = Path(args[args.index("--build") + 1]) / "libexecutorch_core.a" \
-            if "--build" in args else None
+        library = Path(args[args.index("-C") + 1]) / "libexecutorch_core.a" \
+            if "-C" in args else None
         if library is not None:
             seen.append(library.exists())
             if not library.exists():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from orchestrator.results import VelaEstimate
@@ -11,27 +12,26 @@ from orchestrator.results import VelaEstimate
 _NUMBER = r"(?P<v>-?\d+(?:\.\d+)?)"
 _MEMORY = r"(?P<m>SRAM|DRAM|On-chip Flash|Off-chip Flash)"
 # (pattern, key template); {m} is the memory name, {k} the bandwidth kind.
-_SUMMARY_LINES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), key) for pattern, key in (
-        (r"^Network summary for (?P<v>\S.*?)\s*$", "network"),
-        (r"^Accelerator configuration\s+(?P<v>\S+)", "accelerator_config"),
-        (r"^System configuration\s+(?P<v>\S+)", "system_config"),
-        (r"^Memory mode\s+(?P<v>\S+)", "memory_mode"),
-        (rf"^Accelerator clock\s+{_NUMBER} MHz", "clock_mhz"),
-        (rf"^Design peak {_MEMORY} bandwidth\s+{_NUMBER} GB/s", "peak_bandwidth_gb_s.{m}"),
-        (rf"^Total {_MEMORY} used\s+{_NUMBER} KiB", "{m}_used_kib"),
-        (rf"^(?P<m>CPU|NPU) operators = {_NUMBER}", "{m}_operators"),
-        (rf"^Average {_MEMORY} bandwidth\s+{_NUMBER} GB/s", "average_bandwidth_gb_s.{m}"),
-        (rf"^(?P<k>Input|Weight|Output|Total)\s+{_MEMORY} bandwidth\s+{_NUMBER} MB/batch",
-         "bandwidth_mb_per_batch.{m}.{k}"),
-        (rf"^Original Weights Size\s+{_NUMBER} KiB", "original_weights_kib"),
-        (rf"^NPU Encoded Weights Size\s+{_NUMBER} KiB", "encoded_weights_kib"),
-        (rf"^Neural network macs\s+{_NUMBER} MACs", "macs"),
-        (rf"^Network Tops/s\s+{_NUMBER} Tops/s", "tops"),
-        (rf"^(?P<m>NPU|Total|SRAM Access|DRAM Access|On-chip Flash Access|Off-chip Flash Access)"
-         rf" cycles\s+{_NUMBER} cycles/batch", "{m}_cycles"),
-        (rf"^Batch Inference time\s+{_NUMBER} ms", "inference_time_ms"),
-    ))
+_SUMMARY_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"^Network summary for (?P<v>\S.*?)\s*$", "network"),
+    (r"^Accelerator configuration\s+(?P<v>\S+)", "accelerator_config"),
+    (r"^System configuration\s+(?P<v>\S+)", "system_config"),
+    (r"^Memory mode\s+(?P<v>\S+)", "memory_mode"),
+    (rf"^Accelerator clock\s+{_NUMBER} MHz", "clock_mhz"),
+    (rf"^Design peak {_MEMORY} bandwidth\s+{_NUMBER} GB/s", "peak_bandwidth_gb_s.{m}"),
+    (rf"^Total {_MEMORY} used\s+{_NUMBER} KiB", "{m}_used_kib"),
+    (rf"^(?P<m>CPU|NPU) operators = {_NUMBER}", "{m}_operators"),
+    (rf"^Average {_MEMORY} bandwidth\s+{_NUMBER} GB/s", "average_bandwidth_gb_s.{m}"),
+    (rf"^(?P<k>Input|Weight|Output|Total)\s+{_MEMORY} bandwidth\s+{_NUMBER} MB/batch",
+     "bandwidth_mb_per_batch.{m}.{k}"),
+    (rf"^Original Weights Size\s+{_NUMBER} KiB", "original_weights_kib"),
+    (rf"^NPU Encoded Weights Size\s+{_NUMBER} KiB", "encoded_weights_kib"),
+    (rf"^Neural network macs\s+{_NUMBER} MACs", "macs"),
+    (rf"^Network Tops/s\s+{_NUMBER} Tops/s", "tops"),
+    (rf"^(?P<m>NPU|Total|SRAM Access|DRAM Access|On-chip Flash Access|Off-chip Flash Access)"
+     rf" cycles\s+{_NUMBER} cycles/batch", "{m}_cycles"),
+    (rf"^Batch Inference time\s+{_NUMBER} ms", "inference_time_ms"),
+)
 _TABLE_HEADER = re.compile(r"^Original Operator\s+NNG Operator\b")
 _RULE = re.compile(r"^-+( -+)+\s*$")
 SUMMED = ("npu_cycles", "total_cycles", "sram_access_cycles", "dram_access_cycles",
@@ -65,8 +65,14 @@ def _store(block: dict[str, Any], template: str, match: re.Match[str]) -> None:
     block[leaf] = value
 
 
+@cache
+def _summary_lines() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The summary patterns, compiled on first parse (a warm run reads kept totals only)."""
+    return tuple((re.compile(pattern), key) for pattern, key in _SUMMARY_PATTERNS)
+
+
 def _summary_match(line: str) -> tuple[str, re.Match[str]] | None:
-    for pattern, template in _SUMMARY_LINES:
+    for pattern, template in _summary_lines():
         match = pattern.match(line)
         if match:
             return template, match

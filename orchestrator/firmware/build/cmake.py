@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orchestrator.firmware.build.config import BuildConfig
-from orchestrator.firmware.build.linker import find_overflows, first_error
 from orchestrator.firmware.build.toolchain import (
     Compilers,
     build_environment,
@@ -80,6 +79,8 @@ def configure(config: BuildConfig, tools: BuildTools, build_dir: Path) -> bool:
     done = _run([str(tools.cmake), *arguments], build_dir / "configure.log",
                 f"configure {config.key}")
     if done.returncode != 0:
+        from orchestrator.firmware.build.linker import first_error
+
         raise OrchestratorError(
             f"configuring {config.app} for {config.platform.name} failed: "
             f"{first_error(done.output)}",
@@ -96,6 +97,8 @@ def compile_firmware(config: BuildConfig, tools: BuildTools, build_dir: Path,
     output = done.output
     if done.returncode == 0:
         return NinjaOutcome(rebuilt=NO_WORK not in output, output=output)
+    from orchestrator.firmware.build.linker import find_overflows, first_error  # failures only
+
     overflows = find_overflows(output)
     what = f"{config.app} for {config.platform.name}"
     if overflows:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from orchestrator.firmware.build.elf import ElfImage
-from orchestrator.firmware.build.mapfile import LinkMap, MapSection
 from orchestrator.targets.model import Region
+
+if TYPE_CHECKING:   # the readers load only when an image's tables are read (image_tables)
+    from orchestrator.firmware.build.elf import ElfImage
+    from orchestrator.firmware.build.mapfile import LinkMap, MapSection
 
 
 @dataclass(frozen=True)

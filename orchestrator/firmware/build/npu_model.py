@@ -6,7 +6,6 @@ version as the result records it."""
 from __future__ import annotations
 
 from orchestrator.foundation.hosttools import python_interpreter
-from orchestrator.npu_model.regor_source import vela_sdist
 from orchestrator.npu_model.version import model_version
 from orchestrator.targets.model import EXECUTOR_FVP, EXECUTOR_MODEL, NpuModel, Target
 
@@ -35,6 +34,8 @@ def model_definitions(target: Target) -> dict[str, str]:
     need (never inside the build)."""
     if placed_model(target) is None:
         return {}
+    from orchestrator.npu_model.regor_source import vela_sdist  # NPU-model builds only
+
     assert target.macs is not None
     cores = target.npu_cores or 1
     return {"EOR_NPU_MODEL_ARCH": str(arch_of(target)),
