@@ -16,8 +16,9 @@ from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors
+from orchestrator.setup.execstack import EXECSTACK_TUNABLE
 from orchestrator.setup.lock import write_lock_entry
-from orchestrator.sim.fvp_run import EXECSTACK_TUNABLE, setup_artifact
+from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.targets import load_catalogue
 
 RECORDED_VERSION = "11.27.25"
