@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from orchestrator.comparison.accuracy import output_accuracy, quant_step
+from orchestrator.comparison.departure import bit_equal
 from orchestrator.comparison.thresholds import Thresholds
 
 DEFAULT_THRESHOLDS = Thresholds()
@@ -77,7 +78,9 @@ def _compare_one(index: int, device: Array, reference: Array, limits: Thresholds
     step = quant_step(reference) if quantized and not integer else None
     found = output_accuracy(index, device, reference, step)
     assert found.max_abs_error is not None and found.mean_abs_error is not None
-    exact = bool(np.array_equal(device, reference))
+    # bits where the dtypes agree (-0.0 is not 0.0, a NaN equals itself); values across dtypes
+    exact = (bit_equal(device, reference) if device.dtype == reference.dtype
+             else bool(np.array_equal(device, reference)))
     passed, reason = _verdict(integer, exact, found.max_abs_error,
                               float(np.abs(reference.astype(np.float64)).max(initial=0.0)),
                               limits, limits.qtol * step if step else 0.0)

@@ -1,4 +1,4 @@
-"""The virtual Ethos-U55/U65/U85: a functional model of the NPU that runs Vela command streams.
+"""The NPU model: the Ethos-U55/U65/U85 computed in software from Vela command streams.
 
 firmware/npu_model is the C core (one source for the firmware and the host); this package
 builds it for the host (hostlib), reads the Ethos-U delegates of a compiled program

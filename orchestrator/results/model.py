@@ -15,8 +15,9 @@ from orchestrator import __version__
 # 1.5: profile (per-operator time from the ETDump); 1.6: write_checks (writes over live
 # tensors found on the NPU model over the run's command streams); 1.7: the NPU model's one
 # name (npu.executor, versions.extra), and the FVP's Ethos-U banner its own key (fvp_ethos_u);
-# older files are read by results/upgrade.py
-SCHEMA_VERSION = "1.7.0"
+# 2.0: that rename recorded as the breaking change it is (fields renamed: a major version);
+# older files are read by results/upgrade.py, a newer major is refused
+SCHEMA_VERSION = "2.0.0"
 
 FVP_CPU_CYCLES_NOTE = (
     "FVP CPU cycles are not timing: the Corstone FVP is cycle accurate for the NPU only; "

@@ -66,3 +66,17 @@ def test_quantized_reference_allows_qtol_quantization_steps():
     assert not compare_outputs([three_steps], [ref], quantized=True).passed
     assert compare_outputs([three_steps], [ref], Thresholds(qtol=3.0), quantized=True).passed
     assert not compare_outputs([one_step], [ref], quantized=False).passed
+
+
+def test_exact_means_the_same_bits_where_the_dtypes_agree() -> None:
+    """-0.0 is within every tolerance of 0.0 but is not the same output bit for bit."""
+    import numpy as np
+
+    from orchestrator.comparison.tolerance import compare_outputs
+
+    zero, minus_zero = np.zeros(3, np.float32), np.array([0.0, -0.0, 0.0], np.float32)
+    signed = compare_outputs([minus_zero], [zero]).outputs[0]
+    assert signed.passed and not signed.exact
+    nan = np.array([np.nan, 1.0], np.float32)
+    assert compare_outputs([nan], [nan.copy()]).outputs[0].exact
+    assert compare_outputs([np.ones(2, np.int8)], [np.ones(2, np.int16)]).outputs[0].exact

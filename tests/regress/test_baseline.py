@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from regress_documents import mv2_u85_128, vela_mv2_u85_128
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.regress.verdict.baseline import (
+    BaselineEntry,
     Baselines,
     Tolerance,
     load_baselines,
@@ -69,7 +73,8 @@ def test_tightened_tolerance_names_metric_and_amount(tmp_path):
     metrics = dict(extract_metrics(result), **{"cpu.cycles": 6925114 + 700})  # +0.01 %
     versions = extract_versions(result)
     assert book.check(KEY, metrics, versions, {}).status == "ok"  # inside the default 3 %
-    book.entries[KEY]["tolerances"] = {"cpu.cycles": {"rel": 0.0, "abs": 100}}
+    book.entries[KEY] = replace(book.entries[KEY],
+                                tolerances={"cpu.cycles": {"rel": 0.0, "abs": 100}})
     check = book.check(KEY, metrics, versions, {})
     assert check.status == "regressed"
     assert check.summary() == ("cpu.cycles 6925114 -> 6925814 (+0.01%, tolerance ±0 rel "
@@ -106,7 +111,8 @@ def test_no_entry_is_not_a_failure(tmp_path):
 
 def test_update_keeps_tolerances_and_reports_the_diff(tmp_path):
     book, result = recorded(tmp_path)
-    book.entries[KEY]["tolerances"] = {"npu.cycles": {"rel": 0.1, "abs": 0}}
+    book.entries[KEY] = replace(book.entries[KEY],
+                                tolerances={"npu.cycles": {"rel": 0.1, "abs": 0}})
     metrics = dict(extract_metrics(result), **{"npu.cycles": 6000000, "error.max_abs": 0.5})
     lines = book.update(KEY, {"model": "mv2", "target": "ethos-u85-128", "options": "default"},
                         metrics, {}, "run-2")
@@ -142,8 +148,9 @@ def test_a_run_under_another_toolset_is_not_compared_metric_by_metric(tmp_path):
     versions = {**extract_versions(result), "executorch": "1.4.1", "vela": "5.1.0",
                 "extra.tosa-tools": "2026.5.0"}
     book = Baselines(tmp_path / "b.json")
-    book.update(KEY, {"model": "mv2"}, extract_metrics(result), versions, "run-1")
-    assert book.entries[KEY]["toolset"] == {"executorch": "1.4.1", "vela": "5.1.0",
+    book.update(KEY, {"model": "mv2", "target": "ethos-u85-128", "options": "default"},
+                extract_metrics(result), versions, "run-1")
+    assert book.entries[KEY].toolset == {"executorch": "1.4.1", "vela": "5.1.0",
                                             "extra.tosa-tools": "2026.5.0"}
     moved = dict(extract_metrics(result), **{"npu.cycles": 1})
     check = book.check(KEY, moved, dict(versions, executorch="1.5.1", vela="5.2.0"), {})
@@ -152,3 +159,40 @@ def test_a_run_under_another_toolset_is_not_compared_metric_by_metric(tmp_path):
                                "5.2.0): metrics not compared; record this toolset's with "
                                "--update-baselines")
     assert book.check(KEY, moved, versions, {}).status == "regressed"
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regress" / "qemu.baselines.json"
+
+
+def test_a_file_reads_into_typed_entries_and_writes_back_byte_for_byte(tmp_path):
+    """The shipped baselines (written before toolsets were recorded: no toolset key) read into
+    BaselineEntry records and save unchanged, byte for byte."""
+    path = tmp_path / "qemu.baselines.json"
+    shutil.copy(EXAMPLE, path)
+    book = load_baselines(path)
+    entry = book.entries["add@cortex-m55/default"]
+    assert isinstance(entry, BaselineEntry)
+    assert (entry.model, entry.target, entry.options) == ("add", "cortex-m55", "default")
+    assert entry.metrics["cpu.cycles"] == 224 and entry.toolset is None
+    book.save()
+    assert path.read_bytes() == EXAMPLE.read_bytes()
+
+
+def test_an_updated_entry_writes_the_format_it_always_had(tmp_path):
+    book, _ = recorded(tmp_path)
+    document = json.loads((tmp_path / "b.json").read_text())
+    assert document["schema"] == 1
+    assert sorted(document["entries"][KEY]) == ["metrics", "model", "options", "run_id",
+                                                 "target", "toolset", "versions"]
+    book.save()
+    assert json.loads((tmp_path / "b.json").read_text()) == document
+
+
+@pytest.mark.parametrize("entry", [{"metrics": {}}, "text", {"model": "m", "target": "t",
+                         "options": "o", "metrics": {}, "versions": {}, "run_id": "r",
+                         "tolerence": {}}])
+def test_a_malformed_entry_is_one_sentence_naming_it(tmp_path, entry):
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"schema": 1, "entries": {KEY: entry}}))
+    with pytest.raises(OrchestratorError, match=f"entry '{KEY}' holds .*update-baselines"):
+        load_baselines(path)

@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.results import RunResult, validate
 from orchestrator.results.model import FVP_ETHOS_U_VERSION, NPU_MODEL_VERSION, SCHEMA_VERSION
 from orchestrator.results.upgrade import (
@@ -60,3 +63,25 @@ def test_an_old_fvp_banner_key_reads_as_the_fvps_own() -> None:
            "versions": {"extra": {OLD_FVP_KEY: "rev 136b7d75 (Apr 12 2023 13:44:01)", "x": "1"}}}
     assert upgrade(old)["versions"]["extra"] == {
         FVP_ETHOS_U_VERSION: "rev 136b7d75 (Apr 12 2023 13:44:01)", "x": "1"}
+
+
+def test_the_rename_is_a_major_version() -> None:
+    """A renamed field breaks readers that know only the old name: the schema's major moved."""
+    assert SCHEMA_VERSION.split(".")[0] == "2"
+    validate({**upgrade(json.loads(OLD.read_text())), "schema_version": SCHEMA_VERSION})
+
+
+def test_a_result_written_under_1_7_reads_as_written() -> None:
+    """1.7.0 already wrote today's names (under a minor version): read unchanged."""
+    document = upgrade(json.loads(OLD.read_text()))
+    written = {**document, "schema_version": "1.7.0"}
+    assert upgrade(written) is written
+    result = RunResult.from_dict(written)
+    assert result.schema_version == "1.7.0"
+    assert result.npu is not None and result.npu.executor == EXECUTOR_MODEL
+
+
+def test_a_result_of_a_newer_major_is_refused_with_the_next_step() -> None:
+    newer = {**json.loads(OLD.read_text()), "schema_version": "3.0.0"}
+    with pytest.raises(OrchestratorError, match=r"schema 3\.0\.0, newer than the 2\.0\.0.*next: "):
+        RunResult.from_dict(newer)

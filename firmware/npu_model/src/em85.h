@@ -25,19 +25,11 @@ typedef struct em85_acc {
 } em85_acc;
 #define EM85_ACC_IFM2 1u /* the caller models acc_input IFM2 */
 #define EM85_ACC_KEEP 2u /* the caller models acc_input KEEP and acc_output DISABLE */
-/* The registers of a U85 CONV/DEPTHWISE: output stage, IFM, geometry, IFM depth, the kernel and
-   the weight streams (all channels: the caller decodes them, in blocks where they exceed the
-   buffer) into the caller's structures, the scale records into s. */
-typedef struct em85_conv {
-    em_out *o;
-    em_fmap *in;
-    em_geom *g;
-    em_kernel *k;
-    em_weight_streams *w;
-    int ifm_depth;
-    em85_acc acc; /* ACC_FORMAT */
-} em85_conv;
-int em85_load_conv(em_state *s, int depthwise, em85_conv *c);
+/* The registers of a U85 CONV/DEPTHWISE (em_arch.h em_conv_regs): output stage, IFM, geometry,
+   IFM depth, the kernel and the weight streams (all channels: the caller decodes them, in blocks
+   where they exceed the buffer), the scale records into s. */
+struct em_conv_regs;
+int em85_load_conv(em_state *s, int depthwise, struct em_conv_regs *c);
 /* The Acc32/Acc48 scale records of `depth` channels at SCALE_BASE into s->bias/mult/shift. */
 int em85_load_scales(em_state *s, int depth, int acc_bits);
 /* NPU_OP_CONV with weights_ifm2: a MatMul against the IFM2 feature map. */

@@ -99,7 +99,7 @@ static int unscaled_records(em_state *s, int depth) {
     return 0;
 }
 
-int em85_load_conv(em_state *s, int depthwise, em85_conv *c) {
+int em85_load_conv(em_state *s, int depthwise, em_conv_regs *c) {
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     uint64_t acc = EM85_R0(s, NPU_SET_ACC_FORMAT), format = EM85_R0(s, NPU_SET_WEIGHT_FORMAT);
     uint64_t stride = EM85_R0(s, NPU_SET_KERNEL_STRIDE);

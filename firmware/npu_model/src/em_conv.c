@@ -242,44 +242,33 @@ static int finish_job(em_state *s, conv_job *j) {
     return 0;
 }
 
+/* The registers (through the architecture's table), the checks every job shares, then the
+   weights and scales. */
 static int load_job(em_state *s, int depthwise, conv_job *j) {
-    em_kernel *k = &j->k;
+    const em_arch *arch = s->ops;
+    em_conv_regs regs;
     int rc;
-    const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     memset(j, 0, sizeof(*j));
+    memset(&regs, 0, sizeof(regs));
     j->s = s;
     j->depthwise = depthwise;
     j->acc_lo = INT64_MIN;
     j->acc_hi = INT64_MAX;
-    j->output = 1;
-    j->acc.output = 1;
-    if (s->arch == 85) {
-        em85_conv regs;
-        regs.o = &j->o; regs.in = &j->in; regs.g = &j->g; regs.k = &j->k; regs.w = &j->w;
-        if ((rc = em85_load_conv(s, depthwise, &regs))) return rc;
-        j->ifm_depth = regs.ifm_depth;
+    regs.o = &j->o; regs.in = &j->in; regs.g = &j->g; regs.k = &j->k; regs.w = &j->w;
+    regs.acc.output = 1;
+    if ((rc = arch->conv_registers(s, depthwise, &regs))) return rc;
+    j->ifm_depth = regs.ifm_depth;
+    if (regs.acc.bits) {
         /* the accumulator a B64 OFM receives as it is: a value past it stops (em85_acc_check) */
         j->acc_bits = regs.acc.bits;
         j->acc_lo = -((int64_t)1 << (regs.acc.bits - 1));
         j->acc_hi = ((int64_t)1 << (regs.acc.bits - 1)) - 1;
-        j->keep = regs.acc.keep;
-        j->output = regs.acc.output;
-        j->acc = regs.acc;
-        return finish_job(s, j);
     }
-    j->ifm_depth = (int)EM_P0(s, NPU_SET_IFM_DEPTH_M1) + 1;
-    if ((rc = em_load_out(s, &j->o)) || (rc = em_load_fmap(s, 0, &j->in)) || (rc = em_load_geom(s, &j->o, &j->g)) ||
-        (rc = em_ifm_readable(s, name, &j->in, &j->g)))
-        return rc;
-    if (!em_per_channel(s))
-        return em_fail(s, NPU_MODEL_UNSUPPORTED, "%s with global OFM scaling", name);
+    j->keep = regs.acc.keep;
+    j->output = regs.acc.output;
+    j->acc = regs.acc;
     if ((rc = finish_job(s, j))) return rc;
-    k->kh = j->g.kh; k->kw = j->g.kw; k->dil_x = j->g.dil_x; k->dil_y = j->g.dil_y;
-    k->ofm_depth = j->o.depth; k->ifm_depth = j->ifm_depth; k->depthwise = depthwise; k->part_kernel = j->g.part_kernel;
-    k->ifm_bits = j->in.bytes * 8;
-    k->ofm_block_depth = (int)EM_P0(s, NPU_SET_OFM_BLK_DEPTH_M1) + 1;
-    if ((rc = em_weight_streams_u55(s, j->o.depth, &j->w))) return rc;
-    return em_load_scales(s, j->o.depth);
+    return arch->conv_weights(s, depthwise, &regs);
 }
 
 /* Output channels per block of decoded weights: all of them where NPU_MODEL_WEIGHT_CAPACITY
@@ -318,9 +307,7 @@ static int decode_block(conv_job *j, int c0, int c1) {
     }
     into = em_weights_room(&key, count, g_weights);
     if (into == g_weights) em_weights_forget();
-    if (j->s->arch == 85) rc = em_decode_weights_u85(j->s, &j->k, j->s->macs, &j->w, into);
-    else rc = em_decode_weights(j->s, &j->k, &j->w, into);
-    if (rc) return rc;
+    if ((rc = j->s->ops->decode_weights(j->s, &j->k, &j->w, into))) return rc;
     j->weights = into;
     j->max_w = max_abs_weight(into, count);
     em_weights_decoded(&key, into, count, j->max_w);
@@ -361,6 +348,6 @@ int em_op_conv(em_state *s, int depthwise) {
         int c1 = j.o.depth - c0 < block ? j.o.depth : c0 + block;
         if ((rc = decode_block(&j, c0, c1)) || (rc = run_block(&j))) return rc;
     }
-    if (s->arch == 85) em85_kept_end(s, &j.acc);
+    s->ops->conv_done(s, &j.acc);
     return 0;
 }

@@ -3,7 +3,8 @@
    (observer, register file, payload, DMA), em_bits.h, em_fmap.h (feature maps), em_scale.h
    (scaling and rounding), em_weights.h (kernels, weight decoding and reuse), em_output.h
    (output stage and geometry), em85.h (Ethos-U85 only), em_pool.h (pooling), em_ops.h (the
-   U55/U65 operations and what they share). */
+   U55/U65 operations and what they share), em_arch.h (what differs between the layouts: one
+   table per architecture the shared files call through). */
 #ifndef EM_INTERNAL_H
 #define EM_INTERNAL_H
 
@@ -17,5 +18,6 @@
 #include "em85.h"
 #include "em_pool.h"
 #include "em_ops.h"
+#include "em_arch.h"
 
 #endif

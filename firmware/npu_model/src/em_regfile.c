@@ -3,9 +3,9 @@
 #include "em_internal.h"
 
 static const em_opname_entry *find_command(int arch, int kind, unsigned code) {
-    const em_opname_entry *table = arch == 85 ? em85_cmd_names : em_cmd_names;
-    size_t i, count = arch == 85 ? sizeof(em85_cmd_names) / sizeof(em85_cmd_names[0])
-                                 : sizeof(em_cmd_names) / sizeof(em_cmd_names[0]);
+    const em_arch *layout = em_arch_for(arch);
+    const em_opname_entry *table = layout->commands;
+    size_t i, count = layout->command_count;
     for (i = 0; i < count; i++)
         if (table[i].kind == kind && table[i].code == code) return &table[i];
     return NULL;

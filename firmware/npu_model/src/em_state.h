@@ -69,8 +69,10 @@ typedef struct em85_staged {
     int reversed;               /* the op's axis (0 H, 1 W, 2 C) stored mirrored, or -1 */
 } em85_staged;
 
+struct em_arch;
 typedef struct em_state {
     npu_model_status *status;
+    const struct em_arch *ops; /* what differs between the layouts (em_arch.h) */
     const npu_model_npu *npu; /* the target of the running invoke */
     const uint64_t *base;
     const size_t *size;

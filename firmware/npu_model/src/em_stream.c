@@ -6,35 +6,6 @@
 
 static em_state g_state; /* one NPU; not re-entrant (neither is the hardware) */
 
-static int run_compute(em_state *s, unsigned code, unsigned param) {
-    int rc;
-    switch (code) {
-    case EM_CMD0_NPU_OP_CONV: rc = em_op_conv(s, 0); break;
-    case EM_CMD0_NPU_OP_DEPTHWISE: rc = em_op_conv(s, 1); break;
-    case EM_CMD0_NPU_OP_POOL: rc = em_op_pool(s, param); break;
-    default: rc = em_op_elementwise(s, param); break;
-    }
-    if (rc == 0) em_lut_after_op(s);
-    return rc;
-}
-
-static int run_operation(em_state *s, unsigned code, unsigned param) {
-    if (s->arch == 85) return em85_run_operation(s, code, param);
-    switch (code) {
-    case EM_CMD0_NPU_OP_STOP: return 0;
-    case EM_CMD0_NPU_OP_IRQ:
-    case EM_CMD0_NPU_OP_DMA_WAIT:
-    case EM_CMD0_NPU_OP_KERNEL_WAIT:
-    case EM_CMD0_NPU_OP_PMU_MASK: return 0; /* ordering/timing only: the model is sequential */
-    case EM_CMD0_NPU_OP_CONV:
-    case EM_CMD0_NPU_OP_DEPTHWISE:
-    case EM_CMD0_NPU_OP_POOL:
-    case EM_CMD0_NPU_OP_ELEMENTWISE: return run_compute(s, code, param);
-    case EM_CMD0_NPU_OP_DMA_START: return em_dma_start(s);
-    default: return em_fail(s, NPU_MODEL_UNSUPPORTED, "command %s (%x)", em_opname(s->arch, 0, code), code);
-    }
-}
-
 /* An operation's feature-map access fell outside the region the driver gave: the stream's
    registers describe more than the region holds (the hardware would read or clobber memory
    beyond it), so the model stops instead of computing something plausible. */
@@ -59,7 +30,7 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
                 int rc;
                 s->fault = 0;
                 s->op_code = code;
-                rc = run_operation(s, code, w >> 16);
+                rc = s->ops->run_operation(s, code, w >> 16);
                 if (rc) return rc;
                 if (s->fault) return fault(s, code, i);
                 if ((rc = em_observe_op(s, code, w >> 16, i))) return rc;
@@ -91,13 +62,14 @@ static int check_config(void *ctx, uint32_t cfg) {
     const npu_model_npu *npu = s->npu;
     unsigned total = (unsigned)npu->macs * (npu->cores ? npu->cores : 1u);
     int arch = em_config_arch(cfg);
-    if (npu->arch != 55 && npu->arch != 65 && npu->arch != 85)
+    if (!em_arch_known(npu->arch))
         return em_fail(s, NPU_MODEL_UNSUPPORTED, "NPU arch U%u (the model runs U55, U65 and U85)", npu->arch);
     if (arch != (int)npu->arch || em_config_macs(cfg) != total)
         return em_fail(s, NPU_MODEL_CONFIG_MISMATCH,
                        "payload compiled for Ethos-U%d with %u MACs, target is Ethos-U%u-%u (recompile for the target)",
                        arch, em_config_macs(cfg), (unsigned)npu->arch, total);
     s->arch = arch;
+    s->ops = em_arch_for(arch);
     return 0;
 }
 
@@ -121,7 +93,8 @@ int npu_model_invoke(const npu_model_npu *npu, const void *custom_data, size_t c
     s->regions = num_base_addr;
     s->cores = npu->cores ? npu->cores : 1;
     s->macs = npu->macs;
-    s->arch = npu->arch == 85 ? 85 : 55; /* the register layout (U65 streams use the U55's) */
+    s->ops = em_arch_for(npu->arch);
+    s->arch = s->ops->arch; /* the register layout (U65 streams use the U55's) */
     s->shram_banks = shram_banks(npu->macs);
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     memset(s->chain, 0, sizeof(s->chain));

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -127,12 +127,45 @@ class BaselineCheck:
         return text
 
 
+@dataclass(frozen=True)
+class BaselineEntry:
+    """One entry of the baselines file: a cell's identity, the metrics it recorded, the versions
+    (and toolset) that produced them, the run, and tolerances a person set for it."""
+
+    model: str
+    target: str
+    options: str
+    metrics: dict[str, float]
+    versions: dict[str, str]
+    run_id: str
+    toolset: dict[str, str] | None = None       # absent in files written before toolsets
+    tolerances: dict[str, dict[str, float]] | None = None   # hand-set, kept by updates
+
+    @classmethod
+    def from_json(cls, path: Path, key: str, document: object) -> BaselineEntry:
+        """The entry `key` as the file holds it; a missing or unknown key is one sentence."""
+        names = [item.name for item in fields(cls)]
+        required = {item.name for item in fields(cls) if item.default is MISSING}
+        if not isinstance(document, dict) or required - set(document) or set(document) - set(names):
+            got = sorted(document) if isinstance(document, dict) else type(document).__name__
+            raise OrchestratorError(
+                f"baselines file {path}: entry {key!r} holds {got}, not the keys "
+                f"{sorted(required)} (optional: toolset, tolerances)",
+                "fix or delete that entry, then invoke regress --update-baselines")
+        return cls(**{name: document[name] for name in names if name in document})
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as the file holds it (an absent optional key stays absent)."""
+        return {item.name: getattr(self, item.name) for item in fields(self)
+                if getattr(self, item.name) is not None}
+
+
 @dataclass
 class Baselines:
     """The baselines file: entries keyed by 'model@target/options'."""
 
     path: Path
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    entries: dict[str, BaselineEntry] = field(default_factory=dict)
 
     def check(self, key: str, metrics: dict[str, float], versions: dict[str, str],
               tolerances: dict[str, dict[str, float]]) -> BaselineCheck:
@@ -143,13 +176,12 @@ class Baselines:
         changed = _toolset_changes(entry, versions)
         if changed:
             return BaselineCheck("toolset-changed", version_changes=changed)
-        patterns = {**DEFAULT_TOLERANCES, **tolerances, **entry.get("tolerances", {})}
-        recorded = entry.get("metrics", {})
+        patterns = {**DEFAULT_TOLERANCES, **tolerances, **(entry.tolerances or {})}
+        recorded = entry.metrics
         deltas = [MetricDelta(name, recorded.get(name), metrics.get(name),
                               tolerance_for(name, patterns))
                   for name in sorted(set(recorded) | set(metrics))]
-        check = BaselineCheck("ok", deltas, _version_changes(entry.get("versions", {}),
-                                                             versions))
+        check = BaselineCheck("ok", deltas, _version_changes(entry.versions, versions))
         if check.regressions:
             check.status = "regressed"
         return check
@@ -157,17 +189,18 @@ class Baselines:
     def update(self, key: str, identity: dict[str, str], metrics: dict[str, float],
                versions: dict[str, str], run_id: str) -> list[str]:
         """Replace one entry's metrics and versions (its tolerances stay); return the diff."""
-        old = self.entries.get(key, {})
-        self.entries[key] = {**identity, "metrics": dict(sorted(metrics.items())),
-                             "versions": versions, "toolset": toolset_of(versions),
-                             "run_id": run_id,
-                             **({"tolerances": old["tolerances"]} if "tolerances" in old else {})}
-        return diff_lines(key, old.get("metrics"), metrics)
+        old = self.entries.get(key)
+        self.entries[key] = BaselineEntry(
+            model=identity["model"], target=identity["target"], options=identity["options"],
+            metrics=dict(sorted(metrics.items())), versions=versions,
+            toolset=toolset_of(versions), run_id=run_id,
+            tolerances=old.tolerances if old is not None else None)
+        return diff_lines(key, old.metrics if old is not None else None, metrics)
 
     def save(self) -> None:
         """Write atomically (temp file + rename), stable key order."""
-        document = {"schema": BASELINE_SCHEMA, "entries": dict(sorted(self.entries.items()))}
-        write_json_atomic(self.path, document)
+        entries = {key: entry.to_json() for key, entry in sorted(self.entries.items())}
+        write_json_atomic(self.path, {"schema": BASELINE_SCHEMA, "entries": entries})
 
 
 def load_baselines(path: Path) -> Baselines:
@@ -184,7 +217,8 @@ def load_baselines(path: Path) -> Baselines:
         raise OrchestratorError(f"baselines file {path} is not a schema {BASELINE_SCHEMA} "
                                 "baselines document",
                                 "invoke regress --update-baselines to rewrite it")
-    return Baselines(path, document["entries"])
+    return Baselines(path, {key: BaselineEntry.from_json(path, key, entry)
+                            for key, entry in document["entries"].items()})
 
 
 def tolerance_for(metric: str, patterns: dict[str, dict[str, float]]) -> Tolerance:
@@ -197,10 +231,10 @@ def tolerance_for(metric: str, patterns: dict[str, dict[str, float]]) -> Toleran
     return Tolerance(**patterns[max(matching, key=len)])
 
 
-def _toolset_changes(entry: dict[str, Any], versions: dict[str, str]
+def _toolset_changes(entry: BaselineEntry, versions: dict[str, str]
                      ) -> dict[str, tuple[str | None, str | None]]:
     """The toolset versions known both to the entry and to this run that differ."""
-    recorded = entry.get("toolset") or toolset_of(entry.get("versions", {}))
+    recorded = entry.toolset or toolset_of(entry.versions)
     current = toolset_of(versions)
     return {name: (recorded[name], current[name]) for name in TOOLSET_FIELDS
             if name in recorded and name in current and recorded[name] != current[name]}
