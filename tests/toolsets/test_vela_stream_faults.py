@@ -106,10 +106,13 @@ def test_vela_5_1_0_stream_stops_as_its_known_fault_and_vela_5_2_0_is_exact(
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 def test_the_packed_qkv_attention_stops_as_its_known_fault_under_both_releases(
         installed, ab_scratch, monkeypatch) -> None:
     """Vela 5.2.0 writes the packed q/k/v projection's MatMul as 5.1.0 does (the MUL's OFM past
-    the scratch): under both the stop names the fault and the model change around it."""
+    the scratch): under both the stop names the fault and the model change around it. (Sweep
+    only, for CI's time: by default the 5.1.0 stop is checked named by
+    tests/npu_model/test_npu_model_geometry.py and the message by the test above.)"""
     installed("vela-5.2.0")
     monkeypatch.syspath_prepend(str(NPU_MODEL_TESTS))
     monkeypatch.setenv("PYTHONPATH", str(NPU_MODEL_TESTS))
