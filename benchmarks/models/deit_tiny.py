@@ -1,5 +1,8 @@
 """DeiT-tiny as upstream's backends/arm/test/models/test_deit_tiny_arm.py builds it (timm's
-deit_tiny_patch16_224, input 1x3x224x224), with seeded random weights (no download).
+deit_tiny_patch16_224, input 1x3x224x224), with seeded random weights (no download). The input
+is torch.rand as it is; upstream's test normalizes it with timm's inception mean and std
+(deit_tiny_one_block.py does), which changes the quantization: this model's Vela 5.2.0 stream
+writes no FORCE_INT16, the normalized one does.
 
 Benchmark helper only: timm imports torchvision, whose C extension does not load with the CPU
 torch of this project's machines (operator torchvision::nms does not exist); its model code is

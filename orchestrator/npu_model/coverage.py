@@ -18,7 +18,7 @@ FAMILY_OF_ARCH = {55: "u55u65", 65: "u55u65", 85: "u85"}
 FAMILIES = ("u55u65", "u85")
 # Every key the generated table may hold (one array of rows per family).
 _ROW: dict[str, Layout] = {key: tomlfile.ANY for key in (
-    "command", "field", "value", "regor", "model", "number", "tests")}
+    "command", "field", "value", "regor", "model", "number", "tests", "unreached", "open")}
 TABLE_LAYOUT: dict[str, Layout] = {"vela": tomlfile.ANY, **{family: _ROW for family in FAMILIES}}
 ANY = "*"
 # a stop names a command, then a field in words, then a number: "NPU_SET_ACTIVATION clip
@@ -38,6 +38,8 @@ class Entry:
     regor: bool
     model: str
     tests: tuple[str, ...]
+    unreached: str = ""   # a refused value regor can write: why ExecuTorch's graphs never do
+    open: str = ""        # a refused value an ExecuTorch graph can reach: the gap, named
 
     def name(self) -> str:
         return " ".join(p for p in (self.command, self.field, self.value) if p and p != ANY)
@@ -58,7 +60,8 @@ def _entry(family: str, row: dict[str, Any]) -> Entry:
     number = row.get("number")
     return Entry(family, str(row["command"]), str(row["field"]), str(row["value"]),
                  int(number) if number is not None else None, bool(row["regor"]),
-                 str(row["model"]), tuple(str(t) for t in row.get("tests", [])))
+                 str(row["model"]), tuple(str(t) for t in row.get("tests", [])),
+                 str(row.get("unreached", "")), str(row.get("open", "")))
 
 
 def _field_of(rows: list[Entry], words: str) -> str | None:
@@ -113,12 +116,14 @@ def summary() -> list[str]:
 
 
 def listing(family: str | None = None, model: str | None = None) -> list[str]:
-    """One line per row: family, command field value, regor yes/no, status, tests."""
+    """One line per row: family, command field value, regor yes/no, status, tests (a refused
+    value regor can write: why no ExecuTorch graph reaches it, or the open gap)."""
     lines = []
     for e in entries():
         if (family and e.family != family) or (model and e.model != model):
             continue
-        tests = ", ".join(e.tests) if e.tests else "-"
+        tests = ", ".join(e.tests) if e.tests else (
+            f"unreached: {e.unreached}" if e.unreached else f"open: {e.open}" if e.open else "-")
         lines.append(f"{e.family:7} {e.name():70} {'regor' if e.regor else 'never':6} "
                      f"{e.model:12} {tests}")
     return lines

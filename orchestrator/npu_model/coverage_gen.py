@@ -3,10 +3,12 @@ sources in the pinned Vela sdist and the curated statuses (npu_coverage_status.t
 
 One row per command, field and value (an enum field: each member; a number: one row, value
 "*"): whether regor can write it (`regor`), what the model does with it (`model`: implemented,
-refused, timing) and the tests that exercise it. Run `python -m orchestrator.npu_model.coverage_gen`
-after a Vela pin or a status change; tests/npu_model/test_npu_model_coverage.py fails when the
-committed
-table differs from what the sources give.
+refused, timing), the tests that exercise it and, for a value the model refuses though regor
+can write it, why no graph ExecuTorch 1.4.1 lowers reaches it (`unreached`, with the regor
+source that decides it) or, where one can, the open gap (`open`). Run
+`python -m orchestrator.npu_model.coverage_gen` after a Vela pin or a status change;
+tests/npu_model/test_npu_model_coverage.py fails when the committed table differs from what
+the sources give.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ REACHED = DATA_DIR / "npu_coverage_reached.toml"   # the coverage sweep's record
 # Every key the curated statuses and the sweep's record may hold, per family ("status" and
 # "tests" map a command, field or value key to its status or tests: data, not layout).
 STATUS_LAYOUT: dict[str, Layout] = {
-    family: dict.fromkeys(("default", "status", "tests"), tomlfile.ANY) for family in FAMILIES}
+    family: dict.fromkeys(("default", "status", "tests", "unreached", "open"), tomlfile.ANY)
+    for family in FAMILIES}
 REACHED_LAYOUT: dict[str, Layout] = dict.fromkeys(FAMILIES, tomlfile.ANY)
 STATUSES = ("implemented", "refused", "timing")
 ANY = "*"
@@ -47,6 +50,8 @@ class Row:
     regor: bool         # regor's generators can write it
     model: str
     tests: tuple[str, ...] = ()
+    unreached: str = ""  # a refused value regor can write: why ExecuTorch's graphs never do
+    open: str = ""       # a refused value an ExecuTorch graph can reach: the gap, named
 
     @property
     def key(self) -> str:
@@ -78,6 +83,7 @@ def _most_specific(table: dict[str, Any], key: str) -> Any:
 def _rows_of(family: str, command: Command, curated: dict[str, Any],
              reached: dict[str, list[str]] | None = None) -> list[Row]:
     status, tests = curated.get("status", {}), curated.get("tests", {})
+    unreached, gaps = curated.get("unreached", {}), curated.get("open", {})
     reached = reached or {}
     entries: list[tuple[str, str, int | None, bool]] = []
     for f in command.fields:
@@ -94,7 +100,8 @@ def _rows_of(family: str, command: Command, curated: dict[str, Any],
                                                 else UNKNOWN)
         named = [*(_most_specific(tests, key) or ()), *reached.get(key, ())]
         rows.append(Row(family, command.name, fname, value, number, regor, str(model),
-                        tuple(dict.fromkeys(named))))
+                        tuple(dict.fromkeys(named)), str(_most_specific(unreached, key) or ""),
+                        str(_most_specific(gaps, key) or "")))
     return rows
 
 
@@ -170,9 +177,10 @@ def render(rows: list[Row], version: str) -> str:
              "", f'vela = "{version}"', ""]
     for row in rows:
         lines.append(f"[[{row.family}]]")
-        for name in ("command", "field", "value", "number", "regor", "model", "tests"):
+        for name in ("command", "field", "value", "number", "regor", "model", "tests",
+                     "unreached", "open"):
             value = getattr(row, name)
-            if name in ("tests", "number") and (value is None or value == ()):
+            if name in ("tests", "number", "unreached", "open") and value in (None, (), ""):
                 continue
             lines.append(f"{name} = {_toml_value(value)}")
         lines.append("")

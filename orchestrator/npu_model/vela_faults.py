@@ -1,9 +1,11 @@
 """Known faults of a Vela release's command streams (data/vela_stream_faults.toml): when the NPU
 model stops on one, the error names the fault and how to compile around it (another toolset,
-or a compile option), instead of asking for an FVP."""
+a compile option, or, where no released Vela writes the layers correctly, a change to the
+model), instead of asking for an FVP."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,27 +16,33 @@ from orchestrator.foundation.tomlfile import ANY, DATA_DIR, Layout, load_data
 FAULTS_PATH = DATA_DIR / "vela_stream_faults.toml"
 # Every key the file may hold (a misspelt one is refused, not read as its default).
 FAULTS_LAYOUT: dict[str, Layout] = {
-    "fault": {"vela": ANY, "stop": ANY, "toolset": ANY, "option": ANY, "option_reason": ANY},
+    "fault": {"vela": ANY, "stop": ANY, "toolset": ANY, "option": ANY, "option_reason": ANY,
+              "rewrite": ANY},
 }
 
 
 
 @dataclass(frozen=True)
 class VelaFault:
-    """A stream the Vela releases `vela` write that the NPU model stops on with `stop` in its
-    message; avoided by compiling under `toolset`, or with `option` (for `option_reason`)."""
+    """A stream the Vela releases `vela` write that the NPU model stops on with a message
+    `stop` (a regular expression) finds; avoided by compiling under `toolset`, or with `option`
+    (for `option_reason`), or, when no release avoids it, by the model change `rewrite`."""
 
     vela: tuple[str, ...]
     stop: str
     toolset: str | None = None
     option: str | None = None
     option_reason: str | None = None
+    rewrite: str | None = None
 
     def next_step(self) -> str:
         if self.toolset is not None:
             return (f"compile with the Vela of toolset {self.toolset}: invoke setup --toolsets "
                     f"{self.toolset}, then repeat the command with --toolset {self.toolset}")
-        return f"repeat the command with {self.option} ({self.option_reason})"
+        if self.option is not None:
+            return f"repeat the command with {self.option} ({self.option_reason})"
+        return (f"no Vela release here writes it correctly; {self.rewrite}, then repeat the "
+                "command")
 
 
 def vela_faults() -> list[VelaFault]:
@@ -45,7 +53,7 @@ def vela_faults() -> list[VelaFault]:
 def known_fault(stop_message: str, vela: str | None) -> VelaFault | None:
     """The known fault of Vela `vela` the NPU model's stop message names, if any."""
     return next((fault for fault in vela_faults()
-                 if vela in fault.vela and fault.stop in stop_message), None)
+                 if vela in fault.vela and re.search(fault.stop, stop_message)), None)
 
 
 def with_known_fault(error: OrchestratorError, vela: str | None) -> OrchestratorError:

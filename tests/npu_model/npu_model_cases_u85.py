@@ -113,12 +113,27 @@ CASES: dict[str, Callable[[], tuple[nn.Module, tuple[torch.Tensor, ...]]]] = {
 }
 
 
+class Cond(nn.Module):
+    """upstream's test_cond.py CondOneArgAndScalarOneOutput: torch.cond on the sum's sign."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def true_branch(arg: torch.Tensor) -> torch.Tensor:
+            return arg + 1.0
+
+        def false_branch(arg: torch.Tensor) -> torch.Tensor:
+            return arg - 1.0
+
+        return torch.cond(x.sum() > 0, true_branch, false_branch, [x])
+
+
 # Streams the model stops on, not in the sweep: the whole Wav2Letter stem (250 channels) on
 # U85-128, whose kept accumulator Vela 5.1.0 and 5.2.0 cut into depth slices (em85_kept.c);
-# exact when compiled with memory mode Sram_Only (test_npu_model_u85_core.py).
+# exact when compiled with memory mode Sram_Only (test_npu_model_u85_core.py). A torch.cond,
+# which Vela writes as NPU_OP_BRANCH (an open gap of the model: npu_coverage_status.toml).
 STOPS = {
     "conv1d_w2l_stem_250": lambda: (nn.Conv1d(1, 250, 250, stride=160, padding=45),
                                     (_input(1, 1, 400),)),
+    "torch_cond": lambda: (Cond(), (_input(1, 1, 2, 2),)),
 }
 
 

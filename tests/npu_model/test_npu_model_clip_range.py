@@ -15,12 +15,26 @@ int16 and int32 inputs that span the forced range and beyond it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from npu_model_stream import Elementwise, regs, run
 from npu_model_support import check_case, needs_toolchain, written_values
+from npu_model_support import test_scratch as compile_scratch
+
+from orchestrator.npu_model.coverage_gen import sdist_reader
+from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.regor_fields import family_commands
+from orchestrator.npu_model.regor_source import vela_sdist
+from orchestrator.npu_model.stream_values import stream_values
+from orchestrator.npu_model.verify import npu_delegates, verify_product
+from orchestrator.options.compile import CompileChoices
+from orchestrator.setup.options import SetupOptions
+from orchestrator.setup.toolset_install import install_toolset
+from orchestrator.toolsets.catalogue import find_toolset
+from orchestrator.toolsets.compile import compile_under
 
 Array = np.ndarray[Any, Any]
 FORCED = {"FORCE_UINT8": (0, 255, False), "FORCE_INT8": (-128, 127, True),
@@ -136,3 +150,32 @@ def test_clip_range_reached_by_a_compiled_graph_slice() -> None:
 @pytest.mark.parametrize(("model", "target", "clip"), REACHED)
 def test_sweep_clip_range_reached_by_a_compiled_graph(model: str, target: str, clip: str) -> None:
     _reached(model, target, clip)
+
+
+# FORCE_INT16 from a compiled graph: the pinned Vela 5.1.0 never writes it; Vela 5.2.0 (the
+# vela-5.2.0 toolset) writes it on U55 for DeiT-tiny as upstream's test builds it, and for that
+# DeiT-tiny cut to one block (benchmarks/models/deit_tiny_one_block.py: its layer norms' MUL by
+# the reciprocal standard deviation, an int32 OFM clipped to -128..127). About 6 minutes of
+# compile on two cores, so -m sweep only.
+DEIT_ONE_BLOCK = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / \
+    "deit_tiny_one_block.py"
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_sweep_force_int16_reached_by_one_deit_tiny_block_under_vela_5_2_0() -> None:
+    needs_toolchain()
+    toolset, target, model = find_toolset("vela-5.2.0"), "ethos-u55-128", str(DEIT_ONE_BLOCK)
+    where = compile_scratch()
+    install_toolset(toolset, SetupOptions(), where)
+    (done,) = compile_under(toolset, model, (target,), CompileChoices(), where)
+    assert done.product is not None, done.error
+    assert done.product.versions.vela == "5.2.0"
+    layout = family_commands("u55u65", sdist_reader(vela_sdist()))
+    clips = {member for _p, program in npu_delegates(done.product, model, target)
+             for command, field, member in stream_values(program.cmd_data, layout)
+             if (command, field) == ("NPU_SET_ACTIVATION", "activation_clip_range")}
+    assert clips == {"OFM_PRECISION", "FORCE_INT16"}, clips
+    report = verify_product(done.product, Npu.for_target_name(target), model, target)
+    assert report.exact and report.departures == [] and report.write_findings == [], (
+        report.to_json()["checks"])

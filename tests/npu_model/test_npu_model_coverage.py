@@ -132,6 +132,35 @@ def test_the_clip_ranges_are_in_the_table() -> None:
     assert all(e.model == "implemented" and e.tests for e in rows.values())
 
 
+# Refused values an ExecuTorch 1.4.1 graph can reach (npu_coverage_status.toml [family.open]):
+# the model's open gaps, named here so that a new one is a decision, not a drift.
+OPEN_GAPS = {"u85 NPU_OP_BRANCH branch_cond ALWAYS", "u85 NPU_OP_BRANCH branch_cond RF_TRUE",
+             "u85 NPU_OP_BRANCH branch_target"}
+
+
+def test_every_refused_value_regor_can_write_says_why_executorch_never_reaches_it() -> None:
+    """The issue's must-have, value by value: a value regor can write is implemented, or the
+    table says (`unreached`, from npu_coverage_status.toml) which regor code path writes it
+    and why ExecuTorch 1.4.1's TOSA graphs never take that path, naming the regor source; or
+    it is one of the open gaps (`open`). A reason on a value the model does not refuse is a
+    curation slip."""
+    refused = [e for e in coverage.entries() if e.model == "refused" and e.regor]
+    assert refused
+    unexplained = [f"{e.family} {e.name()}" for e in refused if not (e.unreached or e.open)]
+    assert unexplained == [], unexplained
+    assert {f"{e.family} {e.name()}" for e in refused if e.open} == OPEN_GAPS
+    assert all(".cpp" in (e.unreached or e.open) for e in refused)
+    assert not [e for e in refused if e.unreached and e.open]
+    stray = [f"{e.family} {e.name()}" for e in coverage.entries()
+             if (e.unreached or e.open) and e.model != "refused"]
+    assert stray == [], stray
+    listed = coverage.listing("u85", "refused")
+    assert any("NPU_OP_RESIZE resize_mode REPLICATE" in line and "unreached: ToResizeMode"
+               in line for line in listed), listed
+    assert any("NPU_OP_BRANCH" in line and "open: ExecuTorch 1.4.1 lowers torch.cond" in line
+               for line in listed), listed
+
+
 def test_a_stop_on_a_refused_value_is_a_known_gap() -> None:
     said = coverage.place_stop(55, "NPU_SET_ACTIVATION type 3 (native TANH/SIGMOID)")
     assert said.startswith("a known gap: the coverage table lists NPU_SET_ACTIVATION "

@@ -20,11 +20,12 @@ from npu_model_stream85 import (
     run85,
     transposed_add,
 )
-from npu_model_support import check_case, compiled, needs_toolchain
+from npu_model_support import check_case, compiled, needs_toolchain, verified
 from npu_model_u85_block import BLOCKS
 from test_npu_model_rounding import INT32_MAX, INT32_MIN, probe_values
 
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.npu_model import coverage
 from orchestrator.npu_model.execute import Npu
 from orchestrator.npu_model.listing import model_listing
 from orchestrator.npu_model.observe import observe_program
@@ -195,12 +196,31 @@ def test_the_stems_kept_chain_is_exact_when_vela_does_not_cut_its_depth() -> Non
     assert report.exact, [check.to_json() for check in report.checks if not check.exact]
 
 
-def test_a_branch_stops_naming_it() -> None:
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_a_torch_cond_compiles_to_a_branch_the_model_stops_on_as_an_open_gap() -> None:
+    """ExecuTorch 1.4.1 delegates a torch.cond to U85 (its branches quantized as its Arm
+    quantizer does, orchestrator/aot/lower/lowering.py) and Vela writes NPU_OP_BRANCH: the model
+    stops naming it, placed in the coverage table as refused (the open gap)."""
+    needs_toolchain()
+    with pytest.raises(OrchestratorError, match=r"NPU_OP_BRANCH branch_cond value \d at word "
+                       r"\d+ on Ethos-U85 \(not modelled\).*a known gap: the coverage table "
+                       r"lists NPU_OP_BRANCH branch_cond"):
+        verified("npu_model_cases_u85:torch_cond", "ethos-u85-128")
+
+
+@pytest.mark.parametrize(("cond", "name"), [(0, "ALWAYS"), (1, "RF_TRUE")])
+def test_a_branch_stops_naming_it_and_its_condition(cond: int, name: str) -> None:
+    """The stop names branch_cond's value, so the coverage table places it (an open gap)."""
     scratch = np.zeros(64, dtype=np.int8)
-    stream = Stream85().cmd1("NPU_OP_BRANCH")
+    stream = Stream85().cmd1("NPU_OP_BRANCH", branch_cond=cond)
     code, message = run85(stream, scratch)
     assert code != 0
-    assert message == "command NPU_OP_BRANCH at word 0 on Ethos-U85 (not modelled)"
+    assert message == (f"command NPU_OP_BRANCH branch_cond value {cond} at word 0 on Ethos-U85 "
+                       "(not modelled)")
+    said = coverage.place_stop(85, message)
+    assert said.startswith(f"a known gap: the coverage table lists NPU_OP_BRANCH branch_cond "
+                           f"{name} ({cond}) as refused (regor writes it"), said
 
 
 @pytest.mark.slow

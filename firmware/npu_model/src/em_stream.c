@@ -43,9 +43,9 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
             if (i + 1 >= count) return em_fail(s, NPU_MODEL_BAD_PAYLOAD, "command stream ends inside a cmd1");
             if (!em_known_command(s->arch, 1, code))
                 return em_fail(s, NPU_MODEL_UNSUPPORTED, "unknown cmd1 opcode %x at word %u", code, (unsigned)i);
-            if (code >= 0x100u) /* a cmd1 operation: the U85's NPU_OP_BRANCH */
-                return em_fail(s, NPU_MODEL_UNSUPPORTED, "command %s at word %u on Ethos-U%d (not modelled)",
-                               em_opname(s->arch, 1, code), (unsigned)i, s->arch);
+            if (code >= 0x100u) /* a cmd1 operation: the U85's NPU_OP_BRANCH (branch_cond in bit 16) */
+                return em_fail(s, NPU_MODEL_UNSUPPORTED, "command %s branch_cond value %u at word %u on Ethos-U%d (not modelled)",
+                               em_opname(s->arch, 1, code), (unsigned)((w >> 16) & 1u), (unsigned)i, s->arch);
             s->reg1[code & 0xffu] = (uint64_t)w | ((uint64_t)words[i + 1] << 32);
             i += 2;
         }

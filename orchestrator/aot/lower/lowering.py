@@ -121,11 +121,25 @@ def _quantization_config(scheme: str) -> Any:
     return get_symmetric_quantization_config(is_per_channel=True)
 
 
+CONTROL_FLOW = ("cond", "while_loop")   # torch.ops.higher_order operators with submodules
+
+
+def _has_control_flow(module: Any) -> bool:
+    return any(node.op == "call_function" and getattr(node.target, "__name__", "") in CONTROL_FLOW
+               for node in module.graph.nodes)
+
+
 def quantize(exported: Any, quantizer: Any, samples: list[tuple[Any, ...]]) -> Any:
-    """PT2E: prepare with `quantizer`, calibrate on `samples`, convert."""
+    """PT2E: prepare with `quantizer`, calibrate on `samples`, convert. A graph with torch.cond
+    or while_loop is quantized the way ExecuTorch's Arm quantizer does it for its own tests
+    (TOSAQuantizer._quantize_with_submodules: the branches' submodules too, else they stay
+    float and the partitioner leaves the cond on the CPU)."""
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
+    module = exported.module(check_guards=False)
+    if _has_control_flow(module) and hasattr(quantizer, "_quantize_with_submodules"):
+        return quantizer._quantize_with_submodules(module, samples)
+    prepared = prepare_pt2e(module, quantizer)
     for sample in samples:
         prepared(*sample)
     return convert_pt2e(prepared)
