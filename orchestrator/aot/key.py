@@ -18,7 +18,7 @@ from orchestrator.foundation.derived_cache import cached_table, stat_digest
 from orchestrator.targets import load_catalogue
 
 # Bump when the product layout or the compile recipe changes (invalidates old products).
-RECIPE_VERSION = 7
+RECIPE_VERSION = 8
 ACTIVE_TOOLSET_ENV = "ETHOSU_ORCH_TOOLSET"
 VERSIONED_PACKAGES = ("torch", "executorch", "ethos-u-vela", "tosa-tools", "torchao")
 # The options that reach Vela only (EthosUCompileSpec's compile_flags and target entries, see
