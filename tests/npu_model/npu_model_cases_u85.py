@@ -128,12 +128,16 @@ class Cond(nn.Module):
 
 # Streams the model stops on, not in the sweep: the whole Wav2Letter stem (250 channels) on
 # U85-128, whose kept accumulator Vela 5.1.0 and 5.2.0 cut into depth slices (em85_kept.c);
-# exact when compiled with memory mode Sram_Only (test_npu_model_u85_core.py). A torch.cond,
-# which Vela writes as NPU_OP_BRANCH (an open gap of the model: npu_coverage_status.toml).
+# exact when compiled with memory mode Sram_Only (test_npu_model_u85_core.py).
 STOPS = {
     "conv1d_w2l_stem_250": lambda: (nn.Conv1d(1, 250, 250, stride=160, padding=45),
                                     (_input(1, 1, 400),)),
-    "torch_cond": lambda: (Cond(), (_input(1, 1, 2, 2),)),
+}
+# A torch.cond, which Vela writes as NPU_OP_BRANCH (test_npu_model_u85_core.py). Its input has
+# both signs (seed 1): the quantizer shares one range between x and both branches' outputs,
+# and an all-negative calibration input (the default seed's) leaves no positive sum to take.
+CONTROL_FLOW = {
+    "torch_cond": lambda: (Cond(), (_input(1, 1, 2, 2, seed=1),)),
 }
 
 
@@ -142,4 +146,6 @@ def __getattr__(name: str) -> Callable[[], tuple[Any, tuple[torch.Tensor, ...]]]
         return CASES[name]
     if name in STOPS:
         return STOPS[name]
+    if name in CONTROL_FLOW:
+        return CONTROL_FLOW[name]
     raise AttributeError(name)

@@ -133,9 +133,9 @@ def test_the_clip_ranges_are_in_the_table() -> None:
 
 
 # Refused values an ExecuTorch 1.4.1 graph can reach (npu_coverage_status.toml [family.open]):
-# the model's open gaps, named here so that a new one is a decision, not a drift.
-OPEN_GAPS = {"u85 NPU_OP_BRANCH branch_cond ALWAYS", "u85 NPU_OP_BRANCH branch_cond RF_TRUE",
-             "u85 NPU_OP_BRANCH branch_target"}
+# the model's open gaps, named here so that a new one is a decision, not a drift. None is left
+# (the last, NPU_OP_BRANCH, is implemented: em85_branch.c).
+OPEN_GAPS: set[str] = set()
 
 
 def test_every_refused_value_regor_can_write_says_why_executorch_never_reaches_it() -> None:
@@ -157,8 +157,7 @@ def test_every_refused_value_regor_can_write_says_why_executorch_never_reaches_i
     listed = coverage.listing("u85", "refused")
     assert any("NPU_OP_RESIZE resize_mode REPLICATE" in line and "unreached: ToResizeMode"
                in line for line in listed), listed
-    assert any("NPU_OP_BRANCH" in line and "open: ExecuTorch 1.4.1 lowers torch.cond" in line
-               for line in listed), listed
+    assert not any("NPU_OP_BRANCH" in line for line in listed), listed
 
 
 def test_a_stop_on_a_refused_value_is_a_known_gap() -> None:

@@ -20,16 +20,16 @@ from npu_model_stream85 import (
     run85,
     transposed_add,
 )
-from npu_model_support import check_case, compiled, needs_toolchain, verified
+from npu_model_support import assert_exact, check_case, compiled, needs_toolchain, verified
 from npu_model_u85_block import BLOCKS
 from test_npu_model_rounding import INT32_MAX, INT32_MIN, probe_values
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.npu_model import coverage
-from orchestrator.npu_model.execute import Npu
+from orchestrator.npu_model.execute import Npu, run_program
 from orchestrator.npu_model.listing import model_listing
 from orchestrator.npu_model.observe import observe_program
-from orchestrator.npu_model.verify import input_sets, npu_delegates, verify_product
+from orchestrator.npu_model.verify import check_partition, input_sets, npu_delegates, verify_product
 from orchestrator.tosa.graph import main_operators
 from orchestrator.tosa.intermediates import run_with_intermediates
 
@@ -196,31 +196,105 @@ def test_the_stems_kept_chain_is_exact_when_vela_does_not_cut_its_depth() -> Non
     assert report.exact, [check.to_json() for check in report.checks if not check.exact]
 
 
+def _branch(stream: Stream85, cond: str, target_word: int = 0) -> int:
+    """An NPU_OP_BRANCH to byte 4 * `target_word` of the stream; returns its word position."""
+    at = len(stream.words)
+    stream.cmd1("NPU_OP_BRANCH", branch_cond=enum("branch_cond", cond),
+                branch_target=4 * target_word)
+    return at
+
+
+def _retarget(stream: Stream85, at: int, target_word: int) -> None:
+    stream.words[at + 1] = 4 * target_word
+
+
+def if_stream(shape: tuple[int, int, int] = (1, 1, 1)) -> Stream85:
+    """An IF as regor lays it out (high_level_command_stream_generator.cpp:385-444; branch
+    commands ethos_u85_register_cs_generator.cpp:2190-2208): the condition is the OFM of an
+    ADD 0 of the IFM at byte 0 (`shape`, into byte 1024), then BRANCH RF_TRUE to THEN, BRANCH
+    ALWAYS to ELSE; THEN adds 10 to byte 0 into byte 2048, ELSE adds 20; each ends with BRANCH
+    ALWAYS to EXIT."""
+    stream = Elementwise85("ADD", shape, scalar=0).emit(Stream85())
+    stream.cmd0("NPU_OP_KERNEL_WAIT", n=0)
+    to_then, to_else = _branch(stream, "RF_TRUE"), _branch(stream, "ALWAYS")
+    _retarget(stream, to_then, len(stream.words))
+    Elementwise85("ADD", (1, 1, 1), scalar=10, ofm_offset=2048).emit(stream)
+    then_exit = _branch(stream, "ALWAYS")
+    _retarget(stream, to_else, len(stream.words))
+    Elementwise85("ADD", (1, 1, 1), scalar=20, ofm_offset=2048).emit(stream)
+    else_exit = _branch(stream, "ALWAYS")
+    for at in (then_exit, else_exit):
+        _retarget(stream, at, len(stream.words))
+    return stream
+
+
+@pytest.mark.parametrize("value", [1, -1, 2, 0, 101, -100])
+def test_hand_built_stream_branch_rf_true_tests_bit_0_of_a_one_element_ofm(value: int) -> None:
+    """RF_TRUE jumps when COND_STATUS result_flag is 1: "for OFM with a single element, this is
+    bit 0 of the value" (ethos-u-core-driver ethosu85_interface.h cond_status_r); branch_target
+    is a byte offset in the stream (regor writes 4 * the target's word position,
+    ethos_u85_register_cs_generator.cpp:2276-2285). Only THEN or ELSE runs."""
+    scratch = np.zeros(4096, dtype=np.int8)
+    scratch[0] = value
+    code, message = run85(if_stream(), scratch)
+    assert code == 0, message
+    assert scratch[1024] == value
+    assert scratch[2048] == value + (10 if value & 1 else 20)
+
+
+def test_hand_built_stream_branch_on_a_larger_ofm_stops_as_unpredictable() -> None:
+    """result_flag is UNPREDICTABLE unless the OFM has a single element: the model stops."""
+    code, message = run85(if_stream((1, 1, 2)), np.zeros(4096, dtype=np.int8))
+    assert code != 0
+    assert re.fullmatch(r"NPU_OP_BRANCH branch_cond RF_TRUE at word \d+: its condition, the OFM "
+                        r"of NPU_OP_ELEMENTWISE, has 2 elements, which leaves COND_STATUS "
+                        r"UNPREDICTABLE \(one element defines it\)", message), message
+    assert coverage.place_stop(85, message) == ""   # no register value of the table
+
+
+def test_hand_built_stream_branch_with_no_condition_or_outside_the_stream_stops() -> None:
+    stream = Stream85()
+    _branch(stream, "RF_TRUE")
+    code, message = run85(stream, np.zeros(64, dtype=np.int8))
+    assert (code != 0, message) == (True, "NPU_OP_BRANCH branch_cond RF_TRUE at word 0: no "
+                                          "operation wrote COND_STATUS before it")
+    stream = Stream85()
+    _branch(stream, "ALWAYS", 100)
+    code, message = run85(stream, np.zeros(64, dtype=np.int8))
+    assert (code != 0, message) == (True, "NPU_OP_BRANCH at word 0 targets byte 400, not a "
+                                          "command of the 3-word stream")
+
+
 @pytest.mark.slow
 @pytest.mark.sweep
-def test_a_torch_cond_compiles_to_a_branch_the_model_stops_on_as_an_open_gap() -> None:
+def test_sweep_a_torch_cond_compiles_to_branches_and_is_exact_on_both_predicates() -> None:
     """ExecuTorch 1.4.1 delegates a torch.cond to U85 (its branches quantized as its Arm
-    quantizer does, orchestrator/aot/lower/lowering.py) and Vela writes NPU_OP_BRANCH: the model
-    stops naming it, placed in the coverage table as refused (the open gap)."""
+    quantizer does, orchestrator/aot/lower/lowering.py); Vela writes the condition as a
+    one-element CMP_GT and NPU_OP_BRANCH RF_TRUE/ALWAYS. Bit-exact against the TOSA reference
+    on the model's and random inputs, and on inputs whose sum is positive (THEN: x + 1) and
+    negative (ELSE: x - 1)."""
     needs_toolchain()
-    with pytest.raises(OrchestratorError, match=r"NPU_OP_BRANCH branch_cond value \d at word "
-                       r"\d+ on Ethos-U85 \(not modelled\).*a known gap: the coverage table "
-                       r"lists NPU_OP_BRANCH branch_cond"):
-        verified("npu_model_cases_u85:torch_cond", "ethos-u85-128")
-
-
-@pytest.mark.parametrize(("cond", "name"), [(0, "ALWAYS"), (1, "RF_TRUE")])
-def test_a_branch_stops_naming_it_and_its_condition(cond: int, name: str) -> None:
-    """The stop names branch_cond's value, so the coverage table places it (an open gap)."""
-    scratch = np.zeros(64, dtype=np.int8)
-    stream = Stream85().cmd1("NPU_OP_BRANCH", branch_cond=cond)
-    code, message = run85(stream, scratch)
-    assert code != 0
-    assert message == (f"command NPU_OP_BRANCH branch_cond value {cond} at word 0 on Ethos-U85 "
-                       "(not modelled)")
-    said = coverage.place_stop(85, message)
-    assert said.startswith(f"a known gap: the coverage table lists NPU_OP_BRANCH branch_cond "
-                           f"{name} ({cond}) as refused (regor writes it"), said
+    model, target = "npu_model_cases_u85:torch_cond", "ethos-u85-128"
+    assert_exact(verified(model, target))
+    product = compiled(model, target)
+    [(partition, program)] = npu_delegates(product, model, target)
+    listing = [name for _offset, name, _param, _data in model_listing(program.cmd_data)]
+    assert listing.count("NPU_OP_BRANCH") == 4
+    npu = Npu.for_target_name(target)
+    quantization = product.manifest["partitions"][0]["inputs"][0]["quantization"]
+    scale, zero_point = quantization["scale"], quantization["zero_point"]
+    for label, values in (("positive", [0, 10, -20, 30]), ("negative", [100, -128, -128, -128])):
+        inputs = [np.array(values, dtype=np.int8).reshape(1, 1, 2, 2)]
+        checks = check_partition(0, partition.tosa, program, npu, inputs, label, {})
+        assert all(check.exact for check in checks), [c.to_json() for c in checks]
+        # the branch that ran: the output lies nearer the float result of the taken branch
+        # (THEN x + 1 for a positive sum, ELSE x - 1) than of the other
+        real = (np.array(values) - zero_point) * scale
+        taken, other = [np.clip(np.round((real + step) / scale) + zero_point, -128, 127)
+                       for step in ((1.0, -1.0) if real.sum() > 0 else (-1.0, 1.0))]
+        [raw] = run_program(program, npu, inputs)
+        got = np.frombuffer(raw, dtype=np.int8).astype(int)
+        assert np.abs(got - taken).sum() < np.abs(got - other).sum(), (label, got, taken, other)
 
 
 @pytest.mark.slow

@@ -30,6 +30,14 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
     }
 }
 
+/* The U55/U65 layout defines no cmd1 operation (em_known_command refuses any first): kept for
+   the table's shape. */
+static int run_cmd1_operation(em_state *s, unsigned code, uint64_t value, size_t word, size_t count, size_t *next) {
+    (void)value; (void)count; (void)next;
+    return em_fail(s, NPU_MODEL_UNSUPPORTED, "cmd1 operation %x at word %u on Ethos-U%d (not modelled)", code,
+                   (unsigned)word, s->arch);
+}
+
 static int conv_registers(em_state *s, int depthwise, em_conv_regs *c) {
     const char *name = depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
     int rc;
@@ -102,6 +110,7 @@ const em_arch em55_arch = {
     .refuse_element = em55_refuse_element,
     .fmap_storage = em55_fmap_storage,
     .run_operation = run_operation,
+    .run_cmd1_operation = run_cmd1_operation,
     .conv_registers = conv_registers,
     .conv_weights = conv_weights,
     .decode_weights = em_decode_weights,

@@ -16,6 +16,10 @@ int em85_op_argmax(em_state *s, unsigned mode); /* em85_argmax.c: ARGMAX_X */
 /* NPU_OP_RESIZE (em85_resize.c): NEAREST or BILINEAR `mode`. */
 int em85_op_resize(em_state *s, unsigned mode);
 int em85_dma_start(em_state *s);
+/* NPU_OP_BRANCH (em85_branch.c): em85_cond_after records, after cmd0 operation `code`, the
+   COND_STATUS result flag it leaves; em85_run_cmd1_operation runs a branch (em_arch.h). */
+int em85_cond_after(em_state *s, unsigned code);
+int em85_run_cmd1_operation(em_state *s, unsigned code, uint64_t value, size_t word, size_t count, size_t *next);
 /* ACC_FORMAT of the current command. */
 typedef struct em85_acc {
     int bits;      /* acc_format: 32 or 48 */

@@ -41,6 +41,7 @@ const em_arch em85_arch = {
     .refuse_element = em85_refuse_element,
     .fmap_storage = em85_fmap_storage,
     .run_operation = em85_run_operation,
+    .run_cmd1_operation = em85_run_cmd1_operation,
     .conv_registers = em85_load_conv,
     .conv_weights = conv_weights,
     .decode_weights = decode_weights,

@@ -30,6 +30,7 @@ static int run_operation(em_state *s, unsigned code, unsigned param) {
 
 int em85_run_operation(em_state *s, unsigned code, unsigned param) {
     int rc = run_operation(s, code, param);
-    if (rc == 0) em85_store_transposed(s);
-    return rc;
+    if (rc) return rc;
+    em85_store_transposed(s);
+    return em85_cond_after(s, code);
 }

@@ -60,8 +60,10 @@ typedef struct em_arch {
     unsigned (*fmap_region)(uint64_t word);
     int (*refuse_element)(em_state *s, const fmap_regs *r, unsigned precision);
     int (*fmap_storage)(em_state *s, int which, const fmap_regs *r, uint64_t prec, uint32_t zp, int b64, em_fmap *f);
-    /* the stream (em_stream.c): one cmd0 operation */
+    /* the stream (em_stream.c): one cmd0 operation; one cmd1 operation (`value`: word | data
+       << 32) at word `word` of a stream of `count` words, which sets the next word to run */
     int (*run_operation)(em_state *s, unsigned code, unsigned param);
+    int (*run_cmd1_operation)(em_state *s, unsigned code, uint64_t value, size_t word, size_t count, size_t *next);
     /* CONV/DEPTHWISE (em_conv.c): the registers before the job's shared checks, the weights and
        scales after them, the decode of a block of channels, and the end of the operation */
     int (*conv_registers)(em_state *s, int depthwise, em_conv_regs *c);

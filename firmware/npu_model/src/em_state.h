@@ -41,6 +41,16 @@
 typedef struct em85_kept {
     int height, width, depth; /* 0 height: nothing kept */
 } em85_kept;
+/* U85: COND_STATUS result_flag, which NPU_OP_BRANCH RF_TRUE tests (em85_branch.c): the flag,
+   or why it is not defined (the OFM of the operation before the branch is not one element, no
+   operation ran, or a DMA ran after it), and the branches taken so far in this invoke. */
+typedef struct em85_cond {
+    int flag;          /* 0 or 1; -1 when not defined */
+    int elements;      /* the OFM elements of the operation that last wrote it */
+    unsigned code;     /* that operation's cmd0 opcode; 0 when no operation ran */
+    int after_dma;     /* a DMA_START ran after that operation */
+    unsigned branches; /* branches taken in this invoke */
+} em85_cond;
 typedef struct em85_chain {
     int height, width, depth, bytes; /* 0 bytes: not written in this stream */
 } em85_chain;
@@ -94,6 +104,7 @@ typedef struct em_state {
     uint8_t staging[NPU_MODEL_TRANSPOSE_CAPACITY];
     uint8_t chain_data[EM85_CHAIN_BUFFERS][NPU_MODEL_CHAIN_CAPACITY];
     em85_kept kept;
+    em85_cond cond; /* U85: the branch condition (em85_branch.c) */
     int64_t kept_acc[NPU_MODEL_ACC_CAPACITY];
     /* per-channel scale records of the current command (em_load_scales) */
     int64_t bias[NPU_MODEL_MAX_DEPTH];

@@ -43,9 +43,11 @@ static int run_stream(void *ctx, const uint32_t *words, size_t count) {
             if (i + 1 >= count) return em_fail(s, NPU_MODEL_BAD_PAYLOAD, "command stream ends inside a cmd1");
             if (!em_known_command(s->arch, 1, code))
                 return em_fail(s, NPU_MODEL_UNSUPPORTED, "unknown cmd1 opcode %x at word %u", code, (unsigned)i);
-            if (code >= 0x100u) /* a cmd1 operation: the U85's NPU_OP_BRANCH (branch_cond in bit 16) */
-                return em_fail(s, NPU_MODEL_UNSUPPORTED, "command %s branch_cond value %u at word %u on Ethos-U%d (not modelled)",
-                               em_opname(s->arch, 1, code), (unsigned)((w >> 16) & 1u), (unsigned)i, s->arch);
+            if (code >= 0x100u) { /* a cmd1 operation (the U85's NPU_OP_BRANCH): it says where to go on */
+                int rc = s->ops->run_cmd1_operation(s, code, (uint64_t)w | ((uint64_t)words[i + 1] << 32), i, count, &i);
+                if (rc) return rc;
+                continue;
+            }
             s->reg1[code & 0xffu] = (uint64_t)w | ((uint64_t)words[i + 1] << 32);
             i += 2;
         }
@@ -99,6 +101,8 @@ int npu_model_invoke(const npu_model_npu *npu, const void *custom_data, size_t c
     s->lut_loaded = 0; /* regor forgets every LUT at the start of a stream and reloads them */
     memset(s->chain, 0, sizeof(s->chain));
     memset(&s->kept, 0, sizeof(s->kept)); /* an accumulator is kept within one stream */
+    memset(&s->cond, 0, sizeof(s->cond)); /* no operation has set the branch condition */
+    s->cond.flag = -1;
     em_observe_reset(s);
     if (custom_data_size % 4 != 0) return malformed(s, "custom data is not a COP1 driver payload", 0);
     if (num_base_addr > EM_MAX_REGIONS)
