@@ -126,6 +126,21 @@ class Cond(nn.Module):
         return torch.cond(x.sum() > 0, true_branch, false_branch, [x])
 
 
+class WhileHalving(nn.Module):
+    """upstream's test_while.py DecreasingOutput with a threshold its inputs cross: halve x
+    while its sum exceeds 1 (TOSA WHILE_LOOP; Vela loops back with NPU_OP_BRANCH)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def cond_fn(value: torch.Tensor) -> torch.Tensor:
+            return torch.gt(value.sum(), torch.full((1,), 1.0)).squeeze()
+
+        def body_fn(value: torch.Tensor) -> tuple[torch.Tensor]:
+            return (torch.div(value, torch.full((1,), 2.0)),)
+
+        result = torch.ops.higher_order.while_loop(cond_fn, body_fn, (x,), ())
+        return result[0]  # type: ignore[no-any-return]
+
+
 # Streams the model stops on, not in the sweep: the whole Wav2Letter stem (250 channels) on
 # U85-128, whose kept accumulator Vela 5.1.0 and 5.2.0 cut into depth slices (em85_kept.c);
 # exact when compiled with memory mode Sram_Only (test_npu_model_u85_core.py).
@@ -133,11 +148,13 @@ STOPS = {
     "conv1d_w2l_stem_250": lambda: (nn.Conv1d(1, 250, 250, stride=160, padding=45),
                                     (_input(1, 1, 400),)),
 }
-# A torch.cond, which Vela writes as NPU_OP_BRANCH (test_npu_model_u85_core.py). Its input has
-# both signs (seed 1): the quantizer shares one range between x and both branches' outputs,
-# and an all-negative calibration input (the default seed's) leaves no positive sum to take.
+# A torch.cond and a while_loop, which Vela writes with NPU_OP_BRANCH (test_npu_model_u85_core.py).
+# The cond's input has both signs (seed 1): the quantizer shares one range between x and both
+# branches' outputs, and an all-negative calibration input (the default seed's) leaves no
+# positive sum to take. The loop's input (sum about 8.7) is halved four times.
 CONTROL_FLOW = {
     "torch_cond": lambda: (Cond(), (_input(1, 1, 2, 2, seed=1),)),
+    "while_halving": lambda: (WhileHalving(), (_input(1, 1, 2, 2, seed=1) + 2,)),
 }
 
 

@@ -298,6 +298,31 @@ def test_sweep_a_torch_cond_compiles_to_branches_and_is_exact_on_both_predicates
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
+def test_sweep_a_while_loop_compiles_to_a_backward_branch_and_is_exact() -> None:
+    """A torch while_loop (upstream's DecreasingOutput, threshold 1) delegated to U85: Vela
+    writes COND, BRANCH RF_TRUE to BODY, ALWAYS to EXIT, and BODY ends with a branch back to
+    COND (high_level_command_stream_generator.cpp:446-556). Exact against the TOSA reference
+    on the model's and random inputs, on an input that loops four times (sum 12 halved to
+    below 1) and on one that never enters the body."""
+    needs_toolchain()
+    model, target = "npu_model_cases_u85:while_halving", "ethos-u85-128"
+    assert_exact(verified(model, target))
+    product = compiled(model, target)
+    [(partition, program)] = npu_delegates(product, model, target)
+    branches = [(offset, data) for offset, name, _param, data in model_listing(program.cmd_data)
+                if name == "NPU_OP_BRANCH"]
+    assert any(data is not None and data < offset for offset, data in branches), branches
+    npu = Npu.for_target_name(target)
+    for label, fill in (("loops", 127), ("never", -128)):
+        inputs = [np.full((1, 1, 2, 2), fill, dtype=np.int8)]
+        checks = check_partition(0, partition.tosa, program, npu, inputs, label, {})
+        assert all(check.exact for check in checks), [c.to_json() for c in checks]
+        [raw] = run_program(program, npu, inputs)
+        assert (np.frombuffer(raw, dtype=np.int8) != fill).any() == (label == "loops")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "target"), [("npu_model_cases_u85:matmul", "ethos-u85-128")])
 def test_a_matmul_with_weights_from_ifm2_is_exact(model: str, target: str) -> None:
     """A real Vela stream of NPU_OP_CONV weights_ifm2 (a MatMul, regor GenerateConvolutionOp
