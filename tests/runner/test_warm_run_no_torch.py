@@ -30,8 +30,9 @@ HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio
 # reads the lock), the FVP probe, the sample session of --inputs, the ELF/map readers and
 # linker-error patterns (an unchanged image's tables are kept), an NPU device's AXI settings,
 # the console-log parser and the FVP run module (a QEMU run reads the protocol stream), the
-# model catalogue (a built-in model), the TOSA partition reader, the other jobs' reports,
-# the data set options and the ninja package (its binary is found without it)
+# model catalogue (a built-in model), the TOSA partition reader, the console-line rules (a
+# protocol stream needs none), the other jobs' reports, the data set options and the ninja
+# package (its binary is found without it)
 WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.setup.options", "orchestrator.setup.download",
               "orchestrator.setup.probe", "orchestrator.runner.sample_session",
@@ -41,7 +42,7 @@ WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.parse.result", "orchestrator.parse.simulator",
               "orchestrator.sim.fvp_run", "orchestrator.aot.models.catalogue",
               "orchestrator.api.reports", "orchestrator.options.evaluate", "ninja",
-              "orchestrator.tosa.partitions")
+              "orchestrator.tosa.partitions", "orchestrator.parse.lines")
 # what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
 # its import pulls in
 INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")
