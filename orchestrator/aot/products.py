@@ -8,13 +8,15 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.aot.tensors import TensorFile, read_tensor_dir
 from orchestrator.exact.record import ExactRecord
 from orchestrator.foundation.cache_check import record_files
 from orchestrator.results import Versions
-from orchestrator.tosa.partitions import Partition, partitions_from_manifest
+
+if TYPE_CHECKING:
+    from orchestrator.tosa.partitions import Partition
 
 MANIFEST = "manifest.json"
 PTE = "model.pte"
@@ -118,7 +120,10 @@ class Product:
 
     @property
     def partitions(self) -> list[Partition]:
-        """The delegated NPU partitions with their TOSA flatbuffers (empty: CPU only)."""
+        """The delegated NPU partitions with their TOSA flatbuffers (empty: CPU only); their
+        reader is imported here: a warm run reads none."""
+        from orchestrator.tosa.partitions import partitions_from_manifest
+
         return partitions_from_manifest(self.manifest, self.directory)
 
     def paths(self) -> dict[str, Any]:

@@ -5,48 +5,20 @@ document `--json` prints)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.results.model import RunResult, Status
+from orchestrator.api.report_base import Number, Report
+from orchestrator.api.report_base import kept_numbers as _kept
+from orchestrator.api.run_report import RunReport
+
+__all__ = ["CompileReport", "EvaluateReport", "InspectReport", "Number", "RegressReport",
+           "Report", "RunReport", "VerifyReport"]
 
 if TYPE_CHECKING:
     from orchestrator.artifacts.inspection import Inspection
     from orchestrator.regress.report.records import RegressDocument
-
-Number = int | float | str
-
-
-class Report:
-    """The shared surface of every job's report."""
-
-    @property
-    def passed(self) -> bool:
-        raise NotImplementedError
-
-    @property
-    def diagnosis(self) -> str:
-        """One line: the verdict, and on failure why and what to run next."""
-        raise NotImplementedError
-
-    def numbers(self) -> dict[str, Number]:
-        """The headline numbers by dotted name (None values left out)."""
-        raise NotImplementedError
-
-    def to_dict(self) -> Any:
-        raise NotImplementedError
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """The JSON document `invoke <job> --json` prints (stable key order)."""
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, default=str)
-
-
-def _kept(values: dict[str, Any]) -> dict[str, Number]:
-    return {name: value for name, value in values.items()
-            if isinstance(value, int | float | str) and not isinstance(value, bool)}
-
 
 @dataclass(frozen=True)
 class CompileReport(Report):
@@ -80,49 +52,6 @@ class CompileReport(Report):
 
     def to_dict(self) -> Any:
         return self.summaries[0] if len(self.summaries) == 1 else self.summaries
-
-
-@dataclass(frozen=True)
-class RunReport(Report):
-    """`run`: the RunResult (result.json) of one run."""
-
-    result: RunResult
-
-    @property
-    def passed(self) -> bool:
-        return self.result.status is Status.PASS
-
-    @property
-    def diagnosis(self) -> str:
-        result = self.result
-        line = f"{result.model or 'run'} on {result.target.name}: {result.status.value}"
-        if result.reason:
-            line += f": {result.reason}"
-        if not self.passed and result.classification.next_step:
-            line += f"; next: {result.classification.next_step}"
-        return line
-
-    def numbers(self) -> dict[str, Number]:
-        result = self.result
-        comparison = result.comparison
-        return _kept({
-            "npu.cycles": result.npu.cycles if result.npu else None,
-            "npu.executor": result.npu.executor if result.npu else None,
-            "cpu.cycles": result.cpu.total if result.cpu else None,
-            "error.max_abs": comparison.max_absolute_error if comparison else None,
-            "mismatches": comparison.mismatches if comparison else None,
-            "vela.npu_cycles": result.vela.npu_cycles if result.vela else None,
-            "seconds": result.timings_s.get("total"),
-        })
-
-    @property
-    def run_dir(self) -> Path | None:
-        """scratch/runs/<run id>/ (where result.json and the transcript are)."""
-        where = self.result.artifacts.get("result") or self.result.artifacts.get("log")
-        return Path(where).parent if where else None
-
-    def to_dict(self) -> Any:
-        return self.result.to_dict()
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orchestrator.api.reports import RunReport
+from orchestrator.api.run_report import RunReport
 from orchestrator.apps.registry import app_named
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.options import RunRequest

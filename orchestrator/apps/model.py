@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.comparison.mismatch import output_mismatch
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
-from orchestrator.options.evaluate import DEFAULT_SECONDS_PER_SAMPLE
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Accuracy, Comparison, RunResult
 from orchestrator.runner.model_run import (
@@ -73,6 +72,7 @@ def run_with_inputs(run: ModelRun) -> RunResult:
         start_session,
     )
     from orchestrator.evaluate.report import HTML_FILE, JSON_FILE, write_reports
+    from orchestrator.options.evaluate import DEFAULT_SECONDS_PER_SAMPLE
     from orchestrator.parse.protocol_values import outputs
     from orchestrator.runner.sample_session import SessionLimits
 

@@ -14,7 +14,6 @@ from orchestrator.firmware.build.npu_model import EXECUTOR_FVP, EXECUTOR_MODEL, 
 from orchestrator.parse.protocol_values import reported_model_version
 from orchestrator.protocol import ParsedStream
 from orchestrator.results import Classification, Kind, NpuPmu, PmuCounter, RunResult, Status
-from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.plan import RunPlan
 from orchestrator.targets import Target, load_catalogue
 
@@ -129,4 +128,6 @@ def fvp_setup_step(target_name: str) -> str:
     fvp = target.simulator("fvp") if target is not None else None
     if fvp is None:
         return "pick a target with an FVP (invoke targets), then --sim fvp"
+    from orchestrator.sim.fvp_run import setup_artifact  # FVP runs' module: a hint only
+
     return f"invoke setup --only {setup_artifact(fvp)}, then --sim fvp"

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 from orchestrator.foundation.errors import OrchestratorError
@@ -47,7 +48,12 @@ def cmake_binary() -> Path:
 
 
 def ninja_binary() -> Path:
-    """The ninja executable shipped by the `ninja` PyPI package."""
+    """The ninja executable shipped by the `ninja` PyPI package: found in the environment's
+    scripts folder, where the package puts it (its BIN_DIR's default), without importing
+    the package (its import loads ninja_syntax); else where the package says."""
+    beside = Path(sysconfig.get_path("scripts")) / "ninja"
+    if importlib.util.find_spec("ninja") is not None and beside.is_file():
+        return beside
     import ninja
 
     return _existing(Path(ninja.BIN_DIR) / "ninja", "ninja", "pip install ninja")

@@ -1,16 +1,30 @@
-"""Upstream console logs (runner, run_fvp.sh, FVP, QEMU, Zephyr, Vela) -> facts -> RunResult."""
+"""Upstream console logs (runner, run_fvp.sh, FVP, QEMU, Zephyr, Vela) -> facts -> RunResult.
+
+The names below load on first use (PEP 562): a run that reads only the runner's protocol
+stream (classify, facts) never builds the console-log parser's line tables."""
 
 from __future__ import annotations
 
-from orchestrator.parse.classify import (
-    classify,
-    make_classification,
-    next_step_for,
-    status_of,
-)
-from orchestrator.parse.facts import LogFacts, Problem
-from orchestrator.parse.result import parse_log, result_from_facts
-from orchestrator.parse.upstream import UpstreamLogParser, parse_file, parse_text
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from orchestrator.parse.classify import (
+        classify,
+        make_classification,
+        next_step_for,
+        status_of,
+    )
+    from orchestrator.parse.facts import LogFacts, Problem
+    from orchestrator.parse.result import parse_log, result_from_facts
+    from orchestrator.parse.upstream import UpstreamLogParser, parse_file, parse_text
+
+_HOMES = {
+    "classify": "classify", "make_classification": "classify", "next_step_for": "classify",
+    "status_of": "classify", "LogFacts": "facts", "Problem": "facts", "parse_log": "result",
+    "result_from_facts": "result", "UpstreamLogParser": "upstream", "parse_file": "upstream",
+    "parse_text": "upstream",
+}
 
 __all__ = [
     "LogFacts",
@@ -25,3 +39,10 @@ __all__ = [
     "result_from_facts",
     "status_of",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

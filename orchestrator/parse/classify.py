@@ -9,8 +9,6 @@ from typing import Any
 from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 from orchestrator.parse.facts import COMPLETION_MARKERS, FIRMWARE_MARKERS, LogFacts, Problem
 from orchestrator.parse.fvp_stops import limit_of
-from orchestrator.parse.memory import pool_advice
-from orchestrator.parse.platform import PLATFORM
 from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
@@ -159,6 +157,10 @@ def _from_problems(facts: LogFacts, problems: list[Problem]) -> Classification |
     evidence = [root.line] + [p.line for p in problems if p is not root]
     details = dict(root.details)
     if "pool" in details:
+        # the console-line rules load with the advice: a run's protocol stream needs none
+        from orchestrator.parse.memory import pool_advice
+        from orchestrator.parse.platform import PLATFORM
+
         details["pool_advice"] = pool_advice(details["pool"], facts.runner.get(PLATFORM))
     others = sorted({p.kind.value for p in problems if p.kind is not root.kind})
     if others:

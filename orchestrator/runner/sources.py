@@ -9,7 +9,7 @@ from pathlib import Path
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
-from orchestrator.setup.catalogue import Source, load_setup_catalogue
+from orchestrator.foundation.pins import load_pins
 from orchestrator.setup.lock import read_lock, source_tree
 
 # The trees the runtime build compiles, in RuntimeSources order; which are NPU-only and which
@@ -35,23 +35,26 @@ class RuntimeSources:
 
 def resolve_sources(scratch: Scratch, given: Mapping[str, Path] | None = None,
                     npu: bool = False) -> RuntimeSources:
-    """Source trees from `given` (name -> dir) first, then the setup lock; checked."""
-    pinned = load_setup_catalogue().sources
-    needed = [pinned[name] for name in RUNTIME_TREES
-              if npu or pinned[name].needed_for != "npu"]
-    found = {source.name: _locate(scratch, source, given or {}) for source in needed}
+    """Source trees from `given` (name -> dir) first, then the setup lock; checked. The
+    pins' [sources.*] tables are read as they are (needed_for, required_files): locating a
+    tree needs none of the setup catalogue's records (a warm run does not build them)."""
+    pinned = load_pins()["sources"]
+    needed = [name for name in RUNTIME_TREES
+              if npu or pinned[name].get("needed_for", "all") != "npu"]
+    found = {name: _locate(scratch, name, tuple(pinned[name].get("required_files", ())),
+                           given or {}) for name in needed}
     return RuntimeSources(found["executorch"], found["cmsis-nn"],
                           found.get("ethosu-core-driver"), found.get("cmsis"))
 
 
-def _locate(scratch: Scratch, source: Source, given: Mapping[str, Path]) -> Path:
-    name = source.name
+def _locate(scratch: Scratch, name: str, required_files: tuple[str, ...],
+            given: Mapping[str, Path]) -> Path:
     fix = f"invoke setup --only sources --source {name}=<dir>"
     path = given.get(name) or _from_lock(scratch, name, fix)
     if path is None:
         raise OrchestratorError(f"no {name} source tree is set up", fix)
     path = Path(path).expanduser().resolve()
-    missing = [f for f in source.required_files if not (path / f).is_file()]
+    missing = [f for f in required_files if not (path / f).is_file()]
     if missing:
         raise OrchestratorError(f"{path} is not a {name} source tree (no {missing[0]})",
                                 f"{fix} --force")

@@ -12,7 +12,6 @@ from typing import Any
 from orchestrator.foundation.paths import Scratch
 from orchestrator.parse.classify import deciding_problems, secondary_finding, status_of
 from orchestrator.parse.fvp_stops import launch_failure_in, limit_of, stop_reason, stop_table
-from orchestrator.parse.upstream import parse_text
 from orchestrator.results import Classification, Kind, RunResult, Status
 from orchestrator.setup.execstack import TUNABLE, host_execstack_fix
 from orchestrator.setup.lock import LOCK_NAME, artifact_of_binary, runtime_env
@@ -69,6 +68,8 @@ def fvp_stop(transcript: str) -> FvpStop | None:
     """A launch failure or a limit stop found in the FVP's output (data/fvp_stops.toml). A
     launcher line is a launch failure only while the firmware has printed nothing: once it
     has, the simulator did start (the rule `invoke parse` applies, LogFacts.firmware_printed)."""
+    from orchestrator.parse.upstream import parse_text  # the console-log parser: FVP runs only
+
     failed = launch_failure_in(transcript)
     if failed is not None and not parse_text(transcript).firmware_printed():
         failure, found = failed
@@ -86,6 +87,8 @@ def overruled_launch_lines(transcript: str) -> list[dict[str, Any]]:
     parse` keeps them (classification.details.secondary); none while no such line is there."""
     if launch_failure_in(transcript) is None:
         return []
+    from orchestrator.parse.upstream import parse_text
+
     _, overruled = deciding_problems(parse_text(transcript))
     return [secondary_finding(problem) for problem in overruled]
 

@@ -17,7 +17,6 @@ from orchestrator.options.run import RunChoices, RunRequest
 from orchestrator.results import Versions
 from orchestrator.results.model import NPU_MODEL_VERSION
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.fvp_run import setup_artifact
 from orchestrator.sim.kinds import Invocation, SimOptions, SimulatorKind, kind_of
 from orchestrator.sim.limits import RunLimits, run_limits
 from orchestrator.sim.select import choose_simulator, on_board, placed_on
@@ -151,6 +150,8 @@ def _binary(work: Scratch, kind: SimulatorKind, placement: Placement, rerun: str
                             if target.npu_model_on(sim) is not None), None)
         if placement.foreign or placement.npu_executor != EXECUTOR_FVP or alternative is None:
             raise
+        from orchestrator.sim.fvp_run import setup_artifact  # an FVP set-up hint only
+
         raise OrchestratorError(
             f"{error.cause}, and {target.name} needs it to run on a simulated Ethos-U",
             f"invoke setup --only {setup_artifact(simulator)}, or run on the NPU "

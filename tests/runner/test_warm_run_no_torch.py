@@ -28,13 +28,21 @@ HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio
 # costs import time on every run): the TOML parser (parses are kept by content), uuid and
 # platform (their imports compile regexes), the setup stage's fetch machinery (a warm run
 # reads the lock), the FVP probe, the sample session of --inputs, the ELF/map readers and
-# linker-error patterns (an unchanged image's tables are kept), an NPU device's AXI settings
+# linker-error patterns (an unchanged image's tables are kept), an NPU device's AXI settings,
+# the console-log parser and the FVP run module (a QEMU run reads the protocol stream), the
+# model catalogue (a built-in model), the TOSA partition reader, the console-line rules (a
+# protocol stream needs none), the other jobs' reports, the data set options and the ninja
+# package (its binary is found without it)
 WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.setup.options", "orchestrator.setup.download",
               "orchestrator.setup.probe", "orchestrator.runner.sample_session",
               "orchestrator.evaluate", "orchestrator.firmware.build.elf",
               "orchestrator.firmware.build.mapfile", "orchestrator.firmware.build.linker",
-              "orchestrator.targets.npu_axi")
+              "orchestrator.targets.npu_axi", "orchestrator.parse.upstream",
+              "orchestrator.parse.result", "orchestrator.parse.simulator",
+              "orchestrator.sim.fvp_run", "orchestrator.aot.models.catalogue",
+              "orchestrator.api.reports", "orchestrator.options.evaluate", "ninja",
+              "orchestrator.tosa.partitions", "orchestrator.parse.lines")
 # what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
 # its import pulls in
 INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")

@@ -24,16 +24,22 @@ from typing import Any
 from orchestrator.aot import products as layout
 from orchestrator.aot.lower.etrecord import ETRECORD
 from orchestrator.foundation.cache_check import record_files
-from orchestrator.tosa.partitions import PARTITIONS_DIR
 
 LOWERED_DIR = "lowered"
 TEMPLATE_MANIFEST = "template_manifest.json"   # the lowering configuration's product manifest
 LOWERING_MANIFEST = "lowering.json"            # written last: the lowering is complete
 LOWERING_SCHEMA = 1
-# What every configuration of a lowering shares, by name in the product directory.
-SHARED = (layout.INPUTS, layout.REFERENCE_FLOAT, layout.REFERENCE_QUANTIZED,
-          layout.REFERENCE_EXACT, layout.EXACT_INTERMEDIATES, layout.DELEGATION_REPORT,
-          layout.TOSA_DIR, PARTITIONS_DIR, ETRECORD)
+
+
+def shared_names() -> tuple[str, ...]:
+    """What every configuration of a lowering shares, by name in the product directory (the
+    partitions' folder name read here: a warm run, which shares nothing, never loads their
+    reader)."""
+    from orchestrator.tosa.partitions import PARTITIONS_DIR
+
+    return (layout.INPUTS, layout.REFERENCE_FLOAT, layout.REFERENCE_QUANTIZED,
+            layout.REFERENCE_EXACT, layout.EXACT_INTERMEDIATES, layout.DELEGATION_REPORT,
+            layout.TOSA_DIR, PARTITIONS_DIR, ETRECORD)
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ def link_tree(source: Path, destination: Path) -> None:
 
 def share(source: Path, destination: Path) -> None:
     """The shared files of product or lowering `source` into directory `destination`."""
-    for name in SHARED:
+    for name in shared_names():
         if (source / name).exists():
             link_tree(source / name, destination / name)
 

@@ -8,17 +8,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orchestrator.aot.models.catalogue import (
-    UPSTREAM_PREFIX,
-    ModelCatalogue,
-    ModelEntry,
-    load_model_catalogue,
-    upstream_module_files,
-)
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.targets.catalogue import unknown_name_error
+
+if TYPE_CHECKING:
+    from orchestrator.aot.models.catalogue import ModelCatalogue, ModelEntry
 
 ZOO_DIR = Path(__file__).resolve().parent / "zoo"
 BUILTINS = ("add", "softmax", "convnet", "mv2")
@@ -114,6 +110,8 @@ def installed_version(package: str) -> str:
 
 def _upstream_ref(entry: ModelEntry, catalogue: ModelCatalogue, random_weights: bool
                   ) -> ModelRef:
+    from orchestrator.aot.models.catalogue import upstream_module_files
+
     files = upstream_module_files(entry.module)
     digest = sha256_bytes(b"".join(path.read_bytes() for path in files)
                           + f"{entry.module}:{entry.class_name}".encode())
@@ -134,6 +132,10 @@ def resolve_model(spec: str, random_weights: bool = False) -> ModelRef:
         return _builtin_ref(spec)
     if spec.endswith(MODEL_FILE_SUFFIXES) or "/" in spec:
         return _file_ref(spec)
+    # the model catalogue (models.toml's entries) is read only for a name that is not a
+    # built-in or a file: a warm run of a built-in never loads it
+    from orchestrator.aot.models.catalogue import UPSTREAM_PREFIX, load_model_catalogue
+
     catalogue = load_model_catalogue()
     entry = catalogue.find(spec)
     if entry is not None and entry.source == "upstream":
