@@ -58,11 +58,10 @@ def default_of(spec: Any) -> str:
 
 def task_section(task: Any) -> list[str]:
     """One task: its line of help, its flags (the option group's, then presentation ones)."""
-    from orchestrator.commands.task_options import option_group
     from orchestrator.options.fields import cli_specs
 
     name = task.name.replace("_", "-")
-    specs = cli_specs(option_group(task))
+    specs = cli_specs(task.body.option_group)
     lines = [f"## invoke {name}", "", cell(task.body.__doc__ or ""), "",
              "| flag | default | help |", "| --- | --- | --- |"]
     seen = set()

@@ -22,12 +22,11 @@ def test_the_committed_reference_is_the_generated_one():
 
 
 def test_every_task_and_flag_is_in_it():
-    from orchestrator.commands.task_options import option_group
     from orchestrator.options.fields import cli_specs
 
     script = runpy.run_path(str(ROOT / "scripts" / "command_reference.py"))
     text = generated()
     for task in script["load_tasks"]():
         assert f"## invoke {task.name.replace('_', '-')}\n" in text
-        for spec in cli_specs(option_group(task)):
+        for spec in cli_specs(task.body.option_group):
             assert f"`{spec.flag}`" in text

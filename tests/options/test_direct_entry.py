@@ -17,7 +17,6 @@ from invoke.parser import Parser, ParserContext
 
 import tasks
 from orchestrator.commands.direct import parse_words, usage
-from orchestrator.commands.task_options import option_group
 from orchestrator.commands.task_spec import RUN
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import repo_root
@@ -53,7 +52,7 @@ def test_a_command_line_means_the_same_to_both_entries(words: list[str]) -> None
 
 def test_the_run_task_is_made_from_the_shared_spec() -> None:
     assert tasks.run_.__doc__ == RUN.doc
-    assert option_group(tasks.run_) is RunRequest
+    assert tasks.run_.body.option_group is RunRequest
 
 
 def test_an_unknown_or_incomplete_flag_is_one_line() -> None:

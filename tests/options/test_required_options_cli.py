@@ -17,7 +17,6 @@ import pytest
 from invoke import Task
 
 import tasks
-from orchestrator.commands.task_options import option_group
 from orchestrator.options.fields import Spec, cli_specs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +33,7 @@ def _tasks() -> list[Task[Any]]:
 
 
 def _required(task: Task[Any]) -> list[Spec]:
-    return [spec for spec in cli_specs(option_group(task)) if spec.required]
+    return [spec for spec in cli_specs(task.body.option_group) if spec.required]
 
 
 CASES = [(task, spec) for task in _tasks() for spec in _required(task)]
