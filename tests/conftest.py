@@ -6,6 +6,7 @@ weights and toolset tests)."""
 from __future__ import annotations
 
 import functools
+import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +18,15 @@ from ci_slice import moved_to_sweep, stale_patterns
 
 
 @pytest.hookimpl(tryfirst=True)   # before -m selects by marker
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C tests send SIGINT to a child (`invoke run`, `invoke evaluate`, a regress client):
+    a suite started with SIGINT ignored (a shell's `cmd &` without job control does that, and
+    children inherit it) would let the child finish and exit 0. A handler is not inherited
+    across exec, so installing Python's own makes every child start with the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     whole_suite = config.args_source is pytest.Config.ArgsSource.TESTPATHS
     stale = stale_patterns([item.nodeid for item in items]) if whole_suite else []
