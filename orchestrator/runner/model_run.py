@@ -213,7 +213,8 @@ def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:
                                   "product": str(product.directory)})
     if target.cpu_spec is not None:   # CPU, ISA, CMSIS-NN backend and the core that ran it
         result.target.options["cortex_m"] = cortex_m_record(
-            target, product.manifest["options"].get("isa"), run.plan.simulator, ran=True)
+            target, (product.manifest.get("options") or {}).get("isa"),  # none: a .pte given
+            run.plan.simulator, ran=True)
     if product.manifest["model"].get("kind") == "upstream":   # where it came from, its seed
         result.target.options["model_source"] = dict(product.manifest["model"])
     result.artifacts.update({"model_area": str(run_dir / MODEL_FILE),
