@@ -35,3 +35,9 @@ def load_pins() -> dict[str, Any]:
 def python_pin(package: str) -> str:
     """The pinned version of a Python package (KeyError if unpinned)."""
     return str(load_pins()["python"][package])
+
+
+def source_needs(table: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """A [sources.X] table's needed_for ('all' unless set) and required_files (none unless
+    set): read the same by the setup catalogue and by the runtime's source lookup."""
+    return table.get("needed_for", "all"), tuple(table.get("required_files", ()))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
-from orchestrator.foundation.pins import load_pins
+from orchestrator.foundation.pins import load_pins, source_needs
 from orchestrator.setup.lock import read_lock, source_tree
 
 # The trees the runtime build compiles, in RuntimeSources order; which are NPU-only and which
@@ -36,13 +36,11 @@ class RuntimeSources:
 def resolve_sources(scratch: Scratch, given: Mapping[str, Path] | None = None,
                     npu: bool = False) -> RuntimeSources:
     """Source trees from `given` (name -> dir) first, then the setup lock; checked. The
-    pins' [sources.*] tables are read as they are (needed_for, required_files): locating a
+    pins' [sources.*] tables are read through source_needs (needed_for, required_files): locating a
     tree needs none of the setup catalogue's records (a warm run does not build them)."""
-    pinned = load_pins()["sources"]
-    needed = [name for name in RUNTIME_TREES
-              if npu or pinned[name].get("needed_for", "all") != "npu"]
-    found = {name: _locate(scratch, name, tuple(pinned[name].get("required_files", ())),
-                           given or {}) for name in needed}
+    pinned = {name: source_needs(load_pins()["sources"][name]) for name in RUNTIME_TREES}
+    needed = [name for name in RUNTIME_TREES if npu or pinned[name][0] != "npu"]
+    found = {name: _locate(scratch, name, pinned[name][1], given or {}) for name in needed}
     return RuntimeSources(found["executorch"], found["cmsis-nn"],
                           found.get("ethosu-core-driver"), found.get("cmsis"))
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.pins import load_pins
+from orchestrator.foundation.pins import load_pins, source_needs
 
 DIGEST_KINDS = ("sha256", "md5")
 ARCHIVE_TYPES = ("tar.xz", "tgz", "tar.gz", "tar")
@@ -141,11 +141,11 @@ def parse_source(name: str, table: Mapping[str, Any], children: tuple[str, ...])
     if not (table.get("tag") or table.get("commit")) or bool(table.get("parent")) != bool(
             table.get("path")):
         raise ValueError(f"pins: sources.{name} needs a tag or commit, and parent with path")
+    needed_for, required_files = source_needs(dict(table))
     return Source(name=name, url=table["url"], tag=table.get("tag", ""),
                   commit=table.get("commit", "").lower(), parent=table.get("parent", ""),
                   path=table.get("path", ""), package=table.get("package", ""),
-                  needed_for=table.get("needed_for", "all"),
-                  required_files=tuple(table.get("required_files", ())), submodules=children)
+                  needed_for=needed_for, required_files=required_files, submodules=children)
 
 
 def parse_input(name: str, table: Mapping[str, Any]) -> BuildInput:
