@@ -69,6 +69,11 @@ def record_files(directory: Path, paths: list[Path] | None = None
     return files
 
 
+def has_record(directory: Path) -> bool:
+    """True when the directory holds a record of its files."""
+    return (directory / RECORD).is_file()
+
+
 def _recorded(directory: Path) -> dict[str, dict[str, Any]] | None:
     try:
         document = json.loads((directory / RECORD).read_text())

@@ -33,8 +33,10 @@ def run_callable(command: Callable[[], int | None], silent: bool = False) -> Non
     """Run a command; OrchestratorError is one line and exit 2, Ctrl-C exit 130, a bug in
     the tool one line naming its crash report and exit 70. `silent` switches off step
     progress on stderr."""
+    from orchestrator.foundation.process_gc import freeze_collector_at_exit
     from orchestrator.foundation.progress import quiet_if
 
+    freeze_collector_at_exit()
     quiet_if(silent)
     try:
         code = command()

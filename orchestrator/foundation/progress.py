@@ -23,6 +23,7 @@ from orchestrator.foundation.file_faults import writing
 QUIET_ENV = "ETHOSU_ORCH_QUIET"
 LINE_INTERVAL_S = 10.0
 NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
+NINJA_NO_WORK = "ninja: no work to do."
 PREFIX = "eor:"
 
 
@@ -215,6 +216,11 @@ class CommandRun:
 
     returncode: int
     output: str
+
+    @property
+    def changed_nothing(self) -> bool:
+        """True when the command was ninja and it found nothing to rebuild."""
+        return NINJA_NO_WORK in self.output
 
 
 def stream_command(args: list[str], log: Path, what: str,

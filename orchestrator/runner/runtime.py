@@ -21,7 +21,11 @@ from orchestrator.firmware.build.toolchain import (
     prefix_maps,
     toolchain_definitions,
 )
-from orchestrator.foundation.cache_check import record_files, remove_damaged_outputs
+from orchestrator.foundation.cache_check import (
+    has_record,
+    record_files,
+    remove_damaged_outputs,
+)
 from orchestrator.foundation.cmake_cache import forget_moved_cache
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.file_faults import writing
@@ -195,11 +199,14 @@ def _build_runtime_locked(build_dir: Path, config: RuntimeConfig, sources: Runti
         configured = True
     # ninja itself, not `cmake --build` (which only starts it): the same incremental build
     # (its graph re-runs CMake when a CMake input changed) without a second process start
-    run_step([str(ninja_binary()), "-C", str(build_dir), "runtime_libs", f"-j{jobs}"],
-             build_dir / "build.log", "build the ExecuTorch runtime", env)
+    built = run_step([str(ninja_binary()), "-C", str(build_dir), "runtime_libs", f"-j{jobs}"],
+                     build_dir / "build.log", "build the ExecuTorch runtime", env)
     if config.ops == MODEL:
         assert not isinstance(ops, str)
         write_grown(build_dir, ops, kernel_sources)
-    record_files(build_dir, sorted(build_dir.rglob("*.a")))
+    if configured or not built.changed_nothing or not has_record(build_dir):
+        # a build that changed nothing keeps the record the check above found sound (making
+        # it again walks the whole build tree for its libraries: ~30 ms of a warm run)
+        record_files(build_dir, sorted(build_dir.rglob("*.a")))
     return RuntimeBuild(build_dir, build_dir / LIBS_FILE, configured,
                         time.monotonic() - started, config.kernel_set, ops)

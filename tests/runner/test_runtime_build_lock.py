@@ -14,6 +14,7 @@ import pytest
 
 from orchestrator.firmware.build.toolchain import Compilers
 from orchestrator.foundation.paths import USER_CACHE_ENV, Scratch
+from orchestrator.foundation.progress import CommandRun
 from orchestrator.runner import runtime
 from orchestrator.runner.runtime import RuntimeConfig, build_runtime
 from orchestrator.runner.sources import RuntimeSources
@@ -24,10 +25,11 @@ def test_two_builds_of_one_runtime_take_turns(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     spans: list[tuple[float, float, str]] = []
 
-    def recorded_step(args: list[str], log: Path, what: str, env: object) -> None:
+    def recorded_step(args: list[str], log: Path, what: str, env: object) -> CommandRun:
         started = time.monotonic()
         time.sleep(0.2)
         spans.append((started, time.monotonic(), what))
+        return CommandRun(0, "")
 
     monkeypatch.setattr(runtime, "run_step", recorded_step)
     monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))

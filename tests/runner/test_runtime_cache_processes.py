@@ -21,6 +21,7 @@ import json, sys, time
 from pathlib import Path
 from orchestrator.firmware.build.toolchain import Compilers
 from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.progress import CommandRun
 from orchestrator.runner import runtime
 from orchestrator.runner.sources import RuntimeSources
 from orchestrator.targets.runner_data import ALL
@@ -36,6 +37,7 @@ def step(args, _log, what, env):
         library.write_bytes(b"!<arch>\\n" * 4096)
     with log.open("a") as handle:
         handle.write(json.dumps(["end", what, time.time()]) + "\\n")
+    return CommandRun(0, "[1/1] done\\n")
 
 runtime.run_step = step
 gcc = root / "bin" / "arm-none-eabi-gcc"

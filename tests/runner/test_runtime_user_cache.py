@@ -7,13 +7,16 @@ records what ran (the real build: tests/runner/test_runner_qemu.py and the cold 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from orchestrator.firmware.build.toolchain import Compilers
+from orchestrator.foundation.cache_check import RECORD, damage
 from orchestrator.foundation.paths import USER_CACHE_ENV, Scratch, repo_root
+from orchestrator.foundation.progress import CommandRun
 from orchestrator.runner import runtime
 from orchestrator.runner.runtime import RuntimeConfig, build_runtime, configure_args, runtime_key
 from orchestrator.runner.runtime_recipe import staged_recipe
@@ -26,9 +29,17 @@ CONFIG = RuntimeConfig("cortex-m55", "Release", "all", ALL)
 @pytest.fixture
 def steps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
     ran: list[tuple[str, list[str]]] = []
-    monkeypatch.setattr(runtime, "run_step",
-                        lambda args, log, what, env: ran.append((what, list(args))))
+
+    def step(args: list[str], log: Path, what: str, env: object) -> CommandRun:
+        ran.append((what, list(args)))
+        return CommandRun(0, "")
+
+    monkeypatch.setattr(runtime, "run_step", step)
     return ran
+
+
+UP_TO_DATE = CommandRun(0, "ninja: no work to do.\n")
+BUILT = CommandRun(0, "[1/1] Linking CXX static library libexecutorch_core.a\n")
 
 
 @pytest.fixture
@@ -97,13 +108,16 @@ def test_a_flipped_byte_in_a_built_library_is_named_and_rebuilt(tmp_path, monkey
     good = bytes(range(256)) * 64
     seen: list[bool] = []
 
-    def step(args: list[str], log: Path, what: str, env: object) -> None:
+    def step(args: list[str], log: Path, what: str, env: object) -> CommandRun:
         library = Path(args[args.index("-C") + 1]) / "libexecutorch_core.a" \
             if "-C" in args else None
-        if library is not None:
-            seen.append(library.exists())
-            if not library.exists():
-                library.write_bytes(good)
+        if library is None:
+            return BUILT
+        seen.append(library.exists())
+        if library.exists():
+            return UP_TO_DATE   # the record is kept as it was, and still catches the flip
+        library.write_bytes(good)
+        return BUILT
 
     monkeypatch.setattr(runtime, "run_step", step)
     built = build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
@@ -119,3 +133,28 @@ def test_a_flipped_byte_in_a_built_library_is_named_and_rebuilt(tmp_path, monkey
     assert seen == [False, False] and library.read_bytes() == good
     build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
     assert seen == [False, False, True] and capsys.readouterr().err == ""
+
+
+def test_an_up_to_date_build_keeps_its_record_and_a_missing_record_is_made(tmp_path, monkeypatch,
+                                                                          compilers):
+    """A warm run's build, which ninja found up to date, does not walk the build tree to
+    record its libraries again (issue 44): the record is left as it was. A build that has no
+    record gets one even then."""
+    monkeypatch.setenv(USER_CACHE_ENV, str(tmp_path / "cache"))
+    answers = iter([BUILT, BUILT, UP_TO_DATE, UP_TO_DATE])
+
+    def step(args: list[str], log: Path, what: str, env: object) -> CommandRun:
+        if "-C" in args:
+            (Path(args[args.index("-C") + 1]) / "libexecutorch_core.a").write_bytes(b"lib")
+        return next(answers)
+
+    monkeypatch.setattr(runtime, "run_step", step)
+    built = build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    record = built.build_dir / RECORD
+    older = record.stat().st_mtime_ns - 10**9
+    os.utime(record, ns=(older, older))        # a rewrite would move it
+    build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    assert record.stat().st_mtime_ns == older and damage(built.build_dir, full=True) is None
+    record.unlink()
+    build_runtime(Scratch(tmp_path / "one"), CONFIG, _sources(tmp_path), compilers)
+    assert record.is_file() and damage(built.build_dir, full=True) is None

@@ -22,7 +22,6 @@ from orchestrator.foundation.paths import repo_root
 from orchestrator.foundation.progress import CommandRun, stream_command
 
 CONFIGURE_STAMP = "eor-configure.json"
-NO_WORK = "ninja: no work to do."
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,7 @@ def compile_firmware(config: BuildConfig, tools: BuildTools, build_dir: Path,
                 f"build {config.key}")
     output = done.output
     if done.returncode == 0:
-        return NinjaOutcome(rebuilt=NO_WORK not in output, output=output)
+        return NinjaOutcome(rebuilt=not done.changed_nothing, output=output)
     from orchestrator.firmware.build.linker import find_overflows, first_error  # failures only
 
     overflows = find_overflows(output)
