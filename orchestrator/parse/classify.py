@@ -8,7 +8,6 @@ from typing import Any
 
 from orchestrator.foundation.tomlfile import ANY, DATA_DIR, EACH, Layout, load_data
 from orchestrator.parse.facts import COMPLETION_MARKERS, FIRMWARE_MARKERS, LogFacts, Problem
-from orchestrator.parse.fvp_stops import limit_of
 from orchestrator.results.model import MAX_EVIDENCE, Classification, Kind, Status
 
 CLASSIFICATIONS_PATH = DATA_DIR / "classifications.toml"
@@ -176,6 +175,8 @@ def _from_stop(facts: LogFacts) -> Classification | None:
     done = completed_at(facts)
     if done is not None and done < stop:
         return None
+    from orchestrator.parse.fvp_stops import limit_of  # a stopped run's reason only
+
     reason = facts.simulation.stop_reason or "limit reached"
     limit = limit_of(reason)
     kind = limit.kind if limit is not None else Kind.CPU_TIME_LIMIT

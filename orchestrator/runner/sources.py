@@ -95,11 +95,11 @@ def source_commit(scratch: Scratch, tree: Path) -> str:
     """The commit of the ExecuTorch tree a runtime is built from: what setup recorded for it,
     else the checkout's HEAD, else 'unversioned <its version.txt> at <path>' (a plain
     directory has no commit; the result says so rather than leaving the field empty)."""
-    from orchestrator.setup import gitsrc
-
     entry = read_lock(scratch).get("executorch") or {}
     if entry.get("commit") and Path(entry.get("path", "")).resolve() == tree.resolve():
         return str(entry["commit"])
+    from orchestrator.setup import gitsrc  # a tree setup did not record
+
     if gitsrc.is_git(tree):
         head = gitsrc.resolve(tree, "HEAD")
         if head:

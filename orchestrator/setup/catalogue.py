@@ -8,10 +8,9 @@ from typing import Any
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.pins import load_pins, source_needs
+from orchestrator.setup.build_input import DIGEST_KINDS, NEEDED_FOR, BuildInput, parse_input
 
-DIGEST_KINDS = ("sha256", "md5")
 ARCHIVE_TYPES = ("tar.xz", "tgz", "tar.gz", "tar")
-NEEDED_FOR = ("all", "npu", "cpu")
 EULA_ENV = "ARM_FVP_INSTALL_I_AGREE_TO_THE_CONTAINED_EULA"   # upstream's consent variable
 
 
@@ -68,22 +67,6 @@ class Source:
     def rev(self) -> str:
         """The revision to fetch: the commit when pinned, else the tag."""
         return self.commit or self.tag
-
-
-@dataclass(frozen=True)
-class BuildInput:
-    """A pinned file a build reads as it is (no unpacking): fetched into the download cache,
-    digest-checked, and handed to the build by path."""
-
-    name: str
-    url: str
-    digests: dict[str, str]
-    needed_for: str = "all"
-    digest_note: str = ""
-
-    @property
-    def filename(self) -> str:
-        return self.url.rstrip("/").rsplit("/", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -146,16 +129,6 @@ def parse_source(name: str, table: Mapping[str, Any], children: tuple[str, ...])
                   commit=table.get("commit", "").lower(), parent=table.get("parent", ""),
                   path=table.get("path", ""), package=table.get("package", ""),
                   needed_for=needed_for, required_files=required_files, submodules=children)
-
-
-def parse_input(name: str, table: Mapping[str, Any]) -> BuildInput:
-    """Parse one [inputs.X] table."""
-    digests = {kind: str(table[kind]).lower() for kind in DIGEST_KINDS if kind in table}
-    needed_for = table.get("needed_for", "all")
-    if not digests or "url" not in table or needed_for not in NEEDED_FOR:
-        raise ValueError(f"pins: inputs.{name} needs url, a digest and a known needed_for")
-    return BuildInput(name=name, url=str(table["url"]), digests=digests, needed_for=needed_for,
-                      digest_note=table.get("digest_note", ""))
 
 
 def parse_setup_catalogue(pins: Mapping[str, Any]) -> SetupCatalogue:

@@ -12,19 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.foundation.doctor_model import State
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch, scratch
-from orchestrator.setup.catalogue import BuildInput, host_key, load_setup_catalogue
+from orchestrator.setup.build_input import BuildInput, pinned_input
 from orchestrator.setup.digests import digest_mismatches
 from orchestrator.setup.lock import read_lock, write_lock_entry
-from orchestrator.setup.state import ItemState
 
 if TYPE_CHECKING:
     from orchestrator.setup.context import Context
+    from orchestrator.setup.state import ItemState
 
-# A warm run only reads the lock and checks the recorded file (input_file's first lines): the
-# download, install and setup-option machinery is imported where an input is fetched.
+# A warm run only reads its input's pin and the lock and checks the recorded file
+# (input_file's first lines): the setup catalogue and the download, install and setup-option
+# machinery are imported where an input is fetched or its state shown.
 
 
 def fetch_hint(item: BuildInput) -> str:
@@ -57,20 +57,35 @@ def provide_input(ctx: Context, item: BuildInput) -> dict[str, Any]:
 
 def input_state(item: BuildInput, entry: dict[str, Any] | None) -> ItemState:
     """Cheap check (no hashing): the recorded file exists and was verified against these pins."""
+    from orchestrator.foundation.doctor_model import State
+    from orchestrator.setup.state import ItemState
+
+    problem = _recorded_problem(item, entry)
+    if problem is None:
+        return ItemState(State.OK, str(entry["path"]) if entry else "")
+    state = State.WRONG_VERSION if problem == WRONG_PINS else State.MISSING
+    return ItemState(state, str(entry.get("path", "")) if entry else "", detail=problem)
+
+
+GONE = "recorded file is gone"
+WRONG_PINS = "verified against other pins"
+
+
+def _recorded_problem(item: BuildInput, entry: dict[str, Any] | None) -> str | None:
+    """Why the lock's entry cannot be used as it is ("" when there is none), None when it can."""
     if not entry:
-        return ItemState(State.MISSING)
-    path = str(entry.get("path", ""))
-    if not Path(path).is_file():
-        return ItemState(State.MISSING, path, detail="recorded file is gone")
+        return ""
+    if not Path(str(entry.get("path", ""))).is_file():
+        return GONE
     if entry.get("verified") != item.digests:
-        return ItemState(State.WRONG_VERSION, path, detail="verified against other pins")
-    return ItemState(State.OK, path)
+        return WRONG_PINS
+    return None
 
 
 def input_file(name: str, root: Scratch | None = None) -> Path:
     """The verified path of input `name`: the one setup recorded, else fetched now (first need)
     with this process's environment, recorded in the setup lock for the next process."""
-    item = load_setup_catalogue().inputs[name]
+    item = pinned_input(name)
     root = root or scratch()
     recorded = _verified(item, read_lock(root).get(name))
     if recorded is not None:
@@ -80,6 +95,7 @@ def input_file(name: str, root: Scratch | None = None) -> Path:
 
 def _fetch_input(name: str, item: BuildInput, root: Scratch) -> Path:
     """input_file's first need: fetched with this process's environment, recorded in the lock."""
+    from orchestrator.setup.catalogue import host_key
     from orchestrator.setup.context import Context
     from orchestrator.setup.install import install_lock
     from orchestrator.setup.options import build_options
@@ -97,7 +113,7 @@ def _fetch_input(name: str, item: BuildInput, root: Scratch) -> Path:
 def _verified(item: BuildInput, entry: dict[str, Any] | None) -> Path | None:
     """The recorded file when it is there and still matches its digest (hashed: a build must
     never be handed a changed file)."""
-    if input_state(item, entry).state is not State.OK:
+    if _recorded_problem(item, entry) is not None:
         return None
     assert entry is not None
     path = Path(entry["path"])
@@ -108,7 +124,7 @@ def checked_input(name: str, path: Path) -> Path:
     """A path handed to a build step: it must be the pinned file (refused otherwise)."""
     from orchestrator.setup.download import verify_local_archive
 
-    item = load_setup_catalogue().inputs[name]
+    item = pinned_input(name)
     try:
         return verify_local_archive(path, item.digests, fetch_hint(item))
     except OrchestratorError as error:

@@ -12,13 +12,8 @@ from orchestrator.foundation.doctor_model import State
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
 from orchestrator.foundation.progress import step
-from orchestrator.setup.catalogue import (
-    Artifact,
-    BuildInput,
-    SetupCatalogue,
-    Source,
-    host_key,
-)
+from orchestrator.setup.build_input import BuildInput
+from orchestrator.setup.catalogue import Artifact, SetupCatalogue, Source, host_key
 from orchestrator.setup.context import Context
 from orchestrator.setup.install import install_lock
 from orchestrator.setup.lock import read_lock, write_lock_entry

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from orchestrator.setup.catalogue import Artifact, BuildInput, Source
+from orchestrator.setup.build_input import BuildInput
+from orchestrator.setup.catalogue import Artifact, Source
 from orchestrator.targets.model import Target
 
 EVERY_TARGET = "*"

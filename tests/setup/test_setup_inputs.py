@@ -72,7 +72,7 @@ def test_offline_setup_is_served_from_the_cache_and_says_when_it_cannot_be(serve
 
 def test_first_need_fetches_with_the_process_environment_and_records_it(server, tree,
                                                                          monkeypatch):
-    monkeypatch.setattr(inputs, "load_setup_catalogue", _catalogue)
+    monkeypatch.setattr(inputs, "pinned_input", lambda name: _catalogue().inputs[name])
     monkeypatch.setenv(MIRROR_ENV, server.base)        # the tree fixture set the scratch
     server.routes[FILE] = Route(BODY)
     path = inputs.input_file(NAME)
@@ -85,7 +85,7 @@ def test_first_need_fetches_with_the_process_environment_and_records_it(server, 
 
 
 def test_a_path_handed_to_a_build_step_must_be_the_pinned_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(inputs, "load_setup_catalogue", _catalogue)
+    monkeypatch.setattr(inputs, "pinned_input", lambda name: _catalogue().inputs[name])
     good, bad = tmp_path / "good.tar.gz", tmp_path / "bad.tar.gz"
     good.write_bytes(BODY)
     bad.write_bytes(b"not it")
