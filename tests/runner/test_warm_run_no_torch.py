@@ -42,7 +42,9 @@ WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.parse.result", "orchestrator.parse.simulator",
               "orchestrator.sim.fvp_run", "orchestrator.aot.models.catalogue",
               "orchestrator.api.reports", "orchestrator.options.evaluate", "ninja",
-              "orchestrator.tosa.partitions", "orchestrator.parse.lines")
+              "orchestrator.tosa.partitions", "orchestrator.parse.lines",
+              "orchestrator.setup.catalogue", "orchestrator.setup.state",
+              "orchestrator.parse.fvp_stops", "orchestrator.setup.gitsrc")
 # what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
 # its import pulls in
 INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")
