@@ -6,11 +6,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestrator.foundation.cache_root import USER_CACHE_ENV as USER_CACHE_ENV
+from orchestrator.foundation.cache_root import USER_CACHE_NAME as USER_CACHE_NAME
+from orchestrator.foundation.cache_root import user_cache as user_cache
 from orchestrator.foundation.file_faults import writing
 
 SCRATCH_ENV = "ETHOSU_ORCH_SCRATCH"
-USER_CACHE_ENV = "ETHOSU_ORCH_CACHE_DIR"   # a directory, or "0" to keep builds in the scratch
-USER_CACHE_NAME = "ethosu-orchestrator"
 SUBDIRS = ("downloads", "tools", "src", "build", "models", "runs")
 
 
@@ -66,16 +67,3 @@ def scratch(root: str | os.PathLike[str] | None = None) -> Scratch:
     """The scratch tree: `root`, else $ETHOSU_ORCH_SCRATCH, else <repo>/scratch."""
     chosen = root or os.environ.get(SCRATCH_ENV) or repo_root() / "scratch"
     return Scratch(Path(chosen).expanduser().resolve())
-
-
-def user_cache() -> Path | None:
-    """The user-level cache shared by every scratch and clone of this user: $ETHOSU_ORCH_CACHE_DIR,
-    else $XDG_CACHE_HOME/ethosu-orchestrator, else ~/.cache/ethosu-orchestrator; None when
-    $ETHOSU_ORCH_CACHE_DIR is "0" (everything stays in the scratch)."""
-    chosen = os.environ.get(USER_CACHE_ENV, "")
-    if chosen == "0":
-        return None
-    if chosen:
-        return Path(chosen).expanduser().resolve()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser().resolve() / USER_CACHE_NAME

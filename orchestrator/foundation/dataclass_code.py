@@ -1,0 +1,121 @@
+"""The code `@dataclass` generates for the tool's record types, kept compiled between processes.
+
+`@dataclass` writes each class's methods (__init__, __repr__, __eq__, a frozen class's
+__setattr__ and __delattr__, its __hash__) as Python source text and compiles that text when
+the class is made: about 1 ms per class here, 90% of it the compile. A warm `invoke run`
+makes about 105 of the tool's record types, about 120 ms of its 0.5 s budget (issue 44), in
+every process. Python keeps a module's compiled code in __pycache__; this does the same for
+that generated text: code compiled from exactly that text, marshalled to one file in the user
+cache and looked up by the text itself, so what is found is what a fresh compile would give.
+
+How: `dataclasses` compiles its text with `exec`, looked up as a global of its module (CPython
+3.10 to 3.13). `install()` gives that module an `exec` of its own which compiles through the
+cache the text of classes defined in the tool's modules (the globals the text runs in are an
+`orchestrator` module's); every other call is the builtin `exec`, unchanged. Should
+`dataclasses` stop calling `exec` that way, nothing is cached and nothing else changes.
+
+The file is keyed by the interpreter (its bytecode magic number and optimization level) and
+written at exit when a class was compiled that it did not hold, unless bytecode writing is off
+(-B, PYTHONDONTWRITEBYTECODE) or the user cache is (ETHOSU_ORCH_CACHE_DIR=0). An unreadable
+file is ignored and replaced."""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import dataclasses
+import marshal
+import os
+import sys
+from importlib.util import MAGIC_NUMBER
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+from orchestrator.foundation.cache_root import user_cache
+
+PACKAGE = "orchestrator"
+MAX_KEPT = 20_000          # texts in the file; past this only the ones used this run are kept
+_HOOK = "exec"
+
+_codes: dict[str, CodeType] = {}
+_used: set[str] = set()
+_state = {"compiled": 0, "installed": False}
+
+
+def cache_file() -> Path | None:
+    """The file for this interpreter, or None when there is no user cache."""
+    root = user_cache()
+    if root is None:
+        return None
+    tag = f"{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}-O{sys.flags.optimize}"
+    return root / "derived" / f"dataclass-code-{tag}.marshal"
+
+
+def install() -> None:
+    """Route dataclasses' compiles of the tool's classes through the cache (once per process)."""
+    if _state["installed"] or _HOOK in vars(dataclasses):
+        return
+    _codes.update(_read(cache_file()))
+    setattr(dataclasses, _HOOK, _exec)
+    atexit.register(_keep)
+    _state["installed"] = True
+
+
+def compiled_this_process() -> int:
+    """How many texts this process compiled (0 when the cache held every class it made)."""
+    return _state["compiled"]
+
+
+def _exec(source: Any, globals: dict[str, Any] | None = None,   # noqa: A002 - exec's own
+          locals: dict[str, Any] | None = None, /) -> None:     # noqa: A002 - names
+    """exec as dataclasses calls it; the tool's generated text compiled through the cache."""
+    if globals is None:
+        caller = sys._getframe(1)
+        globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
+    if isinstance(source, str) and _is_ours(globals):
+        source = _code(source)
+    builtins.exec(source, globals, locals)
+
+
+def _is_ours(globals: dict[str, Any]) -> bool:
+    return str(globals.get("__name__", "")).partition(".")[0] == PACKAGE
+
+
+def _code(text: str) -> CodeType:
+    """The compiled text: kept, else compiled now as exec would (no inherited __future__)."""
+    _used.add(text)
+    code = _codes.get(text)
+    if code is None:
+        code = compile(text, "<string>", "exec", dont_inherit=True)
+        _codes[text] = code
+        _state["compiled"] += 1
+    return code
+
+
+def _read(path: Path | None) -> dict[str, CodeType]:
+    if path is None:
+        return {}
+    try:
+        kept = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {text: code for text, code in kept.items()
+            if isinstance(text, str) and isinstance(code, CodeType)}
+
+
+def _keep() -> None:
+    """At exit: write the file when this process compiled something it did not hold."""
+    path = cache_file()
+    if not _state["compiled"] or path is None or sys.flags.dont_write_bytecode:
+        return
+    kept = _codes if len(_codes) <= MAX_KEPT else {text: _codes[text] for text in _used}
+    staged = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staged.write_bytes(marshal.dumps(kept))
+        os.replace(staged, path)
+    except OSError:
+        staged.unlink(missing_ok=True)   # a cache that cannot be written only costs time
