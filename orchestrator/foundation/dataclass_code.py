@@ -5,8 +5,9 @@ __setattr__ and __delattr__, its __hash__) as Python source text and compiles th
 the class is made: about 1 ms per class here, 90% of it the compile. A warm `invoke run`
 makes about 105 of the tool's record types, about 120 ms of its 0.5 s budget (issue 44), in
 every process. Python keeps a module's compiled code in __pycache__; this does the same for
-that generated text: code compiled from exactly that text, marshalled to one file in the user
-cache and looked up by the text itself, so what is found is what a fresh compile would give.
+that generated text: code compiled from exactly that text, marshalled to a file per defining
+module in the user cache and looked up by the text itself, so what is found is what a fresh
+compile would give.
 
 How: `dataclasses` compiles its text with `exec`, looked up as a global of its module (CPython
 3.10 to 3.13). `install()` gives that module an `exec` of its own which compiles through the
@@ -14,10 +15,12 @@ cache the text of classes defined in the tool's modules (the globals the text ru
 `orchestrator` module's); every other call is the builtin `exec`, unchanged. Should
 `dataclasses` stop calling `exec` that way, nothing is cached and nothing else changes.
 
-The file is keyed by the interpreter (its bytecode magic number and optimization level) and
-written at exit when a class was compiled that it did not hold, unless bytecode writing is off
-(-B, PYTHONDONTWRITEBYTECODE) or the user cache is (ETHOSU_ORCH_CACHE_DIR=0). An unreadable
-file is ignored and replaced."""
+The files sit in a folder keyed by the interpreter (its bytecode magic number and optimization
+level); a module's file is read when its first class is made and written at exit when one of
+its classes was compiled that the file did not hold (then with exactly the texts this process
+made for it: a module makes all its classes when imported, so an edited class leaves no stale
+text behind). Nothing is written when bytecode writing is off (-B, PYTHONDONTWRITEBYTECODE) or
+the user cache is (ETHOSU_ORCH_CACHE_DIR=0). An unreadable file is ignored and replaced."""
 
 from __future__ import annotations
 
@@ -35,28 +38,26 @@ from typing import Any
 from orchestrator.foundation.cache_root import user_cache
 
 PACKAGE = "orchestrator"
-MAX_KEPT = 20_000          # texts in the file; past this only the ones used this run are kept
 _HOOK = "exec"
 
-_codes: dict[str, CodeType] = {}
-_used: set[str] = set()
+_modules: dict[str, dict[str, CodeType]] = {}     # module -> its file's texts (read once)
+_made: dict[str, dict[str, CodeType]] = {}        # module -> the texts this process made
 _state = {"compiled": 0, "installed": False}
 
 
-def cache_file() -> Path | None:
-    """The file for this interpreter, or None when there is no user cache."""
+def cache_folder() -> Path | None:
+    """The folder for this interpreter, or None when there is no user cache."""
     root = user_cache()
     if root is None:
         return None
     tag = f"{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}-O{sys.flags.optimize}"
-    return root / "derived" / f"dataclass-code-{tag}.marshal"
+    return root / "derived" / f"dataclass-code-{tag}"
 
 
 def install() -> None:
     """Route dataclasses' compiles of the tool's classes through the cache (once per process)."""
     if _state["installed"] or _HOOK in vars(dataclasses):
         return
-    _codes.update(_read(cache_file()))
     setattr(dataclasses, _HOOK, _exec)
     atexit.register(_keep)
     _state["installed"] = True
@@ -73,24 +74,27 @@ def _exec(source: Any, globals: dict[str, Any] | None = None,   # noqa: A002 - e
     if globals is None:
         caller = sys._getframe(1)
         globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
-    if isinstance(source, str) and _is_ours(globals):
-        source = _code(source)
+    module = str(globals.get("__name__", ""))
+    if isinstance(source, str) and module.partition(".")[0] == PACKAGE:
+        source = _code(module, source)
     builtins.exec(source, globals, locals)
 
 
-def _is_ours(globals: dict[str, Any]) -> bool:
-    return str(globals.get("__name__", "")).partition(".")[0] == PACKAGE
-
-
-def _code(text: str) -> CodeType:
+def _code(module: str, text: str) -> CodeType:
     """The compiled text: kept, else compiled now as exec would (no inherited __future__)."""
-    _used.add(text)
-    code = _codes.get(text)
+    if module not in _modules:
+        _modules[module] = _read(_file(module))
+    code = _modules[module].get(text)
     if code is None:
         code = compile(text, "<string>", "exec", dont_inherit=True)
-        _codes[text] = code
         _state["compiled"] += 1
+    _made.setdefault(module, {})[text] = code
     return code
+
+
+def _file(module: str) -> Path | None:
+    folder = cache_folder()
+    return None if folder is None else folder / f"{module}.marshal"
 
 
 def _read(path: Path | None) -> dict[str, CodeType]:
@@ -107,15 +111,20 @@ def _read(path: Path | None) -> dict[str, CodeType]:
 
 
 def _keep() -> None:
-    """At exit: write the file when this process compiled something it did not hold."""
-    path = cache_file()
-    if not _state["compiled"] or path is None or sys.flags.dont_write_bytecode:
+    """At exit: write each module's file that lacked a text this process compiled for it."""
+    if not _state["compiled"] or sys.flags.dont_write_bytecode:
         return
-    kept = _codes if len(_codes) <= MAX_KEPT else {text: _codes[text] for text in _used}
+    for module, made in _made.items():
+        path = _file(module)
+        if path is not None and not made.keys() <= _modules.get(module, {}).keys():
+            _write(path, made)
+
+
+def _write(path: Path, codes: dict[str, CodeType]) -> None:
     staged = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        staged.write_bytes(marshal.dumps(kept))
+        staged.write_bytes(marshal.dumps(codes))
         os.replace(staged, path)
     except OSError:
         staged.unlink(missing_ok=True)   # a cache that cannot be written only costs time
