@@ -59,7 +59,7 @@ def install() -> None:
     if _state["installed"] or _HOOK in vars(dataclasses):
         return
     setattr(dataclasses, _HOOK, _exec)
-    atexit.register(_keep)
+    atexit.register(keep)
     _state["installed"] = True
 
 
@@ -110,9 +110,12 @@ def _read(path: Path | None) -> dict[str, CodeType]:
             if isinstance(text, str) and isinstance(code, CodeType)}
 
 
-def _keep() -> None:
-    """At exit: write each module's file that lacked a text this process compiled for it."""
-    if not _state["compiled"] or sys.flags.dont_write_bytecode:
+def keep(allowed: bool | None = None) -> None:
+    """(At exit) write each module's file that lacked a text this process compiled for it;
+    `allowed` defaults to whether this interpreter writes bytecode."""
+    if allowed is None:
+        allowed = not sys.flags.dont_write_bytecode
+    if not _state["compiled"] or not allowed:
         return
     for module, made in _made.items():
         path = _file(module)
