@@ -17,7 +17,7 @@ import pytest
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.pins import load_pins
 from orchestrator.npu_model import gen_regs, regor_source
-from orchestrator.setup import catalogue
+from orchestrator.setup import build_input
 
 # The shape of regor's header (ethos_u85_interface.hpp): an enum class and a command struct.
 HEADER = """
@@ -82,7 +82,7 @@ def fake_sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     body = sdist_bytes(pin.top_dir, HEADER)
     pins = pins_with_digest(hashlib.sha256(body).hexdigest())
     monkeypatch.setattr(regor_source, "load_pins", lambda: pins)
-    monkeypatch.setattr(catalogue, "load_pins", lambda: pins)
+    monkeypatch.setattr(build_input, "load_pins", lambda: pins)
     archive = tmp_path / pin.filename
     archive.write_bytes(body)
     return archive
