@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from orchestrator.foundation.jsonfile import write_json_atomic
 from orchestrator.foundation.paths import scratch, user_cache
 
 DERIVED_DIR = "derived"
+RACY_S = 2.0   # a file modified this recently is not kept by its stat (see file_memo)
 
 
 def derived_root() -> Path:
@@ -50,6 +52,25 @@ def cached_table(name: str, key: str, compute: Callable[[], Any],
     table = compute()
     keep_table(name, key, table, root)
     return table
+
+
+def file_memo(name: str, path: Path, compute: Callable[[], Any], salt: str = "") -> Any:
+    """compute() of one file, kept by the file's stat as cached_table keeps tables. A file
+    modified in the last RACY_S seconds is computed and not kept: a second write within the
+    same clock tick could leave its size and modification time as they were (git's "racy"
+    entries), so only a file whose stat has settled is trusted by it."""
+    try:
+        modified = path.stat().st_mtime
+    except OSError:
+        return compute()
+    key = stat_digest([path], salt)
+    found = read_table(name, key)
+    if found is not None:
+        return found
+    value = compute()
+    if time.time() - modified > RACY_S:
+        keep_table(name, key, value)
+    return value
 
 
 def _entry(name: str, key: str, root: Path | None) -> Path:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orchestrator.firmware.build.toolchain import TOOLCHAIN_FILE
+from orchestrator.foundation.derived_cache import file_memo
 from orchestrator.foundation.file_faults import writing
 from orchestrator.foundation.paths import repo_root
 
@@ -43,8 +44,15 @@ def recipe_digest() -> str:
 
 
 def compiler_identity(gcc: Path) -> str:
-    """Digest of the compiler driver binary: a compiler upgraded in place is another build."""
-    return hashlib.sha256(gcc.resolve().read_bytes()).hexdigest()[:16]
+    """Digest of the compiler driver binary: a compiler upgraded in place is another build
+    (hashed once per file state: foundation.derived_cache.file_memo)."""
+    binary = gcc.resolve()
+    identity: str = file_memo(COMPILER_TABLE, binary,
+                              lambda: hashlib.sha256(binary.read_bytes()).hexdigest()[:16])
+    return identity
+
+
+COMPILER_TABLE = "compiler-identity-1"
 
 
 def staged_recipe(cache: Path | None) -> Recipe:

@@ -111,13 +111,13 @@ def _fetch_input(name: str, item: BuildInput, root: Scratch) -> Path:
 
 
 def _verified(item: BuildInput, entry: dict[str, Any] | None) -> Path | None:
-    """The recorded file when it is there and still matches its digest (hashed: a build must
-    never be handed a changed file)."""
+    """The recorded file when it is there and still matches its digest (hashed once per file
+    state: a build must never be handed a changed file, and a write moves the stat)."""
     if _recorded_problem(item, entry) is not None:
         return None
     assert entry is not None
     path = Path(entry["path"])
-    return None if digest_mismatches(path, item.digests) else path
+    return None if digest_mismatches(path, item.digests, settled=True) else path
 
 
 def checked_input(name: str, path: Path) -> Path:

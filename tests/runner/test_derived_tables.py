@@ -138,3 +138,41 @@ def test_copied_source_tree_table_follows_an_edited_kernel(tmp_path, own_cache):
     after = portable_kernels(tree)
     assert after.sources(["aten::add.out"]) == ("op_add.cpp", "op_neg.cpp")
     assert len(_entries(own_cache)) == 2
+
+
+def _settled(path: Path, seconds_ago: float = 60.0) -> None:
+    past = path.stat().st_mtime - seconds_ago
+    os.utime(path, (past, past))
+
+
+def test_a_files_memo_is_kept_once_its_stat_has_settled_and_dropped_by_a_write(tmp_path):
+    """file_memo (the compiler's identity, a build input's digests): a file whose stat has
+    settled is read once; a write moves its stat and it is read again."""
+    from orchestrator.foundation.derived_cache import file_memo
+
+    path = tmp_path / "arm-none-eabi-gcc"
+    path.write_bytes(b"gcc 12.2.1")
+    _settled(path)
+    reads: list[bytes] = []
+
+    def digest() -> str:
+        reads.append(path.read_bytes())
+        return reads[-1].decode()
+
+    assert file_memo("probe", path, digest) == file_memo("probe", path, digest) == "gcc 12.2.1"
+    assert len(reads) == 1
+    path.write_bytes(b"gcc 13.3.0")                    # the same size, a new stat
+    assert file_memo("probe", path, digest) == "gcc 13.3.0" and len(reads) == 2
+
+
+def test_a_file_written_just_now_is_read_every_time(tmp_path):
+    """A second write within the same clock tick could keep size and mtime: a fresh file's
+    answer is not kept (git's racy entries)."""
+    from orchestrator.foundation.derived_cache import file_memo
+
+    path = tmp_path / "input.tar.gz"
+    path.write_bytes(b"one")
+    reads: list[int] = []
+    for _ in range(3):
+        file_memo("probe", path, lambda: reads.append(1) or len(reads))
+    assert len(reads) == 3
