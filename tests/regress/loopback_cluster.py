@@ -13,6 +13,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orchestrator.foundation.paths import Scratch
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 90.0
@@ -85,16 +89,23 @@ def _dask() -> str:
     return str(beside) if beside.is_file() else (shutil.which("dask") or "dask")
 
 
-def start_far_workers(cluster: LoopbackCluster, folder: Path,
+def start_far_workers(cluster: LoopbackCluster, folder: Path, client: Scratch,
                       names: tuple[str, ...] = ("far1", "far2")) -> None:
     """Start the scheduler and workers that each have a scratch of their own under `folder`
-    (none sees the client's: products travel as bytes)."""
+    (none sees the client's: products travel as bytes), set up as the client is: the system
+    toolchain and the client's source trees (what `invoke setup --only sources --source ...`
+    records on such a worker)."""
     from orchestrator.foundation.paths import scratch
+    from orchestrator.setup.lock import read_lock, write_lock_entry
     from orchestrator.setup.toolchain import adopt_system_toolchain
 
     cluster.start_scheduler()
+    sources = {name: entry for name, entry in read_lock(client).items()
+               if entry.get("kind") == "source"}
     for name in names:
         own = scratch(folder / name).ensure()
         adopt_system_toolchain(own)
+        for source, entry in sources.items():
+            write_lock_entry(own, source, entry)
         cluster.start_worker(name, own.root)
     cluster.wait_for_workers(len(names))

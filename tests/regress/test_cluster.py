@@ -193,8 +193,9 @@ def test_cluster_report_equals_the_serial_report(tree, matrices, cluster, name):
 def test_a_worker_with_a_different_toolchain_is_refused(tree, matrices, cluster, tmp_path,
                                                         capsys):
     own = scratch(tmp_path / "odd-scratch").ensure()
-    entry = dict(read_lock(tree)["toolchain"], version="11.3.1")
-    write_lock_entry(own, "toolchain", entry)
+    for name, entry in read_lock(tree).items():      # the client's setup, but its toolchain
+        write_lock_entry(own, name, dict(entry, version="11.3.1") if name == "toolchain"
+                         else entry)
     cluster.start_worker("odd", own.root)
     try:
         cluster.wait_for_workers(3)
@@ -217,7 +218,7 @@ def test_a_worker_with_a_different_toolchain_is_refused(tree, matrices, cluster,
 def test_workers_without_the_clients_scratch_get_products_as_bytes(tree, matrices, tmp_path):
     far = LoopbackCluster(tmp_path)
     try:
-        start_far_workers(far, tmp_path)
+        start_far_workers(far, tmp_path, tree)
         code, document = regress(tree, matrices / "qemu.toml", scheduler=far.address,
                                  filter="selftest@cortex-m55/*")
     finally:

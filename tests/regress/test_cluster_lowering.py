@@ -60,7 +60,7 @@ def test_a_family_column_on_two_workers_is_one_lowering_and_vela_runs(tmp_path) 
     (tmp_path / "dask").mkdir()
     far = LoopbackCluster(tmp_path / "dask")
     try:
-        start_far_workers(far, tmp_path)
+        start_far_workers(far, tmp_path, tree)
         code = regress_command(RegressTask(str(matrix), quiet=True, scheduler=far.address),
                                scratch_root=str(tree.root))
     finally:
