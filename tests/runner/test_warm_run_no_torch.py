@@ -44,7 +44,7 @@ WARM_SKIPS = ("tomllib", "uuid", "platform", "orchestrator.setup.context",
               "orchestrator.api.reports", "orchestrator.options.evaluate", "ninja",
               "orchestrator.tosa.partitions", "orchestrator.parse.lines",
               "orchestrator.setup.catalogue", "orchestrator.setup.state",
-              "orchestrator.parse.fvp_stops", "orchestrator.setup.gitsrc")
+              "orchestrator.parse.fvp_stops")
 # what the invoke-free entry (`python -m orchestrator run`) exists to skip: invoke and what
 # its import pulls in
 INVOKE_START = ("invoke", "yaml", "unittest", "asyncio")
