@@ -79,6 +79,9 @@ def tree(tmp_path_factory):
     made = scratch(root).ensure()
     adopt_system_toolchain(made)
     record_sources(made)
+    # a kept build scratch keeps builds, not the job journals of an earlier, interrupted session
+    # (the tests below check that their own journals are gone, and resume their own jobs)
+    shutil.rmtree(made.runs / JOBS_DIR, ignore_errors=True)
     return made
 
 
