@@ -70,8 +70,8 @@ def timed_compute(prepared: Any, request: Any, work: Any, inferences: int) -> fl
     from orchestrator.results.model import new_run_id
     from orchestrator.runner.areas import pack_inputs
     from orchestrator.runner.model_run import place_areas
-    from orchestrator.sim import simulate
     from orchestrator.sim.limits import run_limits
+    from orchestrator.sim.session import simulate
 
     run_dir = work.runs / new_run_id()
     nonce = secrets.randbits(32)

@@ -22,8 +22,8 @@ from orchestrator.firmware.build.driver import build_dir_for
 from orchestrator.firmware.build.tools import resolve_tools
 from orchestrator.foundation.paths import Scratch, repo_root, scratch
 from orchestrator.setup.toolchain import adopt_system_toolchain
-from orchestrator.sim import simulate
 from orchestrator.sim.plan import plan_run
+from orchestrator.sim.session import simulate
 
 TARGET = "cortex-m55"
 OVERHEAD_GOAL_S = 1.0

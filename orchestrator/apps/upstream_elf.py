@@ -15,10 +15,11 @@ from orchestrator.parse import UpstreamLogParser, result_from_facts
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.model import Simulation, utc_now
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.launch import COMMAND, TRANSCRIPT
 from orchestrator.sim.limits import RunLimits
 from orchestrator.sim.plan import RunPlan, place, plan_placed, sim_options
 from orchestrator.sim.process import ProcessOutcome
-from orchestrator.sim.session import COMMAND, TRANSCRIPT, launch
+from orchestrator.sim.session import launch
 from orchestrator.targets import Target, load_catalogue
 
 if TYPE_CHECKING:

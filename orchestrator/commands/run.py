@@ -9,14 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from orchestrator.api.run_job import execute, run_with
-from orchestrator.apps.app import Firmware
-from orchestrator.apps.registry import app_named
-from orchestrator.foundation.cli import print_json
+from orchestrator.foundation.paths import scratch
 from orchestrator.options import RunnerSettings, RunRequest
-from orchestrator.results.summary_table import format_result, print_result
+from orchestrator.runner.early_start import early_start
 
-__all__ = ["RunRequest", "RunnerSettings", "execute", "run_command"]
+__all__ = ["RunRequest", "RunnerSettings", "run_command"]
 
 
 @contextmanager
@@ -39,9 +36,17 @@ def terminate_as_interrupt() -> Iterator[None]:
 def run_command(request: RunRequest, json: bool = False) -> int:
     """CLI entry: run, print the table (or JSON); exit 0 only when the run passed. SIGTERM
     stops the run like Ctrl-C (the simulator is stopped, result.json says interrupted)."""
-    request = request.resolved()
-    with terminate_as_interrupt():
-        report = run_with(request)
+    request, work = request.resolved(), scratch()
+    with terminate_as_interrupt(), early_start(request, work):
+        # the run's modules are imported here: a warm run's simulator is already running
+        from orchestrator.api.run_job import run_with
+
+        report = run_with(request, work)
+    from orchestrator.apps.app import Firmware
+    from orchestrator.apps.registry import app_named
+    from orchestrator.foundation.cli import print_json
+    from orchestrator.results.summary_table import format_result, print_result
+
     result = report.result
     if json:
         print_json(result.to_dict())

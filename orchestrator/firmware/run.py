@@ -26,8 +26,10 @@ from orchestrator.results import (
 from orchestrator.results.model import utc_now
 from orchestrator.sim.classify import Verdict
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.launch import COMMAND, TRANSCRIPT
 from orchestrator.sim.plan import RunPlan
-from orchestrator.sim.session import COMMAND, TRANSCRIPT, SimulationResult, simulate
+from orchestrator.sim.process import RunningProcess
+from orchestrator.sim.session import SimulationResult, simulate
 from orchestrator.targets import Target
 from orchestrator.targets.cortex_m import cortex_m_record
 
@@ -68,13 +70,14 @@ class PlannedRun:
 
 def run_firmware(plan: RunPlan, build: BuildResult, run_dir: Path, run_id: str, *,
                  started_at: str | None = None, data: Sequence[DataFile] = (),
-                 versions: Versions | None = None) -> PlannedRun:
+                 versions: Versions | None = None,
+                 started: RunningProcess | None = None) -> PlannedRun:
     """Simulate `build` as `plan` says in `run_dir`; the RunResult with the plan's and the
     build's versions (and `versions`: the compile's, the runtime's), the simulator's stop
-    explained by its kind."""
+    explained by its kind. `started`: that simulation, already running (an early start)."""
     started_at = started_at or utc_now()
     simulation = simulate(plan, build.elf, run_dir, data=data,
-                          expected_build_id=build.build_id)
+                          expected_build_id=build.build_id, started=started)
     result = run_result(run_id, plan.target, build, simulation, started_at=started_at)
     result.versions = result.versions.filled_from(plan.versions_now(), versions)
     result = plan.kind.explain_stop(result, simulation.outcome.transcript)

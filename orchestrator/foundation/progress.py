@@ -196,10 +196,11 @@ class Step:
 
 
 @contextmanager
-def step(name: str) -> Iterator[Step]:
-    """Report a step's start and its end (failed when the block raised or called fail())."""
+def step(name: str, started: float | None = None) -> Iterator[Step]:
+    """Report a step's start and its end (failed when the block raised or called fail());
+    `started`: when the step's work began (time.monotonic), if before the block."""
     current = reporter()
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
     current.begin(name)
     handle = Step(name, current)
     raised = True

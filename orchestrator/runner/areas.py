@@ -14,6 +14,7 @@ MODEL_HEADER_SIZE = 64           # the .pte starts here (64-byte aligned)
 MAX_DIMS = 8
 _MODEL_HEADER = struct.Struct("<8sIII12x")
 _INPUT_HEADER = struct.Struct("<8sIIIII4x")
+NONCE_OFFSET = struct.calcsize("<8sII")   # the run nonce's place in the input-area header
 _SAMPLES_HEADER = struct.Struct("<8sIIIIII")
 SAMPLES_MAGIC = b"EORSMPL1"
 SAMPLES_FILE = "eor_samples.bin"   # runner_samples.h RUNNER_SAMPLES_FILE

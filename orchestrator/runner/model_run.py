@@ -5,6 +5,7 @@ inputs: check the model fits, load it and its inputs, run, parse, compare with t
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,9 +17,10 @@ from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult, Versions
 from orchestrator.results.model import utc_now
-from orchestrator.runner.areas import InputTensor, pack_inputs, pack_model
+from orchestrator.runner.areas import NONCE_OFFSET, InputTensor, pack_inputs, pack_model
 from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import memory_mode_of, pools_for
+from orchestrator.runner.early_start import claim, remember
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import (
     RunnerBuild,
@@ -33,6 +35,7 @@ from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.launch import launch_of
 from orchestrator.sim.plan import RunPlan, plan_request
 from orchestrator.targets import Target
 from orchestrator.targets.cortex_m import cortex_m_record, parse_isa, with_isa
@@ -124,12 +127,24 @@ def runner_options_for(target: Target, request: RunChoices) -> RunnerOptions:
 
 def simulate_model(run: ModelRun) -> RunResult:
     """Load the compiled model and the compile stage's inputs into the built runner, run as
-    planned, compare: one RunResult."""
-    nonce = secrets.randbits(32)
-    data = place_areas(run, pack_inputs(input_tensors(run.product), nonce))
+    planned, compare: one RunResult. A warm `invoke run` finds its simulator already started
+    with exactly this launch (orchestrator.runner.early_start) and watches that one."""
+    early = claim(run.run_id)
+    nonce = early.nonce if early is not None else secrets.randbits(32)
+    areas = area_files(run, pack_inputs(input_tensors(run.product), nonce))
+    data = list(areas)
+    elf = run.build.firmware.elf
+    launch = launch_of(run.plan, elf, run.run_dir, data)
+    contents = {file.path.name: content for file, content in areas.items()}
+    started = early.adopt(launch, contents, elf) if early is not None else None
+    if started is None:
+        write_areas(areas)
     versions = run.product.versions.filled_from(Versions(runtime_commit=run.build.runtime_commit))
     fired = run_firmware(run.plan, run.build.firmware, run.run_dir, run.run_id,
-                         started_at=run.started, data=data, versions=versions)
+                         started_at=run.started, data=data, versions=versions, started=started)
+    if fired.simulation.stream.end is not None:   # completed: the next run may start early
+        remember(run.run_id, launch, contents, (INPUT_FILE, NONCE_OFFSET),
+                 run.plan.limits.host_deadline_s, elf)
     result = fired.result
     axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fvp.fast)
     if axi is not None:
@@ -180,22 +195,34 @@ def input_tensors(product: Product) -> list[InputTensor]:
     return [InputTensor(t.dtype, tuple(t.shape), t.path.read_bytes()) for t in product.inputs]
 
 
-def place_areas(run: ModelRun, inputs: bytes, input_bytes: int | None = None
-                ) -> list[DataFile]:
-    """Refuse a model or inputs that do not fit (`input_bytes`: what the input area must
-    hold, default the input file's size); write the model and input area files into the
-    run's directory; return what to load."""
+def area_files(run: ModelRun, inputs: bytes, input_bytes: int | None = None
+               ) -> dict[DataFile, bytes]:
+    """The model and input area files of the run's directory (where each loads) and their
+    bytes; a model or inputs that do not fit are refused (`input_bytes`: what the input area
+    must hold, default the input file's size)."""
     pte = run.product.pte.read_bytes()
     model_addr, model_size = run.build.firmware.area("model_area")
     input_addr, input_size = run.build.firmware.area("input_area")
     check_fits(needs_for(program_facts_of(run.product.manifest), len(pte),
                          input_bytes or len(inputs), run.options.pools, model_size, input_size),
                run.rerun)
-    run.run_dir.mkdir(parents=True, exist_ok=True)
-    (run.run_dir / MODEL_FILE).write_bytes(pack_model(pte))
-    (run.run_dir / INPUT_FILE).write_bytes(inputs)
-    return [DataFile(run.run_dir / MODEL_FILE, model_addr),
-            DataFile(run.run_dir / INPUT_FILE, input_addr)]
+    return {DataFile(run.run_dir / MODEL_FILE, model_addr): pack_model(pte),
+            DataFile(run.run_dir / INPUT_FILE, input_addr): inputs}
+
+
+def write_areas(areas: Mapping[DataFile, bytes]) -> None:
+    """Write the area files (area_files) into the run's directory."""
+    for file, content in areas.items():
+        file.path.parent.mkdir(parents=True, exist_ok=True)
+        file.path.write_bytes(content)
+
+
+def place_areas(run: ModelRun, inputs: bytes, input_bytes: int | None = None
+                ) -> list[DataFile]:
+    """area_files written into the run's directory: what to load."""
+    areas = area_files(run, inputs, input_bytes)
+    write_areas(areas)
+    return list(areas)
 
 
 def finish(result: RunResult, stream: Any, run: ModelRun) -> RunResult:

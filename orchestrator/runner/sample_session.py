@@ -17,9 +17,10 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import SAMPLES_FILE, InputTensor, pack_samples
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.model_run import ModelRun, place_areas
+from orchestrator.sim.launch import TRANSCRIPT
 from orchestrator.sim.limits import run_limits
 from orchestrator.sim.plan import RunPlan
-from orchestrator.sim.session import TRANSCRIPT, interrupted_result
+from orchestrator.sim.session import interrupted_result
 
 
 @dataclass(frozen=True)

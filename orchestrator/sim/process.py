@@ -23,6 +23,7 @@ import tty
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from orchestrator.foundation.errors import OrchestratorError
 
@@ -83,17 +84,18 @@ class _Drain(threading.Thread):
     """Reads the output descriptor until EOF: raw bytes to the log, decoded text to the
     consumer. A terminal's EOF is EIO once every writer has closed its side."""
 
-    def __init__(self, descriptor: int, log: Path, consumer: Callable[[str], None]) -> None:
+    def __init__(self, descriptor: int, log: BinaryIO, consumer: Callable[[str], None]) -> None:
         super().__init__(daemon=True)
         self.descriptor, self.log, self.consumer = descriptor, log, consumer
         self.chunks: list[str] = []
-        self.last_output = time.monotonic()
+        self.last_output = self.ended = time.monotonic()
         self.finished = threading.Event()
+        self.delivering = threading.Lock()
 
     def run(self) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
-            with self.log.open("wb") as log:
+            with self.log as log:
                 while data := _read(self.descriptor):
                     self.last_output = time.monotonic()
                     log.write(data)
@@ -101,16 +103,29 @@ class _Drain(threading.Thread):
                     self._deliver(decoder.decode(data))
                 self._deliver(decoder.decode(b"", final=True))
         finally:
+            self.ended = time.monotonic()
             self.finished.set()
 
     def _deliver(self, text: str) -> None:
         if not text:
             return
-        self.chunks.append(text)
-        try:
-            self.consumer(text)
-        except Exception:  # noqa: BLE001 - a consumer bug must not stop the drain
-            pass
+        with self.delivering:
+            self.chunks.append(text)
+            _feed(self.consumer, text)
+
+    def attach(self, consumer: Callable[[str], None]) -> None:
+        """Hand every later chunk to `consumer`, after the chunks that came before it."""
+        with self.delivering:
+            for text in self.chunks:
+                _feed(consumer, text)
+            self.consumer = consumer
+
+
+def _feed(consumer: Callable[[str], None], text: str) -> None:
+    try:
+        consumer(text)
+    except Exception:  # noqa: BLE001 - a consumer bug must not stop the drain
+        pass
 
 
 def _read(descriptor: int) -> bytes:
@@ -156,7 +171,7 @@ def _close_output(process: subprocess.Popen[bytes], descriptor: int) -> None:
 
 def _watch(drain: _Drain, started: float, deadline_s: float, idle_s: float | None) -> str | None:
     """Wait for EOF; return why the host must stop the process (None when it finished)."""
-    while True:
+    while not drain.finished.is_set():
         now = time.monotonic()
         left = started + deadline_s - now
         if left <= 0:
@@ -164,8 +179,93 @@ def _watch(drain: _Drain, started: float, deadline_s: float, idle_s: float | Non
         idle_left = drain.last_output + idle_s - now if idle_s else left
         if idle_left <= 0:
             return "no_output"
-        if drain.finished.wait(timeout=min(left, idle_left)):
-            return None
+        drain.finished.wait(timeout=min(left, idle_left))
+    return None
+
+
+class RunningProcess:
+    """A started simulator: its output drained to the log (and a consumer) from the start;
+    `finish` watches it to its end, `stop` ends it early (the whole group, the drain
+    joined, so no process and no writer outlives it)."""
+
+    def __init__(self, command: Sequence[str], *, cwd: Path, log_path: Path,
+                 env: dict[str, str] | None = None, terminal: bool = True,
+                 consumer: Callable[[str], None] = lambda _: None) -> None:
+        self.command, self.log_path = list(command), log_path
+        log = log_path.open("wb")
+        self.started = time.monotonic()
+        try:
+            self.process, self.descriptor = _spawn(command, cwd, env or clean_env(cwd),
+                                                   terminal)
+        except OSError as error:
+            log.close()
+            raise OrchestratorError(f"cannot start {command[0]} ({error.strerror})",
+                                    "invoke doctor") from None
+        self.drain = _Drain(self.descriptor, log, consumer)
+        self.closed = False
+        self.guard: threading.Timer | None = None
+        self.stopped_by: str | None = None
+        try:
+            self.drain.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def attach(self, consumer: Callable[[str], None]) -> None:
+        """Give the output so far, then all later output, to `consumer`."""
+        self.drain.attach(consumer)
+
+    def move_log(self, path: Path) -> None:
+        """Rename the log (the drain goes on writing to it under the new name)."""
+        os.replace(self.log_path, path)
+        self.log_path = path
+
+    def stop_at(self, deadline_s: float) -> None:
+        """Until `finish` watches it, end the process group at the host deadline (counted
+        from its start) even if nothing is waiting for it."""
+        left = max(0.0, self.started + deadline_s - time.monotonic())
+        self.guard = threading.Timer(left, self._stop_at_deadline)
+        self.guard.daemon = True
+        self.guard.start()
+
+    def finish(self, deadline_s: float, idle_s: float | None = None) -> ProcessOutcome:
+        """Wait for the end, or stop the process at the deadline (counted from its start)
+        or after `idle_s` without output (None or 0: no watchdog)."""
+        if self.guard is not None:   # watched from here on
+            self.guard.cancel()
+        ended_before = self.drain.finished.is_set()   # an early start can end unwatched
+        try:
+            self.stopped_by = self.stopped_by or _watch(self.drain, self.started, deadline_s,
+                                                        idle_s or None)
+            if self.stopped_by:
+                kill_group(self.process)
+            exit_code = self.process.wait()
+        finally:
+            self.stop()
+        ended = self.drain.ended if ended_before else time.monotonic()
+        return ProcessOutcome(pid=self.process.pid,
+                              exit_code=None if self.stopped_by else exit_code,
+                              stopped_by=self.stopped_by, seconds=ended - self.started,
+                              transcript="".join(self.drain.chunks), log_path=self.log_path)
+
+    def _stop_at_deadline(self) -> None:
+        self.stopped_by = "deadline"
+        kill_group(self.process)
+
+    def stop(self) -> None:
+        """End the process group now (a finished one: nothing to end) and close the output."""
+        if self.closed:
+            return
+        if self.guard is not None:
+            self.guard.cancel()
+        if self.process.poll() is None:
+            kill_group(self.process)
+        _kill_stragglers(self.process.pid)
+        if self.drain.ident is not None:
+            self.drain.join(timeout=KILL_GRACE_S)
+        if not self.drain.is_alive():
+            _close_output(self.process, self.descriptor)
+        self.closed = True
 
 
 def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s: float,
@@ -174,29 +274,6 @@ def run_process(command: Sequence[str], *, cwd: Path, log_path: Path, deadline_s
     """Run `command` to completion or until the deadline / no-output watchdog stops it
     (`idle_s` None or 0: no watchdog). Output comes through a pseudo-terminal unless
     `terminal` is False (a pipe: what C stdio block-buffers)."""
-    started = time.monotonic()
-    try:
-        process, descriptor = _spawn(command, cwd, env or clean_env(cwd), terminal)
-    except OSError as error:
-        raise OrchestratorError(f"cannot start {command[0]} ({error.strerror})",
-                                "invoke doctor") from None
-    drain = _Drain(descriptor, log_path, consumer)
-    stopped_by = None
-    try:
-        drain.start()
-        stopped_by = _watch(drain, started, deadline_s, idle_s or None)
-        if stopped_by:
-            kill_group(process)
-        exit_code = process.wait()
-    except BaseException:
-        kill_group(process)
-        raise
-    finally:
-        _kill_stragglers(process.pid)
-        if drain.ident is not None:
-            drain.join(timeout=KILL_GRACE_S)
-        if not drain.is_alive():
-            _close_output(process, descriptor)
-    return ProcessOutcome(pid=process.pid, exit_code=None if stopped_by else exit_code,
-                          stopped_by=stopped_by, seconds=time.monotonic() - started,
-                          transcript="".join(drain.chunks), log_path=log_path)
+    running = RunningProcess(command, cwd=cwd, log_path=log_path, env=env, terminal=terminal,
+                             consumer=consumer)
+    return running.finish(deadline_s, idle_s)

@@ -12,13 +12,11 @@ from orchestrator.protocol import ParsedStream, StreamParser
 from orchestrator.results import Kind, RunResult, Status, TargetInfo
 from orchestrator.sim.classify import Verdict, verdict_of
 from orchestrator.sim.data import DataFile
+from orchestrator.sim.launch import TRANSCRIPT, launch_of, start
 from orchestrator.sim.limits import RunLimits
 from orchestrator.sim.plan import RunPlan
-from orchestrator.sim.process import ProcessOutcome, clean_env, run_process
+from orchestrator.sim.process import ProcessOutcome, RunningProcess
 from orchestrator.targets import Simulator
-
-TRANSCRIPT = "transcript.log"
-COMMAND = "command.txt"
 
 
 def interrupted_result(run_id: str, run_dir: Path, target: str, simulator: str | None,
@@ -51,24 +49,25 @@ def launch(plan: RunPlan, elf: Path, run_dir: Path, *, consumer: Callable[[str],
     """Run `elf` as `plan` says in `run_dir` (semihosting cwd), output streamed to
     `consumer`; keep the transcript and command there. `terminal` False: output through a
     pipe (what C stdio block-buffers; the way runs were read before issue 16)."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    command = plan.kind.command(plan.invocation(elf, run_dir, tuple(data)))
-    (run_dir / COMMAND).write_text(" ".join(command) + "\n")
+    planned = launch_of(plan, elf, run_dir, data)
+    running = start(planned, run_dir / TRANSCRIPT, consumer, terminal)
     limits = plan.limits
-    outcome = run_process(command, cwd=run_dir, log_path=run_dir / TRANSCRIPT,
-                          deadline_s=limits.host_deadline_s, idle_s=limits.idle_s,
-                          consumer=consumer, env=clean_env(run_dir, plan.environment),
-                          terminal=terminal)
-    return command, outcome
+    return list(planned.command), running.finish(limits.host_deadline_s, limits.idle_s)
 
 
 def simulate(plan: RunPlan, elf: Path, run_dir: Path, *, data: Sequence[DataFile] = (),
-             expected_build_id: str | None = None) -> SimulationResult:
+             expected_build_id: str | None = None,
+             started: RunningProcess | None = None) -> SimulationResult:
     """Run our protocol firmware `elf` as `plan` says: parse its records and judge the
-    outcome."""
+    outcome. `started`: this very launch, already running (a warm run's early start,
+    orchestrator.runner.early_start), which is watched to its end instead."""
     parser = StreamParser()
-    with step(f"simulate on {plan.simulator.name}"):
-        command, outcome = launch(plan, elf, run_dir, consumer=parser.feed, data=data)
+    with step(f"simulate on {plan.simulator.name}",
+              started=None if started is None else started.started):
+        running = started or start(launch_of(plan, elf, run_dir, data), run_dir / TRANSCRIPT)
+        running.attach(parser.feed)
+        outcome = running.finish(plan.limits.host_deadline_s, plan.limits.idle_s)
+    command = running.command
     stream = parser.finish()
     return SimulationResult(plan.simulator, command, outcome, stream,
                             verdict_of(outcome, stream, expected_build_id, plan.limits),

@@ -9,9 +9,9 @@ import struct
 import pytest
 
 from orchestrator.firmware.build import build_firmware, config_for_target
-from orchestrator.sim import simulate
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import place, plan_placed
+from orchestrator.sim.session import simulate
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

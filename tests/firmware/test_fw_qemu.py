@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.sim import DataFile, simulate
+from orchestrator.sim.data import DataFile
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import place, plan_placed
+from orchestrator.sim.session import simulate
 from orchestrator.targets import load_catalogue
 
 pytestmark = pytest.mark.slow

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
-from orchestrator.commands.run import RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest
 from orchestrator.foundation.paths import scratch
 from orchestrator.parse.upstream import UpstreamLogParser
 from orchestrator.results import Kind, Status

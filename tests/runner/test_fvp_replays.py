@@ -16,11 +16,11 @@ from orchestrator.results import Classification, Kind, RunResult, Simulation, St
 from orchestrator.setup import execstack
 from orchestrator.setup.execstack import EXECSTACK_TUNABLE
 from orchestrator.setup.lock import write_lock_entry
-from orchestrator.sim import simulate
 from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp_run import explain_fvp_stop, fvp_stop
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import place, plan_placed, simulator_binary
+from orchestrator.sim.session import simulate
 from orchestrator.targets import load_catalogue
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.commands.run import RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest
 from orchestrator.firmware.build import config_for_target
 from orchestrator.firmware.build.npu_model import EXECUTOR_MODEL, model_version, placed_model
 from orchestrator.firmware.npu_model_facts import (

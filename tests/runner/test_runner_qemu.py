@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.api.run_job import execute
 from orchestrator.commands.isa_check import isa_check
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.options.isa_check import IsaCheck

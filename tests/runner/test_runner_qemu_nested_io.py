@@ -14,7 +14,8 @@ import pytest
 
 from orchestrator.aot.products import load_product
 from orchestrator.aot.tensors import load_array
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import from_cli
 from orchestrator.results import Status

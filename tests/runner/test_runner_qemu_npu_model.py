@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from orchestrator.aot.products import Product, load_product
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import Scratch
 from orchestrator.npu_model.verify import model_inputs
 from orchestrator.protocol.stream import parse_text

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.options.fields import from_cli
 from orchestrator.results import RunResult, Status, validation_errors
 from orchestrator.results.summary_table import format_result

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import Scratch
 from orchestrator.results import RunResult, Status
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from orchestrator.api.run_job import execute
 from orchestrator.artifacts.inspection import inspect_artifact
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import Scratch
 from orchestrator.results import Status
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.commands.run import RunRequest, execute, run_command
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest, run_command
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import scratch
 from orchestrator.options.fields import from_cli

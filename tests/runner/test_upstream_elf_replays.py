@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from fvp_replay_install import install_replay, invocation
 
-from orchestrator.commands.run import RunRequest, execute, run_command
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest, run_command
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.results import Kind, RunResult, Status

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from test_upstream_elf_replays import elf_file, run_elf, setup_replay
 
+from orchestrator.api.run_job import execute
 from orchestrator.commands.regress import regress_command
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import Scratch
 from orchestrator.options.regress import RegressTask
 from orchestrator.parse.result import parse_log

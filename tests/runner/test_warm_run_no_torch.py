@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import Scratch, repo_root
 
 HEAVY = ("torch", "executorch", "tosa", "tosa_tools", "torchvision", "torchaudio", "numpy",
@@ -58,7 +59,8 @@ print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
 """
 WARM_RUN = """
 from pathlib import Path
-from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunnerSettings, RunRequest
 from orchestrator.foundation.paths import scratch
 sources = {{name: Path(path) for name, path in {sources!r}.items()}}
 result = execute(RunRequest(target="ethos-u55-128", app="runner", sim="qemu", model="add",

@@ -8,10 +8,10 @@ import pytest
 
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.options.fvp import FvpExtras
-from orchestrator.sim import DataFile, choose_simulator
+from orchestrator.sim.data import DataFile
 from orchestrator.sim.fvp import FvpOptions, fvp_command
 from orchestrator.sim.qemu import qemu_command
-from orchestrator.sim.select import placed_on
+from orchestrator.sim.select import choose_simulator, placed_on
 from orchestrator.targets import load_catalogue
 
 ELF = Path("/x/runner.elf")
