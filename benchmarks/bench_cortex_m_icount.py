@@ -26,7 +26,8 @@ MLPERF_TINY = "deep_autoencoder,ds_cnn,mobilenet_v1_025,resnet8"
 
 def run_once(work: Any, cpu: str, model: str, isa: str | None,
              sources: dict[str, Path]) -> Any:
-    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+    from orchestrator.api.run_job import execute
+    from orchestrator.commands.run import RunnerSettings, RunRequest
     from orchestrator.options.compile import CompileChoices
 
     return execute(RunRequest(target=cpu, app="runner", sim="qemu", model=model,

@@ -51,7 +51,7 @@ def digits_folder(count: int) -> Path:
 
 def timed_session(prepared: Any, request: Any, work: Any, input_sets: list[Any]) -> float:
     from orchestrator.evaluate.evaluate import session_limits, start_session
-    from orchestrator.results.model import new_run_id
+    from orchestrator.foundation.run_ids import new_run_id
 
     run_id = new_run_id()
     fresh = replace(prepared, run=replace(prepared.run, run_dir=work.runs / run_id,
@@ -67,7 +67,7 @@ def timed_session(prepared: Any, request: Any, work: Any, input_sets: list[Any])
 
 def timed_compute(prepared: Any, request: Any, work: Any, inferences: int) -> float:
     """One boot running the first input set `inferences` times (no per-sample I/O)."""
-    from orchestrator.results.model import new_run_id
+    from orchestrator.foundation.run_ids import new_run_id
     from orchestrator.runner.areas import pack_inputs
     from orchestrator.runner.model_run import place_areas
     from orchestrator.sim.limits import run_limits

@@ -40,7 +40,8 @@ def goal_for(target: str) -> float:
 
 
 def run_once(work: Any, target: str, model: str, sources: dict[str, Path]) -> Any:
-    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+    from orchestrator.api.run_job import execute
+    from orchestrator.commands.run import RunnerSettings, RunRequest
 
     return execute(RunRequest(target=target, app="runner", sim="qemu", model=model,
                               timeout_s=600.0, idle_timeout_s=300.0,

@@ -28,7 +28,8 @@ VARIANTS = {"plain": {}, "profile": {"profile": True},
 
 
 def run_once(work: Any, sources: dict[str, Path], model: str, flags: dict[str, bool]) -> Any:
-    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+    from orchestrator.api.run_job import execute
+    from orchestrator.commands.run import RunnerSettings, RunRequest
     from orchestrator.options.fields import from_cli
 
     settings = replace(from_cli(RunnerSettings, {"quantize": "int8", **flags}),

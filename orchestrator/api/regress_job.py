@@ -12,6 +12,7 @@ from orchestrator.foundation.cli import split_list
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch, scratch
 from orchestrator.foundation.progress import quiet_if
+from orchestrator.foundation.run_ids import new_run_id
 from orchestrator.options.regress import RegressMerge, RegressTask
 from orchestrator.regress.cluster.command import cluster_spec, job_journal, run_on_cluster
 from orchestrator.regress.engine import EngineOptions, EngineRun, execute
@@ -35,7 +36,7 @@ from orchestrator.regress.report.records import (
 from orchestrator.regress.report.writers import write_reports
 from orchestrator.regress.verdict.baseline import Baselines, load_baselines
 from orchestrator.regress.verdict.outcome import Outcome
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 
 EXIT_FAILED = 1
 KNOWN_REQUIREMENTS = ("fvp", "qemu")

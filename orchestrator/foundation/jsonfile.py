@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,11 @@ def write_text_atomic(path: Path, text: str) -> None:
 
     The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
     reports and lock files stay readable by CI artifact uploaders and other users.
+    (tempfile is imported here: a warm run reads kept tables and starts its simulator
+    before it writes anything.)
     """
+    import tempfile
+
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from orchestrator.comparison.thresholds import Thresholds
 from orchestrator.foundation.errors import OrchestratorError
+from orchestrator.foundation.run_ids import new_run_id
 from orchestrator.options.compile import CompileChoices
 from orchestrator.options.fields import (
     number,
@@ -26,7 +27,6 @@ from orchestrator.options.fields import (
     text,
 )
 from orchestrator.options.fvp import FvpExtras
-from orchestrator.results.model import new_run_id
 from orchestrator.targets.runner_data import default_build_type, runner_data
 
 DEFAULT_MODEL = runner_data().default_model   # runner.toml [defaults] (data, not code)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
 from orchestrator import __version__
+from orchestrator.foundation.run_ids import new_run_id
 
 # 1.2: comparison exactness fields, accuracy; 1.3: cpu.includes_npu_model;
 # 1.4: output numel/nbytes, classification.details.secondary, log.stated;
@@ -374,12 +374,6 @@ class LogInfo:
     # Facts the log stated that no dedicated field holds: method name, methods in the program,
     # inferences, model address, simulator command line, ETDump sizes, Unity counts, ...
     stated: dict[str, Any] = field(default_factory=dict)
-
-
-def new_run_id() -> str:
-    """A fresh run id: UTC time plus a short random suffix (sortable, unique)."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{os.urandom(4).hex()}"   # uuid4's source; `uuid` imports `platform`
 
 
 def utc_now() -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands.run import RunRequest, execute
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import scratch
 from orchestrator.options.compile import CompileChoices

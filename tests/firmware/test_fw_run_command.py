@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands.run import RunRequest, execute, run_command
+from orchestrator.api.run_job import execute
+from orchestrator.commands.run import RunRequest, run_command
 from orchestrator.foundation.paths import repo_root
 from orchestrator.results import RunResult, Status, validation_errors
 

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from orchestrator.api.run_job import execute
 from orchestrator.apps.npu_selftest.case import NpuCase, render_header
 from orchestrator.apps.npu_selftest.run import build_case, compile_case, model_plan, run_case
-from orchestrator.commands.run import RunRequest, execute
+from orchestrator.commands.run import RunRequest
 from orchestrator.foundation.paths import Scratch
 from orchestrator.results import Kind, RunResult, Status
 from orchestrator.results.schema import validation_errors

@@ -173,6 +173,7 @@ def _command_process(cache_dir: str, *extra_env: tuple[str, str]) -> dict[str, i
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env.update({"PYTHONPATH": str(repo_root()), USER_CACHE_ENV: cache_dir, **dict(extra_env)})
     code = ("import json, orchestrator.commands.run, orchestrator.commands.direct\n"
+            "import orchestrator.api.run_job, orchestrator.apps.model\n"
             "from orchestrator.foundation import dataclass_code as d\n"
             "print(json.dumps({'compiled': d.compiled_this_process(), "
             "'modules': len(d._made)}))")

@@ -135,7 +135,8 @@ def test_an_input_set_that_does_not_fit_is_refused_before_the_simulator_starts(
 
 def test_run_with_inputs_judges_each_input_set_against_its_own_reference(
         digits, runner_scratch, runtime_sources, tmp_path):
-    from orchestrator.commands.run import RunnerSettings, RunRequest, execute
+    from orchestrator.api.run_job import execute
+    from orchestrator.commands.run import RunnerSettings, RunRequest
     from orchestrator.options.compile import CompileChoices
     from orchestrator.results import Status
 

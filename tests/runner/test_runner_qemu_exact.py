@@ -46,3 +46,31 @@ def test_mv2_accuracy_gate_fails_only_when_asked(runner_scratch, runtime_sources
     assert gated.comparison.exact is True
     assert gated.status is Status.FAIL and "accuracy below the gate" in gated.reason
     assert gated.accuracy.passed is False
+
+
+def test_a_warm_run_adopts_its_early_start(runner_scratch, runtime_sources, monkeypatch):
+    """Runs of one request as `invoke run` makes them (under early_start): the last one's
+    simulator starts from the launch record before its plan and build checks, is adopted,
+    and its result is the same bit-exact pass."""
+    from orchestrator.foundation.run_ids import new_run_id
+    from orchestrator.runner import early_start as early
+
+    adopted: list[bool] = []
+    adopt = early.EarlyStart.adopt
+
+    def spy(self, *args):
+        process = adopt(self, *args)
+        adopted.append(process is not None)
+        return process
+
+    monkeypatch.setattr(early.EarlyStart, "adopt", spy)
+    request = RunRequest(target="cortex-m55", sim="qemu", model="convnet", timeout_s=600.0,
+                         runner=replace(RunnerSettings(), sources=runtime_sources),
+                         compile=from_cli(CompileChoices, {"quantize": "int8"}))
+    for _ in range(2):
+        run = replace(request, run_id=new_run_id()).resolved()
+        with early.early_start(run, runner_scratch):
+            result = execute(run, runner_scratch)
+        assert result.status is Status.PASS and result.comparison.exact is True
+    assert adopted and adopted[-1] is True
+    assert 0 < result.timings_s["simulate"] < 60

@@ -87,7 +87,8 @@ def test_the_warm_path_modules_import_no_torch() -> None:
 
 
 def test_the_invoke_free_entry_imports_neither_invoke_nor_heavy_modules() -> None:
-    body = "import orchestrator.commands.direct\nimport orchestrator.commands.run"
+    body = ("import orchestrator.commands.direct\nimport orchestrator.commands.run\n"
+            "import orchestrator.api.run_job")
     assert _heavy_modules(body, HEAVY + INVOKE_START) == []
 
 

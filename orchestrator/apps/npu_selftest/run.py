@@ -14,8 +14,9 @@ from orchestrator.firmware.run import run_firmware
 from orchestrator.foundation.command_line import invoke_line
 from orchestrator.foundation.errors import OrchestratorError
 from orchestrator.foundation.paths import Scratch
+from orchestrator.foundation.run_ids import new_run_id
 from orchestrator.results import RunResult
-from orchestrator.results.model import new_run_id, utc_now
+from orchestrator.results.model import utc_now
 from orchestrator.runner.config import pools_for, runner_data
 from orchestrator.sim.kinds import SimOptions
 from orchestrator.sim.plan import RunPlan, plan_run, sim_options

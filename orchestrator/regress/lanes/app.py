@@ -60,7 +60,7 @@ class ProtocolAppLane:
                  out_dir: Path) -> RunResult:
         """Run the built app on the cell's simulator as `invoke run --app` runs it."""
         from orchestrator.firmware.run import run_firmware
-        from orchestrator.results.model import new_run_id
+        from orchestrator.foundation.run_ids import new_run_id
 
         return run_firmware(cell_plan(tree, cell), built, out_dir, new_run_id()).result
 

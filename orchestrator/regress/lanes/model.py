@@ -100,7 +100,7 @@ class ModelLane:
         the compile and build the engine did once for all cells, with the cell's directory as
         the run dir."""
         from orchestrator.apps.model import run_prepared
-        from orchestrator.results.model import new_run_id
+        from orchestrator.foundation.run_ids import new_run_id
         from orchestrator.sim.plan import plan_request
 
         made = self.model_cell(cell)
