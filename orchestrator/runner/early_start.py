@@ -69,16 +69,17 @@ class EarlyStart:
     data: dict[str, bytes]
     elf: Path
     elf_identity: tuple[int, ...]
+    deadline_s: float
     nonce: int
     process: RunningProcess
 
-    def adopt(self, launch: Launch, data: Mapping[str, bytes], elf: Path
+    def adopt(self, launch: Launch, data: Mapping[str, bytes], elf: Path, deadline_s: float
               ) -> RunningProcess | None:
         """The running simulator when `launch` with `data` and `elf` is exactly what it
-        started (the ELF untouched since); otherwise None, with it stopped and its files
-        removed."""
+        started (the ELF untouched since) and the host deadline it has been held to is the
+        run's; otherwise None, with it stopped and its files removed."""
         same = (launch == self.launch and dict(data) == self.data and elf == self.elf
-                and file_identity(elf) == self.elf_identity)
+                and file_identity(elf) == self.elf_identity and deadline_s == self.deadline_s)
         if not same:
             self.discard()
             return None
@@ -140,6 +141,14 @@ def claim(run_id: str) -> EarlyStart | None:
     return _pending.pop(run_id, None)
 
 
+def drop(run_id: str) -> None:
+    """Stop run `run_id`'s early start now: the run knows it will launch something else
+    (its model is about to be compiled), so the simulator must not compete with that work."""
+    started = claim(run_id)
+    if started is not None:
+        started.discard()
+
+
 def remember(run_id: str, launch: Launch, data: Mapping[str, bytes], nonce: tuple[str, int],
              deadline_s: float, elf: Path) -> None:
     """Keep `launch` as the record of run `run_id`'s request (only for a run begun under
@@ -184,7 +193,7 @@ def _start(work: Scratch, key: str, run_dir: Path) -> EarlyStart | None:
         _remove(run_dir, data)
         return None
     process.stop_at(record.deadline_s)
-    return EarlyStart(launch, data, elf, identity, nonce, process)
+    return EarlyStart(launch, data, elf, identity, record.deadline_s, nonce, process)
 
 
 def _remove(run_dir: Path, data: Mapping[str, bytes]) -> None:

@@ -20,7 +20,7 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import NONCE_OFFSET, InputTensor, pack_inputs, pack_model
 from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.early_start import claim, remember
+from orchestrator.runner.early_start import claim, drop, remember
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import (
     RunnerBuild,
@@ -83,10 +83,12 @@ def prepare_model_run(request: RunRequest, work: Scratch) -> ModelRun:
     started = utc_now()
     options = runner_options_for(plan.target, request)
     model, choices = request.model, model_choices(request.compile)
+    compiled = is_compiled(model, plan.target, choices, work)
+    if not compiled:   # a new product: a simulator started early runs another model
+        drop(request.run_id)
     product, beside = compile_beside_runtime(
-        lambda: compile_for(model, plan.target, choices, work),
-        is_compiled(model, plan.target, choices, work), work, plan.target, options,
-        request.runner.sources)
+        lambda: compile_for(model, plan.target, choices, work), compiled, work, plan.target,
+        options, request.runner.sources)
     return build_model_run(work, request, plan, options, product, rerun_of(request), started,
                            beside)
 
@@ -136,15 +138,15 @@ def simulate_model(run: ModelRun) -> RunResult:
     elf = run.build.firmware.elf
     launch = launch_of(run.plan, elf, run.run_dir, data)
     contents = {file.path.name: content for file, content in areas.items()}
-    started = early.adopt(launch, contents, elf) if early is not None else None
+    deadline_s = run.plan.limits.host_deadline_s
+    started = early.adopt(launch, contents, elf, deadline_s) if early is not None else None
     if started is None:
         write_areas(areas)
     versions = run.product.versions.filled_from(Versions(runtime_commit=run.build.runtime_commit))
     fired = run_firmware(run.plan, run.build.firmware, run.run_dir, run.run_id,
                          started_at=run.started, data=data, versions=versions, started=started)
     if fired.simulation.stream.end is not None:   # completed: the next run may start early
-        remember(run.run_id, launch, contents, (INPUT_FILE, NONCE_OFFSET),
-                 run.plan.limits.host_deadline_s, elf)
+        remember(run.run_id, launch, contents, (INPUT_FILE, NONCE_OFFSET), deadline_s, elf)
     result = fired.result
     axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fvp.fast)
     if axi is not None:

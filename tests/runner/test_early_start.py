@@ -91,7 +91,7 @@ def test_the_next_run_starts_the_recorded_launch_and_adopts_it_when_it_is_the_sa
         assert started is not None and early.claim(run.run_id) is None   # handed over once
         on_disk = (work.runs / run.run_id / INPUT).read_bytes()
         assert on_disk == areas(started.nonce)[INPUT]          # its own nonce, in place
-        process = started.adopt(launch_for(work, run.run_id), areas(started.nonce), elf)
+        process = started.adopt(launch_for(work, run.run_id), areas(started.nonce), elf, 60.0)
         assert process is not None
         outcome = process.finish(60.0)
     assert outcome.exit_code == 0 and outcome.stopped_by is None
@@ -101,7 +101,7 @@ def test_the_next_run_starts_the_recorded_launch_and_adopts_it_when_it_is_the_sa
     assert not (work.runs / run.run_id / early.EARLY_LOG).exists()
 
 
-@pytest.mark.parametrize("change", ["data", "command", "elf"])
+@pytest.mark.parametrize("change", ["data", "command", "elf", "deadline"])
 def test_anything_different_stops_the_early_simulator_and_removes_its_files(work, elf, change):
     record_first_run(work, elf, sleep_s=30.0)
     run = request()
@@ -109,14 +109,15 @@ def test_anything_different_stops_the_early_simulator_and_removes_its_files(work
         started = early.claim(run.run_id)
         assert started is not None
         launch, data = launch_for(work, run.run_id, sleep_s=30.0), areas(started.nonce)
+        deadline_s = 61.0 if change == "deadline" else 60.0
         if change == "data":
             data = {**data, MODEL: b"another model"}
         elif change == "command":
             launch = replace(launch, command=(*launch.command, "--another-flag"))
-        else:
+        elif change == "elf":
             time.sleep(0.01)
             elf.write_bytes(b"\x7fELF rebuilt")
-        assert started.adopt(launch, data, elf) is None
+        assert started.adopt(launch, data, elf, deadline_s) is None
         assert not alive(started.process.process.pid)
         assert not (work.runs / run.run_id).exists()
 
@@ -133,18 +134,28 @@ def test_an_early_start_the_run_never_claims_is_stopped_however_the_run_ends(wor
     assert early._pending == {} and early._keys == {}
 
 
+def test_a_run_that_must_compile_stops_its_early_start_at_once(work, elf):
+    record_first_run(work, elf, sleep_s=30.0)
+    run = request()
+    with early.early_start(run, work):
+        pid = early._pending[run.run_id].process.process.pid
+        early.drop(run.run_id)
+        assert not alive(pid) and early.claim(run.run_id) is None
+        assert not (work.runs / run.run_id).exists()
+
+
 def test_an_early_start_that_ended_unwatched_reports_its_own_time(work, elf):
     record_first_run(work, elf)
     run = request()
     with early.early_start(run, work):
         started = early.claim(run.run_id)
         assert started is not None
-        time.sleep(1.5)                        # the run plans and builds; the simulator ends
-        process = started.adopt(launch_for(work, run.run_id), areas(started.nonce), elf)
+        time.sleep(2.5)                        # the run plans and builds; the simulator ends
+        process = started.adopt(launch_for(work, run.run_id), areas(started.nonce), elf, 60.0)
         assert process is not None
-        outcome = process.finish(deadline_s=1.0)    # its deadline passed while unwatched
+        outcome = process.finish(deadline_s=2.0)    # its deadline passed while unwatched
     assert outcome.stopped_by is None and outcome.exit_code == 0
-    assert outcome.seconds < 1.0
+    assert outcome.seconds < 2.0
 
 
 def test_a_simulator_still_running_at_its_deadline_is_stopped_while_unwatched(work, elf):
@@ -158,7 +169,8 @@ def test_a_simulator_still_running_at_its_deadline_is_stopped_while_unwatched(wo
         assert started is not None
         time.sleep(1.5)
         assert not alive(started.process.process.pid)
-        process = started.adopt(launch_for(work, run.run_id, 30.0), areas(started.nonce), elf)
+        process = started.adopt(launch_for(work, run.run_id, 30.0), areas(started.nonce), elf,
+                                0.5)
         assert process is not None
         outcome = process.finish(deadline_s=0.5)
     assert outcome.stopped_by == "deadline" and outcome.exit_code is None
