@@ -127,6 +127,7 @@ def bench_run(target: str, model: str, repeat: int, entry: str = "invoke") -> di
         result = last_json(row["stdout"])
         row["timings"] = result.get("timings_s", {})
         row["status"] = result.get("status")
+        row["early_start"] = (result.get("target") or {}).get("options", {}).get("early_start")
         rows.append(row)
     row = median_row(rows)
     simulate = float(row["timings"].get("simulate", 0.0))
@@ -143,7 +144,9 @@ def bench_run(target: str, model: str, repeat: int, entry: str = "invoke") -> di
                       "imports (all, -X importtime)": import_s,
                       **{f"  import {name}": s
                          for name, s in import_breakdown(imports["stderr"])},
-                      **{f"stage {name}": float(s) for name, s in row["timings"].items()}}}
+                      **{f"stage {name}": float(s) for name, s in row["timings"].items()},
+                      "simulator started early, adopted (runs)": sum(
+                          r["early_start"] == "adopted" for r in rows)}}
 
 
 def invoke_floor(repeat: int = 3) -> dict[str, float]:
@@ -345,8 +348,9 @@ def show(row: dict[str, Any]) -> None:
           f"floor {floor:6.2f} s  ratio {ratio:6.1f}x  over floor {row['over_floor_s']:6.2f} s"
           f"  goal {row['goal']}: {'met' if row['met'] else 'NOT met'}  ({row['status']})")
     print(f"           {row['command']}")
-    for name, seconds in row["where"].items():
-        print(f"           {name:34} {seconds:7.3f}")
+    for name, value in row["where"].items():
+        shown = f"{value:7d}" if isinstance(value, int) else f"{value:7.3f}"
+        print(f"           {name:34} {shown}")
 
 
 def main() -> int:

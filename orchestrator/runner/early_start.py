@@ -232,9 +232,11 @@ def _read(work: Scratch, key: str) -> LaunchRecord | None:
         if kept.get("format") != RECORD_FORMAT:
             return None
         data = {name: (folder / f"{key}.{name}").read_bytes() for name in kept["data"]}
+        nonce = (str(kept["nonce"][0]), int(kept["nonce"][1]))
+        if not 0 <= nonce[1] <= len(data[nonce[0]]) - NONCE_BYTES:
+            return None
         return LaunchRecord(tuple(kept["command"]), dict(kept["env"]), str(kept["elf"]), data,
-                            (str(kept["nonce"][0]), int(kept["nonce"][1])),
-                            float(kept["deadline_s"]))
+                            nonce, float(kept["deadline_s"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
 

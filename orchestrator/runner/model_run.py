@@ -148,6 +148,8 @@ def simulate_model(run: ModelRun) -> RunResult:
     if fired.simulation.stream.end is not None:   # completed: the next run may start early
         remember(run.run_id, launch, contents, (INPUT_FILE, NONCE_OFFSET), deadline_s, elf)
     result = fired.result
+    if early is not None:   # which simulator this run watched: the one started early, or its own
+        result.target.options["early_start"] = "adopted" if started else "stopped: another launch"
     axi = npu_axi_record(run.plan.target, run.options.memory_mode, run.plan.options.fvp.fast)
     if axi is not None:
         result.target.options["npu_axi"] = axi

@@ -5,6 +5,7 @@ suite's test_a_warm_run_adopts_its_early_start (tests/runner/test_runner_qemu_ex
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -206,3 +207,17 @@ def test_a_record_is_kept_by_request_and_rewritten_only_when_it_changes(work, el
     assert record.stat().st_mtime_ns != written
     (work.build / early.RECORDS / f"{key}.{MODEL}").unlink()
     assert early._read(work, key) is None           # a record missing a file is not used
+
+
+@pytest.mark.parametrize("nonce", [["model_area.bin", 64], ["no_such_file.bin", 0],
+                                   ["input_area.bin", -1]])
+def test_a_record_whose_nonce_has_no_place_is_not_used(work, elf, nonce):
+    record_first_run(work, elf)
+    key = early.request_key(request())
+    path = work.build / early.RECORDS / f"{key}.json"
+    kept = json.loads(path.read_text())
+    path.write_text(json.dumps({**kept, "nonce": nonce}))
+    assert early._read(work, key) is None
+    run = request()
+    with early.early_start(run, work):
+        assert early.claim(run.run_id) is None
