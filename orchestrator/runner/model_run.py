@@ -20,7 +20,7 @@ from orchestrator.results.model import utc_now
 from orchestrator.runner.areas import NONCE_OFFSET, InputTensor, pack_inputs, pack_model
 from orchestrator.runner.board_fit import check_board_fits
 from orchestrator.runner.config import memory_mode_of, pools_for
-from orchestrator.runner.early_start import claim, drop, remember
+from orchestrator.runner.early_start import EarlyStart, claim, drop, remember
 from orchestrator.runner.failure_causes import check_nonce, explain_exit
 from orchestrator.runner.firmware import (
     RunnerBuild,
@@ -35,8 +35,9 @@ from orchestrator.runner.overlap import OVERLAP_STAGE, compile_beside_runtime
 from orchestrator.runner.precheck import check_fits, needs_for, program_facts_of
 from orchestrator.runner.write_checks import attach_write_checks
 from orchestrator.sim.data import DataFile
-from orchestrator.sim.launch import launch_of
+from orchestrator.sim.launch import Launch, launch_of
 from orchestrator.sim.plan import RunPlan, plan_request
+from orchestrator.sim.process import RunningProcess
 from orchestrator.targets import Target
 from orchestrator.targets.cortex_m import cortex_m_record, parse_isa, with_isa
 
@@ -134,19 +135,15 @@ def simulate_model(run: ModelRun) -> RunResult:
     early = claim(run.run_id)
     nonce = early.nonce if early is not None else secrets.randbits(32)
     areas = area_files(run, pack_inputs(input_tensors(run.product), nonce))
-    data = list(areas)
-    elf = run.build.firmware.elf
-    launch = launch_of(run.plan, elf, run.run_dir, data)
-    contents = {file.path.name: content for file, content in areas.items()}
-    deadline_s = run.plan.limits.host_deadline_s
-    started = early.adopt(launch, contents, elf, deadline_s) if early is not None else None
-    if started is None:
-        write_areas(areas)
+    launch = launch_of(run.plan, run.build.firmware.elf, run.run_dir, list(areas))
+    started = adopted(early, launch, areas, run)
     versions = run.product.versions.filled_from(Versions(runtime_commit=run.build.runtime_commit))
     fired = run_firmware(run.plan, run.build.firmware, run.run_dir, run.run_id,
-                         started_at=run.started, data=data, versions=versions, started=started)
+                         started_at=run.started, data=list(areas), versions=versions,
+                         started=started)
     if fired.simulation.stream.end is not None:   # completed: the next run may start early
-        remember(run.run_id, launch, contents, (INPUT_FILE, NONCE_OFFSET), deadline_s, elf)
+        remember(run.run_id, launch, by_name(areas), (INPUT_FILE, NONCE_OFFSET),
+                 run.plan.limits.host_deadline_s, run.build.firmware.elf)
     result = fired.result
     if early is not None:   # which simulator this run watched: the one started early, or its own
         result.target.options["early_start"] = "adopted" if started else "stopped: another launch"
@@ -155,6 +152,22 @@ def simulate_model(run: ModelRun) -> RunResult:
         result.target.options["npu_axi"] = axi
     result = check_nonce(result, fired.simulation.stream, nonce)
     return finish(result, fired.simulation.stream, run)
+
+
+def adopted(early: EarlyStart | None, launch: Launch, areas: Mapping[DataFile, bytes],
+            run: ModelRun) -> RunningProcess | None:
+    """The simulator started early when it is exactly `launch` with these area files;
+    otherwise (it is stopped then) None, with the area files written for the run's own."""
+    started = None if early is None else early.adopt(
+        launch, by_name(areas), run.build.firmware.elf, run.plan.limits.host_deadline_s)
+    if started is None:
+        write_areas(areas)
+    return started
+
+
+def by_name(areas: Mapping[DataFile, bytes]) -> dict[str, bytes]:
+    """The area files' bytes by file name (what a launch record keeps)."""
+    return {file.path.name: content for file, content in areas.items()}
 
 
 def npu_axi_record(target: Target, memory_mode: str, fast: bool) -> dict[str, Any] | None:
