@@ -73,6 +73,14 @@ def record_first_run(work, elf, sleep_s: float = 0.0) -> None:
                        (INPUT, NONCE_OFFSET), 60.0, elf)
 
 
+def eventually(condition, timeout_s: float = 20.0) -> None:
+    """Wait for `condition` (polled), failing after `timeout_s`."""
+    limit = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < limit, "timed out waiting"
+        time.sleep(0.02)
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -151,12 +159,15 @@ def test_an_early_start_that_ended_unwatched_reports_its_own_time(work, elf):
     with early.early_start(run, work):
         started = early.claim(run.run_id)
         assert started is not None
-        time.sleep(2.5)                        # the run plans and builds; the simulator ends
+        eventually(lambda: started.process.drain.finished.is_set())   # it ends unwatched
+        ended = time.monotonic()
+        time.sleep(1.0)                          # while the run plans and builds
         process = started.adopt(launch_for(work, run.run_id), areas(started.nonce), elf, 60.0)
         assert process is not None
-        outcome = process.finish(deadline_s=2.0)    # its deadline passed while unwatched
+        deadline_s = ended - process.started     # passed while unwatched, not by the simulator
+        outcome = process.finish(deadline_s=deadline_s)
     assert outcome.stopped_by is None and outcome.exit_code == 0
-    assert outcome.seconds < 2.0
+    assert outcome.seconds <= deadline_s + 0.1    # its own time, not the wait for the run
 
 
 def test_a_simulator_still_running_at_its_deadline_is_stopped_while_unwatched(work, elf):
@@ -168,8 +179,7 @@ def test_a_simulator_still_running_at_its_deadline_is_stopped_while_unwatched(wo
     with early.early_start(run, work):
         started = early.claim(run.run_id)
         assert started is not None
-        time.sleep(1.5)
-        assert not alive(started.process.process.pid)
+        eventually(lambda: not alive(started.process.process.pid))
         process = started.adopt(launch_for(work, run.run_id, 30.0), areas(started.nonce), elf,
                                 0.5)
         assert process is not None
