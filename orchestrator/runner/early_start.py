@@ -42,6 +42,7 @@ RECORD_FORMAT = "launch-1"
 PLACEHOLDER = "{run_dir}"
 EARLY_LOG = ".early-transcript.log"   # the transcript's name until the run adopts it
 NONCE_BYTES = 4
+KEPT_RECORDS = 32   # the requests most recently run keep theirs (each holds its area files)
 
 _pending: dict[str, EarlyStart] = {}   # run id -> its early start, until the run claims it
 _keys: dict[str, tuple[str, Scratch]] = {}   # run id -> its request's key, its scratch
@@ -152,7 +153,8 @@ def drop(run_id: str) -> None:
 def remember(run_id: str, launch: Launch, data: Mapping[str, bytes], nonce: tuple[str, int],
              deadline_s: float, elf: Path) -> None:
     """Keep `launch` as the record of run `run_id`'s request (only for a run begun under
-    early_start: one whose request has a key). Unchanged records are not rewritten."""
+    early_start: one whose request has a key). Unchanged records are not rewritten, only
+    marked as recently run."""
     if run_id not in _keys:
         return
     key, work = _keys[run_id]
@@ -163,6 +165,11 @@ def remember(run_id: str, launch: Launch, data: Mapping[str, bytes], nonce: tupl
                           str(elf), dict(data), nonce, deadline_s)
     if _read(work, key) != _without_nonce(record):
         _write(work, key, record)
+        return
+    try:   # unchanged: marked as recently run (pruning keeps the newest)
+        os.utime(_records(work) / f"{key}.json")
+    except OSError:
+        pass
 
 
 def _records(work: Scratch) -> Path:
@@ -256,5 +263,14 @@ def _write(work: Scratch, key: str, record: LaunchRecord) -> None:
             "format": RECORD_FORMAT, "command": list(kept.command), "env": kept.env,
             "elf": kept.elf, "data": sorted(kept.data), "nonce": list(kept.nonce),
             "deadline_s": kept.deadline_s})
+        _prune(folder)
     except OSError:
         return
+
+
+def _prune(folder: Path) -> None:
+    """Remove all but the KEPT_RECORDS newest records (each record's JSON and area files)."""
+    records = sorted(folder.glob("*.json"), key=lambda path: path.stat().st_mtime_ns)
+    for record in records[:-KEPT_RECORDS]:
+        for path in folder.glob(f"{record.stem}.*"):
+            path.unlink(missing_ok=True)

@@ -207,14 +207,14 @@ def test_a_record_is_kept_by_request_and_rewritten_only_when_it_changes(work, el
     record_first_run(work, elf)
     key = early.request_key(request())
     record = work.build / early.RECORDS / f"{key}.json"
-    written = record.stat().st_mtime_ns
+    written = record.read_bytes(), record.stat().st_ino
     record_first_run(work, elf)            # same launch, another nonce: nothing to write
-    assert record.stat().st_mtime_ns == written
+    assert (record.read_bytes(), record.stat().st_ino) == written
     kept = early._read(work, key)
     assert kept is not None and kept.data[INPUT] == areas(0)[INPUT]   # kept without a nonce
     assert kept.command[3] == str(Path(early.PLACEHOLDER) / INPUT)
     record_first_run(work, elf, sleep_s=0.1)   # another command: rewritten
-    assert record.stat().st_mtime_ns != written
+    assert record.read_bytes() != written[0]
     (work.build / early.RECORDS / f"{key}.{MODEL}").unlink()
     assert early._read(work, key) is None           # a record missing a file is not used
 
@@ -231,3 +231,21 @@ def test_a_record_whose_nonce_has_no_place_is_not_used(work, elf, nonce):
     run = request()
     with early.early_start(run, work):
         assert early.claim(run.run_id) is None
+
+
+def test_only_the_newest_records_are_kept(work, elf, monkeypatch):
+    monkeypatch.setattr(early, "KEPT_RECORDS", 2)
+    keys = []
+    for timeout in (100.0, 200.0, 100.0, 300.0):    # the first request runs again third
+        run = replace(request(), timeout_s=timeout)
+        keys.append(early.request_key(run))
+        with early.early_start(run, work):
+            started = early.claim(run.run_id)
+            if started is not None:
+                started.discard()
+            early.remember(run.run_id, launch_for(work, run.run_id), areas(1),
+                           (INPUT, NONCE_OFFSET), 60.0, elf)
+        time.sleep(0.01)
+    folder = work.build / early.RECORDS
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        f"{key}.{suffix}" for key in (keys[0], keys[3]) for suffix in ("json", INPUT, MODEL))
