@@ -1,4 +1,4 @@
-"""Atomic JSON and text files: written beside the target, then renamed over it (never
+"""Atomic JSON, text and binary files: written beside the target, then renamed over it (never
 half-written)."""
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ def write_json_atomic(path: Path, document: Any, indent: int = 2, sort_keys: boo
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temp file + rename.
+    """Write `text` (UTF-8) to `path` via a temp file + rename (write_bytes_atomic)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file + rename.
 
     The file gets the usual permissions (0666 minus the umask), not mkstemp's 0600, so
     reports and lock files stay readable by CI artifact uploaders and other users.
@@ -37,8 +42,8 @@ def write_text_atomic(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
-        with writing(path), os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with writing(path), os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:

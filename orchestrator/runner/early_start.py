@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.foundation.errors import OrchestratorError
-from orchestrator.foundation.jsonfile import write_json_atomic
+from orchestrator.foundation.jsonfile import write_bytes_atomic, write_json_atomic
 from orchestrator.sim.launch import COMMAND, TRANSCRIPT, Launch, start
 from orchestrator.sim.process import RunningProcess
 
@@ -45,7 +45,7 @@ NONCE_BYTES = 4
 KEPT_RECORDS = 32   # the requests most recently run keep theirs (each holds its area files)
 
 _pending: dict[str, EarlyStart] = {}   # run id -> its early start, until the run claims it
-_keys: dict[str, tuple[str, Scratch]] = {}   # run id -> its request's key, its scratch
+_requests: dict[str, _Request] = {}    # run id -> where its record is, and what it held
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,16 @@ class LaunchRecord:
     data: dict[str, bytes]
     nonce: tuple[str, int]
     deadline_s: float
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A run begun under early_start: its request's key, its scratch, and the launch record
+    the key had when the run began (None: none), which `remember` keeps or replaces."""
+
+    key: str
+    work: Scratch
+    record: LaunchRecord | None
 
 
 @dataclass
@@ -124,14 +134,15 @@ def early_start(request: RunRequest, work: Scratch) -> Iterator[None]:
     run_id = request.run_id
     if request.app == "runner" and not request.compile.inputs and enabled():
         key = request_key(request)
-        _keys[run_id] = (key, work)
-        started = _start(work, key, work.runs / run_id)
+        record = _read(work, key)
+        _requests[run_id] = _Request(key, work, record)
+        started = None if record is None else _start(record, work.runs / run_id)
         if started is not None:
             _pending[run_id] = started
     try:
         yield
     finally:
-        _keys.pop(run_id, None)
+        _requests.pop(run_id, None)
         left = _pending.pop(run_id, None)
         if left is not None:
             left.discard()
@@ -155,19 +166,16 @@ def remember(run_id: str, launch: Launch, data: Mapping[str, bytes], nonce: tupl
     """Keep `launch` as the record of run `run_id`'s request (only for a run begun under
     early_start: one whose request has a key). Unchanged records are not rewritten, only
     marked as recently run."""
-    if run_id not in _keys:
+    begun = _requests.get(run_id)
+    if begun is None:
         return
-    key, work = _keys[run_id]
-    run_dir = str(launch.run_dir)
-    record = LaunchRecord(tuple(arg.replace(run_dir, PLACEHOLDER) for arg in launch.command),
-                          {name: value.replace(run_dir, PLACEHOLDER)
-                           for name, value in launch.env.items()},
-                          str(elf), dict(data), nonce, deadline_s)
-    if _read(work, key) != _without_nonce(record):
-        _write(work, key, record)
+    command, env = _placed(launch.command, launch.env, str(launch.run_dir), PLACEHOLDER)
+    record = _without_nonce(LaunchRecord(command, env, str(elf), dict(data), nonce, deadline_s))
+    if begun.record != record:
+        _write(begun.work, begun.key, record)
         return
     try:   # unchanged: marked as recently run (pruning keeps the newest)
-        os.utime(_records(work) / f"{key}.json")
+        os.utime(_records(begun.work) / f"{begun.key}.json")
     except OSError:
         pass
 
@@ -176,21 +184,15 @@ def _records(work: Scratch) -> Path:
     return work.build / RECORDS
 
 
-def _start(work: Scratch, key: str, run_dir: Path) -> EarlyStart | None:
-    """Start the recorded launch of `key` in `run_dir` (None: no usable record)."""
-    record = _read(work, key)
-    if record is None:
-        return None
+def _start(record: LaunchRecord, run_dir: Path) -> EarlyStart | None:
+    """Start the recorded launch in `run_dir` (None: its ELF is gone, or it cannot start)."""
     elf = Path(record.elf)
     identity = file_identity(elf)
     if not identity:
         return None
     nonce = int.from_bytes(os.urandom(NONCE_BYTES), "little")
     data = _with_nonce(record.data, record.nonce, nonce)
-    placed = str(run_dir)
-    launch = Launch(tuple(arg.replace(PLACEHOLDER, placed) for arg in record.command),
-                    {name: value.replace(PLACEHOLDER, placed)
-                     for name, value in record.env.items()}, run_dir)
+    launch = Launch(*_placed(record.command, record.env, PLACEHOLDER, str(run_dir)), run_dir)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         for name, content in data.items():
@@ -211,6 +213,13 @@ def _remove(run_dir: Path, data: Mapping[str, bytes]) -> None:
         run_dir.rmdir()
     except OSError:
         pass   # the run wrote files of its own there
+
+
+def _placed(command: tuple[str, ...], env: Mapping[str, str], old: str, new: str
+            ) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The command and environment with `old` (a run directory or PLACEHOLDER) as `new`."""
+    return (tuple(arg.replace(old, new) for arg in command),
+            {name: value.replace(old, new) for name, value in env.items()})
 
 
 def _with_nonce(data: Mapping[str, bytes], where: tuple[str, int], nonce: int
@@ -249,22 +258,18 @@ def _read(work: Scratch, key: str) -> LaunchRecord | None:
 
 
 def _write(work: Scratch, key: str, record: LaunchRecord) -> None:
-    """Keep `record` (the data files first, the JSON naming them last); a scratch that
-    cannot be written only loses the early start."""
-    kept = _without_nonce(record)
+    """Keep `record` (as kept: its nonce zeroed; the data files first, the JSON naming them
+    last); a scratch that cannot be written only loses the early start."""
     folder = _records(work)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, content in kept.data.items():
-            staged = folder / f".{key}.{name}.{os.getpid()}.tmp"
-            staged.write_bytes(content)
-            os.replace(staged, folder / f"{key}.{name}")
+        for name, content in record.data.items():
+            write_bytes_atomic(folder / f"{key}.{name}", content)
         write_json_atomic(folder / f"{key}.json", {
-            "format": RECORD_FORMAT, "command": list(kept.command), "env": kept.env,
-            "elf": kept.elf, "data": sorted(kept.data), "nonce": list(kept.nonce),
-            "deadline_s": kept.deadline_s})
+            "format": RECORD_FORMAT, "command": list(record.command), "env": record.env,
+            "elf": record.elf, "data": sorted(record.data), "nonce": list(record.nonce),
+            "deadline_s": record.deadline_s})
         _prune(folder)
-    except OSError:
+    except (OSError, OrchestratorError):   # the atomic writers name a write fault this way
         return
 
 

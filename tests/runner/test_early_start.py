@@ -5,6 +5,7 @@ suite's test_a_warm_run_adopts_its_early_start (tests/runner/test_runner_qemu_ex
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.foundation.file_faults import write_error
 from orchestrator.foundation.paths import scratch
 from orchestrator.foundation.run_ids import new_run_id
 from orchestrator.options import RunRequest
@@ -140,7 +142,7 @@ def test_an_early_start_the_run_never_claims_is_stopped_however_the_run_ends(wor
         raise RuntimeError("the compile failed")
     assert not alive(pid)
     assert not (work.runs / run.run_id).exists()
-    assert early._pending == {} and early._keys == {}
+    assert early._pending == {} and early._requests == {}
 
 
 def test_a_run_that_must_compile_stops_its_early_start_at_once(work, elf):
@@ -249,3 +251,19 @@ def test_only_the_newest_records_are_kept(work, elf, monkeypatch):
     folder = work.build / early.RECORDS
     assert sorted(path.name for path in folder.iterdir()) == sorted(
         f"{key}.{suffix}" for key in (keys[0], keys[3]) for suffix in ("json", INPUT, MODEL))
+
+
+@pytest.mark.parametrize("fault", ["folder", "full"])
+def test_a_scratch_that_cannot_keep_records_only_loses_the_early_start(work, elf, monkeypatch,
+                                                                         fault):
+    if fault == "folder":
+        (work.build / early.RECORDS).write_text("a file where the records folder should be")
+    else:   # the atomic writers' one-line error for a full disk
+        def disk_full(path, *_):
+            raise write_error(path, OSError(errno.ENOSPC, "No space left on device"))
+
+        monkeypatch.setattr(early, "write_json_atomic", disk_full)
+    record_first_run(work, elf)            # neither is raised to the run
+    run = request()
+    with early.early_start(run, work):
+        assert early.claim(run.run_id) is None
