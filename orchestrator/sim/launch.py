@@ -4,7 +4,7 @@ a warm run's early start (orchestrator.runner.early_start) imports only this."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,10 +36,10 @@ def launch_of(plan: RunPlan, elf: Path, run_dir: Path, data: Sequence[DataFile] 
     return Launch(tuple(command), clean_env(run_dir, plan.environment), run_dir)
 
 
-def start(launch: Launch, log_path: Path, consumer: Callable[[str], None] = lambda _: None,
-          terminal: bool = True) -> RunningProcess:
-    """Start `launch` (its command kept in the run directory), its output in `log_path`."""
+def start(launch: Launch, log_path: Path, terminal: bool = True) -> RunningProcess:
+    """Start `launch` (its command kept in the run directory), its output in `log_path`
+    (RunningProcess.attach hands it to a reader)."""
     launch.run_dir.mkdir(parents=True, exist_ok=True)
     (launch.run_dir / COMMAND).write_text(" ".join(launch.command) + "\n")
     return RunningProcess(launch.command, cwd=launch.run_dir, log_path=log_path,
-                          env=launch.env, consumer=consumer, terminal=terminal)
+                          env=launch.env, terminal=terminal)

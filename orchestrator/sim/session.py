@@ -44,30 +44,30 @@ class SimulationResult:
 
 
 def launch(plan: RunPlan, elf: Path, run_dir: Path, *, consumer: Callable[[str], None],
-           data: Sequence[DataFile] = (), terminal: bool = True
-           ) -> tuple[list[str], ProcessOutcome]:
+           data: Sequence[DataFile] = (), terminal: bool = True,
+           started: RunningProcess | None = None) -> tuple[list[str], ProcessOutcome]:
     """Run `elf` as `plan` says in `run_dir` (semihosting cwd), output streamed to
     `consumer`; keep the transcript and command there. `terminal` False: output through a
-    pipe (what C stdio block-buffers; the way runs were read before issue 16)."""
-    planned = launch_of(plan, elf, run_dir, data)
-    running = start(planned, run_dir / TRANSCRIPT, consumer, terminal)
+    pipe (what C stdio block-buffers; the way runs were read before issue 16). `started`:
+    this very launch, already running (a warm run's early start,
+    orchestrator.runner.early_start), which is watched to its end instead."""
+    running = started or start(launch_of(plan, elf, run_dir, data), run_dir / TRANSCRIPT,
+                               terminal=terminal)
+    running.attach(consumer)
     limits = plan.limits
-    return list(planned.command), running.finish(limits.host_deadline_s, limits.idle_s)
+    return running.command, running.finish(limits.host_deadline_s, limits.idle_s)
 
 
 def simulate(plan: RunPlan, elf: Path, run_dir: Path, *, data: Sequence[DataFile] = (),
              expected_build_id: str | None = None,
              started: RunningProcess | None = None) -> SimulationResult:
     """Run our protocol firmware `elf` as `plan` says: parse its records and judge the
-    outcome. `started`: this very launch, already running (a warm run's early start,
-    orchestrator.runner.early_start), which is watched to its end instead."""
+    outcome (`started`: the launch already running, as for `launch`)."""
     parser = StreamParser()
     with step(f"simulate on {plan.simulator.name}",
               started=None if started is None else started.started):
-        running = started or start(launch_of(plan, elf, run_dir, data), run_dir / TRANSCRIPT)
-        running.attach(parser.feed)
-        outcome = running.finish(plan.limits.host_deadline_s, plan.limits.idle_s)
-    command = running.command
+        command, outcome = launch(plan, elf, run_dir, consumer=parser.feed, data=data,
+                                  started=started)
     stream = parser.finish()
     return SimulationResult(plan.simulator, command, outcome, stream,
                             verdict_of(outcome, stream, expected_build_id, plan.limits),
